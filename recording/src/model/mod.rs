@@ -1,0 +1,354 @@
+//! The event model: the forest of events of one recording, its validation,
+//! and the timing math everything else uses.
+
+mod aggregate;
+mod classify;
+mod stats;
+mod timing;
+mod validate;
+
+pub use aggregate::{
+    declaration_times, file_time, line_rows, tactic_rows, FileTime, LineRow, TacticRow, TimeRow,
+};
+pub use classify::{is_tactic, EventKind, TACTIC_CLASS};
+pub use stats::Stats;
+pub use timing::{self_pieces, union_ns, Interval};
+pub use validate::{IssueKind, ValidationIssue, MAX_REPORTED_ISSUES};
+
+use std::io::Read;
+
+use crate::error::{RecordingError, Result};
+use crate::reader::{ChunkReader, DecodedBatch, RecordingFile, NO_PARENT, NO_RANGE};
+use crate::types::{Header, RangeKind, SourceRange};
+
+/// The events of a recording as columns; event `i` is the `i`-th entry of
+/// each column. Parents always precede their children.
+#[derive(Debug, Default, Clone)]
+pub struct Events {
+    pub parent: Vec<u32>,
+    pub class: Vec<u32>,
+    pub label: Vec<u32>,
+    pub start: Vec<u64>,
+    pub duration: Vec<u64>,
+    pub thread: Vec<u16>,
+    pub range: Vec<u32>,
+    pub range_kind: Vec<RangeKind>,
+}
+
+impl Events {
+    fn with_capacity(n: usize) -> Self {
+        Events {
+            parent: Vec::with_capacity(n),
+            class: Vec::with_capacity(n),
+            label: Vec::with_capacity(n),
+            start: Vec::with_capacity(n),
+            duration: Vec::with_capacity(n),
+            thread: Vec::with_capacity(n),
+            range: Vec::with_capacity(n),
+            range_kind: Vec::with_capacity(n),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+}
+
+/// A decoded recording with its event forest, self times and validation
+/// issues.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub header: Header,
+    pub strings: Vec<String>,
+    pub ranges: Vec<SourceRange>,
+    pub events: Events,
+    child_offsets: Vec<u32>,
+    children: Vec<u32>,
+    self_ns: Vec<u64>,
+    pub issues: Vec<ValidationIssue>,
+    /// Issues found, including those beyond [`MAX_REPORTED_ISSUES`].
+    pub issue_count: u64,
+}
+
+/// Builds a [`Recording`] from decoded batches as they arrive.
+#[derive(Debug)]
+pub struct RecordingBuilder {
+    header: Header,
+    strings: Vec<String>,
+    ranges: Vec<SourceRange>,
+    events: Events,
+}
+
+impl RecordingBuilder {
+    pub fn new(header: Header) -> Self {
+        Self::with_capacity(header, 0)
+    }
+
+    /// `events` is a hint from a trusted count (the footer), used to
+    /// reserve the columns once.
+    pub fn with_capacity(header: Header, events: usize) -> Self {
+        RecordingBuilder {
+            header,
+            strings: Vec::new(),
+            ranges: Vec::new(),
+            events: Events::with_capacity(events),
+        }
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    pub fn event_count(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn add_batch(&mut self, b: DecodedBatch) {
+        self.strings.extend(b.new_strings);
+        self.ranges.extend(b.new_ranges);
+        let e = &mut self.events;
+        e.parent.extend_from_slice(&b.parent);
+        e.class.extend_from_slice(&b.class);
+        e.label.extend_from_slice(&b.label);
+        e.start.extend_from_slice(&b.start);
+        e.duration.extend_from_slice(&b.duration);
+        // Thread indices were checked against the header's threads, of
+        // which there are at most MAX_THREADS (65,536).
+        e.thread.extend(b.thread.iter().map(|&t| t as u16));
+        e.range.extend_from_slice(&b.range);
+        e.range_kind.extend_from_slice(&b.range_kind);
+    }
+
+    /// Links the forest, computes self times and validates.
+    pub fn finish(self) -> Recording {
+        let n = self.events.len();
+        let (child_offsets, children) = link_children(&self.events.parent);
+        let mut rec = Recording {
+            header: self.header,
+            strings: self.strings,
+            ranges: self.ranges,
+            events: self.events,
+            child_offsets,
+            children,
+            self_ns: Vec::new(),
+            issues: Vec::new(),
+            issue_count: 0,
+        };
+        rec.self_ns = timing::self_times(&rec);
+        let (issues, count) = validate::validate(&rec);
+        rec.issues = issues;
+        rec.issue_count = count;
+        debug_assert_eq!(rec.self_ns.len(), n);
+        rec
+    }
+}
+
+/// Children lists in compressed form: the children of `i` are
+/// `children[offsets[i]..offsets[i + 1]]`, in event order.
+fn link_children(parent: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let n = parent.len();
+    let mut offsets = vec![0u32; n + 1];
+    for &p in parent {
+        if p != NO_PARENT {
+            offsets[p as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut children = vec![0u32; offsets[n] as usize];
+    for (i, &p) in parent.iter().enumerate() {
+        if p != NO_PARENT {
+            let slot = &mut fill[p as usize];
+            children[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+    }
+    (offsets, children)
+}
+
+impl Recording {
+    /// Reads a whole recording from a byte slice, using the footer to
+    /// reserve memory once.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Recording> {
+        let file = RecordingFile::from_bytes(bytes)?;
+        let hint = reservation_hint(file.footer().event_count, bytes.len() as u64);
+        let mut builder = RecordingBuilder::with_capacity(file.header().clone(), hint);
+        for batch in file.batches() {
+            builder.add_batch(batch?);
+        }
+        if builder.event_count() as u64 != file.footer().event_count {
+            return Err(RecordingError::Invalid(format!(
+                "the footer counts {} events but the batches hold {}",
+                file.footer().event_count,
+                builder.event_count()
+            )));
+        }
+        Ok(builder.finish())
+    }
+
+    /// Reads a recording chunk by chunk from any reader.
+    pub fn read(input: impl Read) -> Result<Recording> {
+        Self::read_with_hint(input, 0)
+    }
+
+    /// Like [`Recording::read`], reserving for `events` events up front.
+    pub fn read_with_hint(input: impl Read, events: usize) -> Result<Recording> {
+        let mut reader = ChunkReader::new(input)?;
+        let mut builder = RecordingBuilder::with_capacity(reader.header().clone(), events);
+        while let Some(batch) = reader.next_batch()? {
+            builder.add_batch(batch);
+        }
+        Ok(builder.finish())
+    }
+
+    /// Opens a recording file, reading it chunk by chunk (the footer is
+    /// read first so memory is reserved once).
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Recording> {
+        use std::io::{Seek, SeekFrom};
+        let mut file = std::fs::File::open(path)?;
+        let hint = footer_event_count(&mut file).unwrap_or(0);
+        file.seek(SeekFrom::Start(0))?;
+        Self::read_with_hint(std::io::BufReader::with_capacity(1 << 16, file), hint)
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    pub fn parent(&self, i: u32) -> Option<u32> {
+        Some(self.events.parent[i as usize]).filter(|&p| p != NO_PARENT)
+    }
+
+    pub fn children(&self, i: u32) -> &[u32] {
+        let (a, b) = (
+            self.child_offsets[i as usize] as usize,
+            self.child_offsets[i as usize + 1] as usize,
+        );
+        &self.children[a..b]
+    }
+
+    /// Events without a parent, in order.
+    pub fn roots(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len() as u32).filter(|&i| self.events.parent[i as usize] == NO_PARENT)
+    }
+
+    pub fn start(&self, i: u32) -> u64 {
+        self.events.start[i as usize]
+    }
+
+    pub fn end(&self, i: u32) -> u64 {
+        self.events.start[i as usize] + self.events.duration[i as usize]
+    }
+
+    pub fn interval(&self, i: u32) -> Interval {
+        Interval::new(self.start(i), self.end(i))
+    }
+
+    /// Inclusive time: the event's interval.
+    pub fn inclusive_ns(&self, i: u32) -> u64 {
+        self.events.duration[i as usize]
+    }
+
+    /// Self time: inclusive minus the union of the same-thread children.
+    pub fn self_ns(&self, i: u32) -> u64 {
+        self.self_ns[i as usize]
+    }
+
+    pub fn thread(&self, i: u32) -> u16 {
+        self.events.thread[i as usize]
+    }
+
+    pub fn class(&self, i: u32) -> &str {
+        &self.strings[self.events.class[i as usize] as usize]
+    }
+
+    pub fn label(&self, i: u32) -> &str {
+        &self.strings[self.events.label[i as usize] as usize]
+    }
+
+    pub fn range(&self, i: u32) -> Option<SourceRange> {
+        let r = self.events.range[i as usize];
+        (r != NO_RANGE).then(|| self.ranges[r as usize])
+    }
+
+    pub fn range_kind(&self, i: u32) -> RangeKind {
+        self.events.range_kind[i as usize]
+    }
+
+    /// Depth of the deepest event (roots have depth 1); 0 when empty.
+    pub fn max_depth(&self) -> u32 {
+        let mut depth = vec![0u32; self.len()];
+        let mut max = 0;
+        for i in 0..self.len() {
+            let p = self.events.parent[i];
+            depth[i] = if p == NO_PARENT {
+                1
+            } else {
+                depth[p as usize] + 1
+            };
+            max = max.max(depth[i]);
+        }
+        max
+    }
+
+    /// Number of threads that have at least one event.
+    pub fn active_thread_count(&self) -> usize {
+        let mut seen = vec![false; self.header.threads.len()];
+        for &t in &self.events.thread {
+            if let Some(s) = seen.get_mut(t as usize) {
+                *s = true;
+            }
+        }
+        seen.iter().filter(|&&s| s).count()
+    }
+
+    /// The earliest start and latest end over all events.
+    pub fn window(&self) -> Option<Interval> {
+        let start = self.events.start.iter().copied().min()?;
+        let end = (0..self.len() as u32).map(|i| self.end(i)).max()?;
+        Some(Interval::new(start, end))
+    }
+}
+
+/// How many events to reserve for when a file claims `claimed`: never more
+/// than its size can hold (each event takes at least
+/// [`MIN_EVENT_BYTES`] bytes), so a lying footer cannot make us allocate.
+fn reservation_hint(claimed: u64, file_len: u64) -> usize {
+    let bound = (file_len / MIN_EVENT_BYTES).min(crate::limits::MAX_EVENTS);
+    usize::try_from(claimed.min(bound)).unwrap_or(0)
+}
+
+/// Each event takes at least one byte in each of its seven columns.
+const MIN_EVENT_BYTES: u64 = 7;
+
+fn footer_event_count(file: &mut std::fs::File) -> Option<usize> {
+    use std::io::{Seek, SeekFrom};
+    let len = file.seek(SeekFrom::End(0)).ok()?;
+    let trailer_at = len.checked_sub(crate::TRAILER_LEN as u64)?;
+    file.seek(SeekFrom::Start(trailer_at)).ok()?;
+    let mut trailer = [0u8; crate::TRAILER_LEN];
+    file.read_exact(&mut trailer).ok()?;
+    if trailer[8..] != crate::END_MAGIC {
+        return None;
+    }
+    let footer_at = u64::from_le_bytes(trailer[..8].try_into().ok()?);
+    let footer_len = trailer_at.checked_sub(footer_at)?;
+    if footer_len > crate::limits::MAX_CHUNK_BYTES as u64 {
+        return None;
+    }
+    file.seek(SeekFrom::Start(footer_at)).ok()?;
+    let mut footer = vec![0u8; footer_len as usize];
+    file.read_exact(&mut footer).ok()?;
+    let count = crate::reader::footer_event_count(&footer)?;
+    Some(reservation_hint(count, len))
+}

@@ -1,0 +1,137 @@
+//! Interval math: unions, self times and self pieces.
+//!
+//! Inclusive time is an event's interval. Self time is the inclusive time
+//! minus the union of the event's immediate same-thread children, each
+//! clipped to the parent. Children on other threads stay linked but are
+//! never subtracted. Times that overlap are never added twice: aggregates
+//! take unions.
+
+use super::Recording;
+
+/// A half-open time interval `[start, end)` in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Interval {
+    pub start: u64,
+    pub end: u64,
+}
+
+impl Interval {
+    pub fn new(start: u64, end: u64) -> Self {
+        Interval { start, end }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.end.saturating_sub(self.start)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+}
+
+/// Length of the union of `intervals` (sorted in place).
+pub fn union_ns(intervals: &mut [Interval]) -> u64 {
+    intervals.sort_unstable();
+    let mut total = 0;
+    let mut current: Option<Interval> = None;
+    for iv in intervals.iter().filter(|iv| !iv.is_empty()) {
+        match &mut current {
+            Some(c) if iv.start <= c.end => c.end = c.end.max(iv.end),
+            _ => {
+                if let Some(c) = current {
+                    total += c.len();
+                }
+                current = Some(*iv);
+            }
+        }
+    }
+    total + current.map_or(0, |c| c.len())
+}
+
+/// Self time of every event.
+pub(super) fn self_times(rec: &Recording) -> Vec<u64> {
+    let mut out = Vec::with_capacity(rec.len());
+    let mut scratch: Vec<Interval> = Vec::new();
+    for i in 0..rec.len() as u32 {
+        let parent = rec.interval(i);
+        let thread = rec.thread(i);
+        let kids = rec.children(i);
+        // Fast path: same-thread children in start order can be swept.
+        let mut covered = 0u64;
+        let mut reach = parent.start;
+        let mut sorted = true;
+        let mut last_start = 0u64;
+        for &c in kids {
+            if rec.thread(c) != thread {
+                continue;
+            }
+            let s = rec.start(c);
+            if s < last_start {
+                sorted = false;
+                break;
+            }
+            last_start = s;
+            let (s, e) = (s.max(reach), rec.end(c).min(parent.end));
+            if e > s {
+                covered += e - s;
+                reach = e;
+            }
+        }
+        if !sorted {
+            scratch.clear();
+            scratch.extend(kids.iter().filter(|&&c| rec.thread(c) == thread).map(|&c| {
+                let iv = rec.interval(c);
+                Interval::new(iv.start.max(parent.start), iv.end.min(parent.end))
+            }));
+            covered = union_ns(&mut scratch);
+        }
+        out.push(parent.len().saturating_sub(covered));
+    }
+    out
+}
+
+/// Appends the pieces of event `i`'s interval that no same-thread child
+/// covers (its self time, as intervals).
+pub fn self_pieces(rec: &Recording, i: u32, out: &mut Vec<Interval>) {
+    let parent = rec.interval(i);
+    let thread = rec.thread(i);
+    let mut kids: Vec<Interval> = rec
+        .children(i)
+        .iter()
+        .filter(|&&c| rec.thread(c) == thread)
+        .map(|&c| {
+            let iv = rec.interval(c);
+            Interval::new(iv.start.max(parent.start), iv.end.min(parent.end))
+        })
+        .filter(|iv| !iv.is_empty())
+        .collect();
+    kids.sort_unstable();
+    let mut at = parent.start;
+    for k in kids {
+        if k.start > at {
+            out.push(Interval::new(at, k.start));
+        }
+        at = at.max(k.end);
+    }
+    if parent.end > at {
+        out.push(Interval::new(at, parent.end));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn union_merges_overlaps_and_touching() {
+        let mut v = vec![
+            Interval::new(10, 20),
+            Interval::new(0, 5),
+            Interval::new(15, 30),
+            Interval::new(30, 31),
+            Interval::new(7, 7),
+        ];
+        assert_eq!(union_ns(&mut v), 5 + 21);
+        assert_eq!(union_ns(&mut []), 0);
+    }
+}

@@ -1,0 +1,868 @@
+//! Reading recordings: chunk by chunk from any `Read` or pushed byte
+//! slices (the viewer's `fetch()` stream), or with random access from a
+//! byte slice that holds the whole file.
+
+use std::io::Read;
+
+use flatbuffers::VerifierOptions;
+
+use crate::error::{RecordingError, Result};
+use crate::generated as fb;
+use crate::limits::*;
+use crate::types::*;
+use crate::varint::{Column, ColumnError};
+use crate::{END_MAGIC, MAGIC, SCHEMA_VERSION, TRAILER_LEN};
+
+/// Marks "no parent" in [`DecodedBatch::parent`] and the model.
+pub const NO_PARENT: u32 = u32::MAX;
+/// Marks "no range" in [`DecodedBatch::range`] and the model.
+pub const NO_RANGE: u32 = u32::MAX;
+
+/// One event batch, decoded into columns. Ids refer to the whole file.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct DecodedBatch {
+    pub first_event: u64,
+    pub new_strings: Vec<String>,
+    pub new_ranges: Vec<SourceRange>,
+    pub parent: Vec<u32>,
+    pub class: Vec<u32>,
+    pub label: Vec<u32>,
+    pub start: Vec<u64>,
+    pub duration: Vec<u64>,
+    pub thread: Vec<u32>,
+    pub range: Vec<u32>,
+    pub range_kind: Vec<RangeKind>,
+}
+
+impl DecodedBatch {
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+}
+
+/// What the footer says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FooterInfo {
+    pub event_count: u64,
+    pub string_count: u64,
+    pub range_count: u64,
+    pub chunks: Vec<ChunkInfo>,
+}
+
+/// Where one chunk lies in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkInfo {
+    pub offset: u64,
+    pub length: u32,
+    pub first_event: u64,
+    pub event_count: u32,
+    pub is_header: bool,
+}
+
+/// One decoded piece of a recording, in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    Header(Box<Header>),
+    Batch(DecodedBatch),
+    /// The footer and trailer were read and agree with what came before.
+    End(FooterInfo),
+}
+
+fn verifier_options(chunk_len: usize) -> VerifierOptions {
+    VerifierOptions {
+        max_depth: MAX_TABLE_DEPTH,
+        max_tables: MAX_TABLES_PER_CHUNK,
+        max_apparent_size: chunk_len.saturating_mul(2).max(1024),
+        ignore_missing_null_terminator: false,
+    }
+}
+
+fn verify(prefixed: &[u8], index: usize, offset: u64) -> Result<fb::Chunk<'_>> {
+    fb::size_prefixed_root_as_chunk_with_opts(&verifier_options(prefixed.len()), prefixed).map_err(
+        |e| RecordingError::InvalidChunk {
+            index,
+            offset,
+            detail: e.to_string(),
+        },
+    )
+}
+
+/// The part of decoding that carries state from chunk to chunk: string and
+/// range counts, the next event index, the thread count.
+#[derive(Debug, Default, Clone)]
+struct Tables {
+    threads: u32,
+    strings: u64,
+    ranges: u64,
+    events: u64,
+}
+
+fn decode_header(chunk: fb::Chunk<'_>, index: usize) -> Result<Header> {
+    let h = chunk
+        .body_as_header()
+        .ok_or_else(|| RecordingError::UnexpectedChunk {
+            index,
+            detail: "the first chunk is not a header".into(),
+        })?;
+    let version = h.schema_version();
+    if version > SCHEMA_VERSION || version == 0 {
+        return Err(RecordingError::UnsupportedVersion {
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    let s = |v: Option<&str>| v.unwrap_or_default().to_owned();
+    let range = |r: Option<&fb::SourceRange>| {
+        r.map_or_else(SourceRange::default, |r| {
+            SourceRange::new(r.start_line(), r.start_col(), r.end_line(), r.end_col())
+        })
+    };
+    let threads = h.threads().map_or(0, |t| t.len());
+    if threads > MAX_THREADS {
+        return Err(RecordingError::limit(
+            "thread count",
+            threads as u64,
+            MAX_THREADS as u64,
+        ));
+    }
+    let source_text = s(h.source_text());
+    if source_text.len() > MAX_SOURCE_BYTES {
+        return Err(RecordingError::limit(
+            "source text size",
+            source_text.len() as u64,
+            MAX_SOURCE_BYTES as u64,
+        ));
+    }
+    let sha_bytes = h.source_sha256().map(|v| v.bytes()).unwrap_or_default();
+    let source_sha256: String = sha_bytes.iter().map(|b| format!("{b:02x}")).collect();
+    if source_sha256 != sha256_hex(source_text.as_bytes()) {
+        return Err(RecordingError::Invalid(
+            "the embedded source text does not match its SHA-256".into(),
+        ));
+    }
+    Ok(Header {
+        schema_version: version,
+        lean_version: s(h.lean_version()),
+        toolchain: s(h.toolchain()),
+        // Enum values added by later compatible versions read as unknown.
+        capture_mode: CaptureMode::from_u8(h.capture_mode().0).unwrap_or_default(),
+        threshold_ns: h.threshold_ns(),
+        clock: ClockKind::from_u8(h.clock().0).unwrap_or_default(),
+        clock_description: s(h.clock_description()),
+        source_path: s(h.source_path()),
+        module_name: s(h.module_name()),
+        source_sha256,
+        source_text,
+        declarations: h
+            .declarations()
+            .map(|v| {
+                v.iter()
+                    .map(|d| Declaration {
+                        name: s(d.name()),
+                        kind: s(d.kind()),
+                        range: range(d.range()),
+                        selection_range: range(d.selection_range()),
+                        generated: d.generated(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        diagnostics: h
+            .diagnostics()
+            .map(|v| {
+                v.iter()
+                    .map(|d| Diagnostic {
+                        severity: Severity::from_u8(d.severity().0).unwrap_or(Severity::Error),
+                        range: range(d.range()),
+                        text: s(d.text()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        threads: h
+            .threads()
+            .map(|v| {
+                v.iter()
+                    .map(|t| Thread {
+                        id: t.id(),
+                        name: s(t.name()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        elapsed_ns: Some(h.elapsed_ns()).filter(|&e| e > 0),
+        status: CaptureStatus::from_u8(h.status().0).unwrap_or(CaptureStatus::Error),
+        created_unix_ms: h.created_unix_ms(),
+        producer: s(h.producer()),
+        notes: h
+            .notes()
+            .map(|v| v.iter().map(str::to_owned).collect())
+            .unwrap_or_default(),
+    })
+}
+
+fn decode_batch(chunk: fb::Chunk<'_>, index: usize, tables: &mut Tables) -> Result<DecodedBatch> {
+    let b = chunk
+        .body_as_event_batch()
+        .ok_or_else(|| RecordingError::UnexpectedChunk {
+            index,
+            detail: "expected an event batch".into(),
+        })?;
+    let count = b.count() as usize;
+    if count > MAX_BATCH_EVENTS {
+        return Err(RecordingError::limit(
+            "events in one batch",
+            count as u64,
+            MAX_BATCH_EVENTS as u64,
+        ));
+    }
+    if b.first_event() != tables.events {
+        return Err(RecordingError::Invalid(format!(
+            "batch in chunk {index} starts at event {}, expected {}",
+            b.first_event(),
+            tables.events
+        )));
+    }
+    let total = tables.events + count as u64;
+    if total > MAX_EVENTS {
+        return Err(RecordingError::limit("event count", total, MAX_EVENTS));
+    }
+    let new_strings: Vec<String> = b
+        .new_strings()
+        .map(|v| v.iter().map(str::to_owned).collect())
+        .unwrap_or_default();
+    let new_ranges: Vec<SourceRange> = b
+        .new_ranges()
+        .map(|v| {
+            v.iter()
+                .map(|r| SourceRange::new(r.start_line(), r.start_col(), r.end_line(), r.end_col()))
+                .collect()
+        })
+        .unwrap_or_default();
+    tables.strings += new_strings.len() as u64;
+    tables.ranges += new_ranges.len() as u64;
+    if tables.strings > MAX_STRINGS {
+        return Err(RecordingError::limit(
+            "string count",
+            tables.strings,
+            MAX_STRINGS,
+        ));
+    }
+    if tables.ranges > MAX_RANGES {
+        return Err(RecordingError::limit(
+            "range count",
+            tables.ranges,
+            MAX_RANGES,
+        ));
+    }
+    fn col<'b>(
+        name: &'static str,
+        v: Option<flatbuffers::Vector<'b, u8>>,
+    ) -> (&'static str, Column<'b>) {
+        (name, Column::new(v.map(|v| v.bytes()).unwrap_or_default()))
+    }
+    let mut cols = [
+        col("parent", b.parent()),
+        col("class", b.class()),
+        col("label", b.label()),
+        col("start", b.start()),
+        col("duration", b.duration()),
+        col("thread", b.thread()),
+        col("range", b.range()),
+    ];
+    // Every value takes at least one byte, so a column's length bounds what
+    // the batch may really hold; never reserve for a merely claimed count.
+    let shortest = cols.iter().map(|(_, c)| c.remaining()).min().unwrap_or(0);
+    let reserve = count.min(shortest);
+    let mut out = DecodedBatch {
+        first_event: b.first_event(),
+        new_strings,
+        new_ranges,
+        parent: Vec::with_capacity(reserve),
+        class: Vec::with_capacity(reserve),
+        label: Vec::with_capacity(reserve),
+        start: Vec::with_capacity(reserve),
+        duration: Vec::with_capacity(reserve),
+        thread: Vec::with_capacity(reserve),
+        range: Vec::with_capacity(reserve),
+        range_kind: Vec::with_capacity(reserve),
+    };
+    let mut prev_start: i64 = 0;
+    for i in 0..count {
+        let event = tables.events + i as u64;
+        let bad = |detail: String| RecordingError::InvalidEvent { event, detail };
+        let mut next = |k: usize| -> Result<u64> {
+            let (name, c) = &mut cols[k];
+            c.next_u64().map_err(|e| match e {
+                ColumnError::Short => bad(format!("the {name} column ends early")),
+                ColumnError::Overlong => bad(format!("the {name} column holds an overlong number")),
+            })
+        };
+        let parent = crate::varint::unzigzag(next(0)?);
+        let class = next(1)?;
+        let label = next(2)?;
+        let start_delta = crate::varint::unzigzag(next(3)?);
+        let duration = crate::varint::unzigzag(next(4)?);
+        let thread = next(5)?;
+        let range = next(6)?;
+        let parent = match parent {
+            0 => NO_PARENT,
+            d if d < 0 => {
+                return Err(bad(format!(
+                    "its parent lies {} events ahead; a parent must come first",
+                    -d
+                )))
+            }
+            d if d as u64 > event => {
+                return Err(bad(format!(
+                    "its parent lies {d} events back, before the first event"
+                )))
+            }
+            d => (event - d as u64) as u32,
+        };
+        if class >= tables.strings || label >= tables.strings {
+            return Err(bad(format!(
+                "string id {} is not among the {} strings defined so far",
+                class.max(label),
+                tables.strings
+            )));
+        }
+        let start = prev_start
+            .checked_add(start_delta)
+            .filter(|s| *s >= 0)
+            .ok_or_else(|| bad("its start time is negative or overflows".into()))?;
+        prev_start = start;
+        if duration < 0 {
+            return Err(bad(format!(
+                "it ends before it starts (duration {duration} ns)"
+            )));
+        }
+        if start.checked_add(duration).is_none() {
+            return Err(bad("its end time overflows".into()));
+        }
+        if thread >= u64::from(tables.threads) {
+            return Err(bad(format!(
+                "thread {thread} is not one of the header's {} threads",
+                tables.threads
+            )));
+        }
+        let (range_id, kind) = match range >> 2 {
+            0 => (NO_RANGE, RangeKind::None),
+            id if id - 1 < tables.ranges => ((id - 1) as u32, RangeKind::from_bits(range as u8)),
+            id => {
+                return Err(bad(format!(
+                    "range id {} is not among the {} ranges defined so far",
+                    id - 1,
+                    tables.ranges
+                )))
+            }
+        };
+        if (range_id == NO_RANGE) != (kind == RangeKind::None) {
+            return Err(bad(
+                "a range without a range kind, or a kind without a range".into(),
+            ));
+        }
+        out.parent.push(parent);
+        out.class.push(class as u32);
+        out.label.push(label as u32);
+        out.start.push(start as u64);
+        out.duration.push(duration as u64);
+        out.thread.push(thread as u32);
+        out.range.push(range_id);
+        out.range_kind.push(kind);
+    }
+    for (name, c) in &cols {
+        if !c.is_done() {
+            return Err(RecordingError::Invalid(format!(
+                "the {name} column of chunk {index} holds more values than its {count} events"
+            )));
+        }
+    }
+    tables.events = total;
+    Ok(out)
+}
+
+fn decode_footer(chunk: fb::Chunk<'_>, index: usize, tables: &Tables) -> Result<FooterInfo> {
+    let f = chunk
+        .body_as_footer()
+        .ok_or_else(|| RecordingError::UnexpectedChunk {
+            index,
+            detail: "expected the footer after the end-of-batches mark".into(),
+        })?;
+    let refs = f.chunks().map(|v| v.len()).unwrap_or(0);
+    if refs > MAX_CHUNKS {
+        return Err(RecordingError::limit(
+            "chunks in the footer",
+            refs as u64,
+            MAX_CHUNKS as u64,
+        ));
+    }
+    let info = FooterInfo {
+        event_count: f.event_count(),
+        string_count: f.string_count(),
+        range_count: f.range_count(),
+        chunks: f
+            .chunks()
+            .map(|v| {
+                v.iter()
+                    .map(|c| ChunkInfo {
+                        offset: c.offset(),
+                        length: c.length(),
+                        first_event: c.first_event(),
+                        event_count: c.event_count(),
+                        is_header: c.kind() == fb::ChunkKind::Header,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    if (info.event_count, info.string_count, info.range_count)
+        != (tables.events, tables.strings, tables.ranges)
+    {
+        return Err(RecordingError::Invalid(format!(
+            "the footer counts {} events, {} strings and {} ranges, but the file holds {}, {} and {}",
+            info.event_count, info.string_count, info.range_count, tables.events, tables.strings, tables.ranges
+        )));
+    }
+    Ok(info)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Magic,
+    Header,
+    Batches,
+    Footer,
+    Trailer,
+    Done,
+}
+
+/// A push decoder: feed it bytes as they arrive and take decoded items out.
+/// It holds at most one chunk's bytes at a time.
+#[derive(Debug)]
+pub struct StreamDecoder {
+    buf: Vec<u8>,
+    pos: usize,
+    stage: Stage,
+    chunk_index: usize,
+    offset: u64,
+    footer_offset: u64,
+    tables: Tables,
+    seen_any: bool,
+    pending_footer: Option<FooterInfo>,
+}
+
+impl Default for StreamDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StreamDecoder {
+    pub fn new() -> Self {
+        StreamDecoder {
+            buf: Vec::new(),
+            pos: 0,
+            stage: Stage::Magic,
+            chunk_index: 0,
+            offset: 0,
+            footer_offset: 0,
+            tables: Tables::default(),
+            seen_any: false,
+            pending_footer: None,
+        }
+    }
+
+    /// Appends bytes that arrived.
+    pub fn feed(&mut self, data: &[u8]) {
+        if !data.is_empty() {
+            self.seen_any = true;
+        }
+        if self.pos > 0 && self.pos >= self.buf.len() / 2 {
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+        }
+        self.buf.extend_from_slice(data);
+    }
+
+    /// True after the trailer was read.
+    pub fn is_done(&self) -> bool {
+        self.stage == Stage::Done
+    }
+
+    fn available(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    fn take(&mut self, n: usize) -> Option<Vec<u8>> {
+        if self.available().len() < n {
+            return None;
+        }
+        let v = self.buf[self.pos..self.pos + n].to_vec();
+        self.pos += n;
+        self.offset += n as u64;
+        Some(v)
+    }
+
+    /// Returns the next complete item, or `None` if more bytes are needed.
+    pub fn next_item(&mut self) -> Result<Option<Item>> {
+        loop {
+            match self.stage {
+                Stage::Magic => {
+                    let Some(m) = self.take(MAGIC.len()) else {
+                        if !self.available().is_empty() && !MAGIC.starts_with(self.available()) {
+                            return Err(RecordingError::WrongMagic);
+                        }
+                        return Ok(None);
+                    };
+                    if m != MAGIC {
+                        return Err(RecordingError::WrongMagic);
+                    }
+                    self.stage = Stage::Header;
+                }
+                Stage::Header | Stage::Batches | Stage::Footer => {
+                    let avail = self.available();
+                    if avail.len() < 4 {
+                        return Ok(None);
+                    }
+                    let len = u32::from_le_bytes([avail[0], avail[1], avail[2], avail[3]]) as usize;
+                    if len == 0 {
+                        if self.stage != Stage::Batches {
+                            return Err(RecordingError::InvalidChunk {
+                                index: self.chunk_index,
+                                offset: self.offset,
+                                detail: "a chunk of size zero".into(),
+                            });
+                        }
+                        self.take(4);
+                        self.stage = Stage::Footer;
+                        continue;
+                    }
+                    if len > MAX_CHUNK_BYTES {
+                        return Err(RecordingError::limit(
+                            "chunk size",
+                            len as u64,
+                            MAX_CHUNK_BYTES as u64,
+                        ));
+                    }
+                    if avail.len() < 4 + len {
+                        // Reserve for what really arrives, not for the claim.
+                        return Ok(None);
+                    }
+                    let (index, offset) = (self.chunk_index, self.offset);
+                    let start = self.pos;
+                    self.pos += 4 + len;
+                    self.offset += 4 + len as u64;
+                    self.chunk_index += 1;
+                    let bytes = &self.buf[start..start + 4 + len];
+                    let chunk = verify(bytes, index, offset)?;
+                    match self.stage {
+                        Stage::Header => {
+                            let header = decode_header(chunk, index)?;
+                            self.tables.threads = header.threads.len() as u32;
+                            self.stage = Stage::Batches;
+                            return Ok(Some(Item::Header(Box::new(header))));
+                        }
+                        Stage::Batches => {
+                            let batch = decode_batch(chunk, index, &mut self.tables)?;
+                            return Ok(Some(Item::Batch(batch)));
+                        }
+                        _ => {
+                            let footer = decode_footer(chunk, index, &self.tables)?;
+                            self.footer_offset = offset;
+                            self.stage = Stage::Trailer;
+                            self.pending_footer = Some(footer);
+                        }
+                    }
+                }
+                Stage::Trailer => {
+                    let Some(t) = self.take(TRAILER_LEN) else {
+                        return Ok(None);
+                    };
+                    let footer_offset = u64::from_le_bytes(t[..8].try_into().unwrap_or([0; 8]));
+                    if t[8..] != END_MAGIC {
+                        return Err(RecordingError::Invalid(
+                            "the trailer's end mark is wrong".into(),
+                        ));
+                    }
+                    if footer_offset != self.footer_offset {
+                        return Err(RecordingError::Invalid(format!(
+                            "the trailer points at byte {footer_offset}, but the footer is at byte {}",
+                            self.footer_offset
+                        )));
+                    }
+                    self.stage = Stage::Done;
+                    let footer = self.pending_footer.take().unwrap_or(FooterInfo {
+                        event_count: 0,
+                        string_count: 0,
+                        range_count: 0,
+                        chunks: Vec::new(),
+                    });
+                    return Ok(Some(Item::End(footer)));
+                }
+                Stage::Done => {
+                    if !self.available().is_empty() {
+                        return Err(RecordingError::Invalid(format!(
+                            "{} bytes follow the trailer",
+                            self.available().len()
+                        )));
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// Call when the input ended: an error unless the whole recording was read.
+    pub fn finish(&self) -> Result<()> {
+        if !self.seen_any {
+            return Err(RecordingError::Empty);
+        }
+        let partial = !self.available().is_empty();
+        let context = match self.stage {
+            Stage::Done => return Ok(()),
+            Stage::Magic => "inside the magic bytes".to_string(),
+            Stage::Header => "inside the header chunk".to_string(),
+            Stage::Batches if partial => {
+                format!(
+                    "inside event batch chunk {} at byte {}",
+                    self.chunk_index, self.offset
+                )
+            }
+            Stage::Batches => format!(
+                "after {} events, before the footer (at byte {})",
+                self.tables.events, self.offset
+            ),
+            Stage::Footer => "inside the footer".to_string(),
+            Stage::Trailer => "inside the trailer".to_string(),
+        };
+        Err(RecordingError::truncated(context))
+    }
+}
+
+/// Reads a recording chunk by chunk from any `Read`; it never holds more
+/// than one chunk (plus one read block) in memory.
+pub struct ChunkReader<R: Read> {
+    input: R,
+    decoder: StreamDecoder,
+    header: Header,
+    footer: Option<FooterInfo>,
+    eof: bool,
+}
+
+/// Bytes read from the input at a time.
+const READ_BLOCK: usize = 256 * 1024;
+
+impl<R: Read> ChunkReader<R> {
+    /// Reads the magic and the header.
+    pub fn new(input: R) -> Result<Self> {
+        let mut reader = ChunkReader {
+            input,
+            decoder: StreamDecoder::new(),
+            header: Header::default(),
+            footer: None,
+            eof: false,
+        };
+        match reader.next_raw()? {
+            Some(Item::Header(h)) => reader.header = *h,
+            _ => {
+                return Err(RecordingError::Invalid(
+                    "the recording has no header".into(),
+                ))
+            }
+        }
+        Ok(reader)
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The footer, once [`ChunkReader::next_batch`] returned `None`.
+    pub fn footer(&self) -> Option<&FooterInfo> {
+        self.footer.as_ref()
+    }
+
+    /// The next event batch, or `None` after the footer and trailer were
+    /// read and checked.
+    pub fn next_batch(&mut self) -> Result<Option<DecodedBatch>> {
+        match self.next_raw()? {
+            Some(Item::Batch(b)) => Ok(Some(b)),
+            Some(Item::End(f)) => {
+                self.footer = Some(f);
+                Ok(None)
+            }
+            Some(Item::Header(_)) => Err(RecordingError::Invalid("a second header".into())),
+            None => Ok(None),
+        }
+    }
+
+    fn next_raw(&mut self) -> Result<Option<Item>> {
+        let mut block = vec![0u8; READ_BLOCK];
+        loop {
+            if let Some(item) = self.decoder.next_item()? {
+                return Ok(Some(item));
+            }
+            if self.decoder.is_done() {
+                return Ok(None);
+            }
+            if self.eof {
+                self.decoder.finish()?;
+                return Ok(None);
+            }
+            let n = loop {
+                match self.input.read(&mut block) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e.into()),
+                }
+            };
+            if n == 0 {
+                self.eof = true;
+            } else {
+                self.decoder.feed(&block[..n]);
+            }
+        }
+    }
+}
+
+/// A whole recording held in a byte slice (read or memory-mapped by the
+/// caller), with random access to its batches through the footer.
+pub struct RecordingFile<'a> {
+    bytes: &'a [u8],
+    header: Header,
+    footer: FooterInfo,
+}
+
+impl<'a> RecordingFile<'a> {
+    /// Checks the magic and trailer, reads the footer and the header.
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self> {
+        if bytes.is_empty() {
+            return Err(RecordingError::Empty);
+        }
+        if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+            return Err(if MAGIC.starts_with(bytes) {
+                RecordingError::truncated("inside the magic bytes")
+            } else {
+                RecordingError::WrongMagic
+            });
+        }
+        let tail = bytes
+            .len()
+            .checked_sub(TRAILER_LEN)
+            .filter(|&t| t >= MAGIC.len());
+        let trailer = tail.map(|t| &bytes[t..]);
+        let Some(trailer) = trailer.filter(|t| t[8..] == END_MAGIC) else {
+            return Err(RecordingError::truncated(
+                "somewhere: the trailer is missing",
+            ));
+        };
+        let tail = bytes.len() - TRAILER_LEN;
+        let footer_offset = u64::from_le_bytes(trailer[..8].try_into().unwrap_or([0; 8]));
+        let footer_bytes = chunk_at(bytes, footer_offset, tail, usize::MAX)?;
+        let chunk = verify(footer_bytes, usize::MAX, footer_offset)?;
+        // The footer's counts are checked against the batches when they are read.
+        let f = chunk
+            .body_as_footer()
+            .ok_or_else(|| RecordingError::UnexpectedChunk {
+                index: usize::MAX,
+                detail: "the trailer does not point at the footer".into(),
+            })?;
+        let tables = Tables {
+            threads: 0,
+            strings: f.string_count(),
+            ranges: f.range_count(),
+            events: f.event_count(),
+        };
+        let footer = decode_footer(chunk, usize::MAX, &tables)?;
+        let first = footer
+            .chunks
+            .first()
+            .filter(|c| c.is_header)
+            .ok_or_else(|| RecordingError::Invalid("the footer lists no header chunk".into()))?;
+        let header_bytes = chunk_at(bytes, first.offset, tail, 0)?;
+        let header = decode_header(verify(header_bytes, 0, first.offset)?, 0)?;
+        Ok(RecordingFile {
+            bytes,
+            header,
+            footer,
+        })
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    pub fn footer(&self) -> &FooterInfo {
+        &self.footer
+    }
+
+    /// Decodes every batch in order, checking the counts the footer claims.
+    pub fn batches(&self) -> impl Iterator<Item = Result<DecodedBatch>> + '_ {
+        let mut tables = Tables {
+            threads: self.header.threads.len() as u32,
+            ..Tables::default()
+        };
+        let tail = self.bytes.len() - TRAILER_LEN;
+        let mut failed = false;
+        let mut left = self.footer.event_count;
+        self.footer
+            .chunks
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_header)
+            .map_while(move |(index, c)| {
+                if failed {
+                    return None;
+                }
+                let r = chunk_at(self.bytes, c.offset, tail, index)
+                    .and_then(|b| verify(b, index, c.offset))
+                    .and_then(|chunk| decode_batch(chunk, index, &mut tables))
+                    .and_then(|b| {
+                        left = left.checked_sub(b.len() as u64).ok_or_else(|| {
+                            RecordingError::Invalid("more events than the footer counts".into())
+                        })?;
+                        Ok(b)
+                    });
+                failed = r.is_err();
+                Some(r)
+            })
+    }
+}
+
+fn chunk_at(bytes: &[u8], offset: u64, limit: usize, index: usize) -> Result<&[u8]> {
+    let start = usize::try_from(offset).unwrap_or(usize::MAX);
+    let out_of_file = || {
+        RecordingError::Invalid(format!(
+            "chunk {index} at byte {offset} lies outside the file"
+        ))
+    };
+    let len_bytes = bytes
+        .get(start..start.saturating_add(4))
+        .filter(|_| start.saturating_add(4) <= limit)
+        .ok_or_else(out_of_file)?;
+    let len = u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]) as usize;
+    if len > MAX_CHUNK_BYTES {
+        return Err(RecordingError::limit(
+            "chunk size",
+            len as u64,
+            MAX_CHUNK_BYTES as u64,
+        ));
+    }
+    let end = start + 4 + len;
+    if end > limit {
+        return Err(out_of_file());
+    }
+    Ok(&bytes[start..end])
+}
+
+/// The event count a footer chunk (with its size prefix) claims, if it
+/// verifies. Used only as a memory reservation hint.
+pub(crate) fn footer_event_count(prefixed: &[u8]) -> Option<u64> {
+    let chunk = verify(prefixed, usize::MAX, 0).ok()?;
+    chunk.body_as_footer().map(|f| f.event_count())
+}

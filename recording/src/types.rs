@@ -1,0 +1,226 @@
+//! The recording's facts as plain Rust values (the header and its parts).
+
+use serde::{Deserialize, Serialize};
+
+/// A source range: 0-based lines, 0-based UTF-16 columns, end-exclusive.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+pub struct SourceRange {
+    pub start_line: u32,
+    pub start_col: u32,
+    pub end_line: u32,
+    pub end_col: u32,
+}
+
+impl SourceRange {
+    pub fn new(start_line: u32, start_col: u32, end_line: u32, end_col: u32) -> Self {
+        SourceRange {
+            start_line,
+            start_col,
+            end_line,
+            end_col,
+        }
+    }
+
+    /// True when `other` lies entirely inside `self` (bounds included).
+    pub fn contains(&self, other: &SourceRange) -> bool {
+        (self.start_line, self.start_col) <= (other.start_line, other.start_col)
+            && (other.end_line, other.end_col) <= (self.end_line, self.end_col)
+    }
+
+    /// True when the start does not come after the end.
+    pub fn is_well_formed(&self) -> bool {
+        (self.start_line, self.start_col) <= (self.end_line, self.end_col)
+    }
+}
+
+/// How an event's source range was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[repr(u8)]
+pub enum RangeKind {
+    /// No range.
+    #[default]
+    None = 0,
+    /// Reported by Lean itself.
+    Exact = 1,
+    /// Found by leanscope in the enclosing command's source text.
+    Matched = 2,
+    /// Taken from the enclosing event.
+    Inherited = 3,
+}
+
+impl RangeKind {
+    pub fn from_bits(bits: u8) -> RangeKind {
+        match bits & 3 {
+            1 => RangeKind::Exact,
+            2 => RangeKind::Matched,
+            3 => RangeKind::Inherited,
+            _ => RangeKind::None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RangeKind::None => "none",
+            RangeKind::Exact => "exact",
+            RangeKind::Matched => "matched",
+            RangeKind::Inherited => "inherited",
+        }
+    }
+}
+
+macro_rules! string_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident = $n:literal => $s:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum $name {
+            #[default]
+            $($(#[$vm])* $variant),+
+        }
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $s),+ }
+            }
+            pub(crate) fn to_u8(self) -> u8 {
+                match self { $($name::$variant => $n),+ }
+            }
+            pub(crate) fn from_u8(v: u8) -> Option<Self> {
+                match v { $($n => Some($name::$variant),)+ _ => None }
+            }
+        }
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+string_enum!(
+    /// How the events were captured.
+    CaptureMode {
+        Unknown = 0 => "unknown",
+        Stock = 1 => "stock",
+        Native = 2 => "native",
+        Imported = 3 => "imported",
+        Synthetic = 4 => "synthetic",
+    }
+);
+
+string_enum!(
+    /// What the event times mean.
+    ClockKind {
+        Unknown = 0 => "unknown",
+        /// Real start and stop times.
+        Measured = 1 => "measured",
+        /// Only durations were reported; starts are laid out back to back.
+        DurationsOnly = 2 => "durations-only",
+        Synthetic = 3 => "synthetic",
+    }
+);
+
+string_enum!(
+    /// Whether Lean reported errors for the file.
+    CaptureStatus {
+        Ok = 0 => "ok",
+        Error = 1 => "error",
+    }
+);
+
+string_enum!(
+    Severity {
+        Information = 0 => "information",
+        Warning = 1 => "warning",
+        Error = 2 => "error",
+    }
+);
+
+/// A top-level declaration of the captured file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declaration {
+    pub name: String,
+    /// `theorem`, `def`, `instance`, ...
+    pub kind: String,
+    pub range: SourceRange,
+    pub selection_range: SourceRange,
+    pub generated: bool,
+}
+
+/// A message Lean reported for the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub range: SourceRange,
+    pub text: String,
+}
+
+/// A thread that events ran on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Thread {
+    /// The id the producer reported.
+    pub id: u64,
+    pub name: String,
+}
+
+/// Everything a recording says before its events.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Header {
+    pub schema_version: u16,
+    pub lean_version: String,
+    pub toolchain: String,
+    pub capture_mode: CaptureMode,
+    pub threshold_ns: u64,
+    pub clock: ClockKind,
+    pub clock_description: String,
+    pub source_path: String,
+    pub module_name: String,
+    /// SHA-256 of `source_text`, lowercase hex.
+    pub source_sha256: String,
+    pub source_text: String,
+    pub declarations: Vec<Declaration>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub threads: Vec<Thread>,
+    /// Lean's elapsed time for the whole file, imports included.
+    pub elapsed_ns: Option<u64>,
+    pub status: CaptureStatus,
+    pub created_unix_ms: u64,
+    pub producer: String,
+    pub notes: Vec<String>,
+}
+
+/// SHA-256 of a text as lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push(char::from_digit(u32::from(b >> 4), 16).unwrap_or('0'));
+        s.push(char::from_digit(u32::from(b & 15), 16).unwrap_or('0'));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha256_of_empty_text() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn range_containment_is_inclusive() {
+        let outer = SourceRange::new(1, 0, 5, 3);
+        assert!(outer.contains(&outer));
+        assert!(outer.contains(&SourceRange::new(2, 4, 5, 3)));
+        assert!(!outer.contains(&SourceRange::new(0, 9, 2, 0)));
+        assert!(!outer.contains(&SourceRange::new(5, 0, 5, 4)));
+    }
+}

@@ -1,0 +1,119 @@
+//! LEB128 varints and zigzag encoding for the columnar event batches.
+
+/// Appends `v` as an unsigned LEB128 varint.
+#[inline]
+pub fn put_u64(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Appends `v` zigzag-encoded.
+#[inline]
+pub fn put_i64(out: &mut Vec<u8>, v: i64) {
+    put_u64(out, zigzag(v));
+}
+
+#[inline]
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+#[inline]
+pub fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// A cursor over one varint column.
+pub struct Column<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+/// Why a column could not be read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ColumnError {
+    /// The column ended in the middle of a value or before all values.
+    Short,
+    /// A varint longer than 10 bytes or wider than 64 bits.
+    Overlong,
+}
+
+impl<'a> Column<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Column { bytes, pos: 0 }
+    }
+
+    #[inline]
+    pub fn next_u64(&mut self) -> Result<u64, ColumnError> {
+        let mut result: u64 = 0;
+        let mut shift = 0u32;
+        loop {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return Err(ColumnError::Short);
+            };
+            self.pos += 1;
+            if shift == 63 && b > 1 {
+                return Err(ColumnError::Overlong);
+            }
+            result |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(result);
+            }
+            shift += 7;
+            if shift > 63 {
+                return Err(ColumnError::Overlong);
+            }
+        }
+    }
+
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    /// True when every byte was consumed.
+    pub fn is_done(&self) -> bool {
+        self.pos == self.bytes.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_edges() {
+        let values = [0u64, 1, 127, 128, 16_383, 16_384, u32::MAX as u64, u64::MAX];
+        let mut buf = Vec::new();
+        for v in values {
+            put_u64(&mut buf, v);
+        }
+        let mut c = Column::new(&buf);
+        for v in values {
+            assert_eq!(c.next_u64(), Ok(v));
+        }
+        assert!(c.is_done());
+        assert_eq!(c.next_u64(), Err(ColumnError::Short));
+    }
+
+    #[test]
+    fn zigzag_round_trips() {
+        for v in [0i64, -1, 1, i64::MIN, i64::MAX, -123_456] {
+            assert_eq!(unzigzag(zigzag(v)), v);
+        }
+        assert_eq!(zigzag(-1), 1);
+        assert_eq!(zigzag(1), 2);
+    }
+
+    #[test]
+    fn rejects_overlong_varints() {
+        let buf = [0xffu8; 11];
+        assert_eq!(Column::new(&buf).next_u64(), Err(ColumnError::Overlong));
+        let mut ten = vec![0xffu8; 9];
+        ten.push(0x02); // 65th bit set
+        assert_eq!(Column::new(&ten).next_u64(), Err(ColumnError::Overlong));
+    }
+}

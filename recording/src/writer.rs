@@ -1,0 +1,500 @@
+//! Streaming recording writer with atomic publish.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use flatbuffers::FlatBufferBuilder;
+
+use crate::error::{RecordingError, Result};
+use crate::generated as fb;
+use crate::limits::{BATCH_EVENTS, MAX_EVENTS, MAX_SOURCE_BYTES, MAX_THREADS, MAX_TIME_NS};
+use crate::types::{sha256_hex, Header, RangeKind, SourceRange};
+use crate::varint::{put_i64, put_u64};
+use crate::{END_MAGIC, MAGIC, SCHEMA_VERSION};
+
+/// One event as a producer hands it to the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewEvent<'a> {
+    /// Index of the enclosing event, which must already have been pushed.
+    pub parent: Option<u32>,
+    /// The trace class, e.g. `Elab.command`.
+    pub class: &'a str,
+    /// The event's text.
+    pub label: &'a str,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    /// Index into `Header::threads`.
+    pub thread: u32,
+    pub range: Option<SourceRange>,
+    pub range_kind: RangeKind,
+}
+
+#[derive(Default)]
+struct Batch {
+    first_event: u64,
+    count: usize,
+    new_strings: Vec<String>,
+    new_ranges: Vec<SourceRange>,
+    parent: Vec<u8>,
+    class: Vec<u8>,
+    label: Vec<u8>,
+    start: Vec<u8>,
+    duration: Vec<u8>,
+    thread: Vec<u8>,
+    range: Vec<u8>,
+    prev_start: i64,
+}
+
+impl Batch {
+    fn clear(&mut self, first_event: u64) {
+        self.first_event = first_event;
+        self.count = 0;
+        self.new_strings.clear();
+        self.new_ranges.clear();
+        for col in [
+            &mut self.parent,
+            &mut self.class,
+            &mut self.label,
+            &mut self.start,
+            &mut self.duration,
+            &mut self.thread,
+            &mut self.range,
+        ] {
+            col.clear();
+        }
+        self.prev_start = 0;
+    }
+}
+
+/// Encodes a recording into any `Write`, streaming: events are buffered in
+/// batches of at most [`BATCH_EVENTS`] and flushed as chunks.
+pub struct Encoder<W: Write> {
+    out: W,
+    offset: u64,
+    fbb: FlatBufferBuilder<'static>,
+    strings: HashMap<String, u32>,
+    ranges: HashMap<SourceRange, u32>,
+    thread_count: u32,
+    events: u64,
+    batch: Batch,
+    chunks: Vec<fb::ChunkRef>,
+}
+
+impl<W: Write> Encoder<W> {
+    /// Writes the magic and the header chunk. The header's `schema_version`
+    /// and `source_sha256` are filled in by the writer.
+    pub fn new(mut out: W, header: &Header) -> Result<Self> {
+        if header.source_text.len() > MAX_SOURCE_BYTES {
+            return Err(RecordingError::limit(
+                "source text size",
+                header.source_text.len() as u64,
+                MAX_SOURCE_BYTES as u64,
+            ));
+        }
+        if header.threads.len() > MAX_THREADS {
+            return Err(RecordingError::limit(
+                "thread count",
+                header.threads.len() as u64,
+                MAX_THREADS as u64,
+            ));
+        }
+        out.write_all(&MAGIC)?;
+        let mut enc = Encoder {
+            out,
+            offset: MAGIC.len() as u64,
+            fbb: FlatBufferBuilder::with_capacity(64 * 1024),
+            strings: HashMap::new(),
+            ranges: HashMap::new(),
+            thread_count: header.threads.len() as u32,
+            events: 0,
+            batch: Batch::default(),
+            chunks: Vec::new(),
+        };
+        enc.write_header(header)?;
+        Ok(enc)
+    }
+
+    /// Number of events pushed so far.
+    pub fn event_count(&self) -> u64 {
+        self.events
+    }
+
+    /// Appends one event and returns its index.
+    pub fn push(&mut self, ev: &NewEvent<'_>) -> Result<u32> {
+        let index = self.events;
+        if index >= MAX_EVENTS {
+            return Err(RecordingError::limit("event count", index + 1, MAX_EVENTS));
+        }
+        let invalid = |detail: String| RecordingError::InvalidEvent {
+            event: index,
+            detail,
+        };
+        if let Some(p) = ev.parent {
+            if u64::from(p) >= index {
+                return Err(invalid(format!("parent {p} has not been pushed yet")));
+            }
+        }
+        if ev.thread >= self.thread_count {
+            return Err(invalid(format!(
+                "thread {} is not one of the header's {} threads",
+                ev.thread, self.thread_count
+            )));
+        }
+        let end = ev.start_ns.checked_add(ev.duration_ns);
+        if end.is_none_or(|e| e > MAX_TIME_NS) {
+            return Err(invalid("interval ends past the largest time".into()));
+        }
+        if ev.range.is_none() != (ev.range_kind == RangeKind::None) {
+            return Err(invalid("a range needs a range kind and vice versa".into()));
+        }
+        let class = self.intern(ev.class);
+        let label = self.intern(ev.label);
+        let range = match ev.range {
+            Some(r) => {
+                let id = self.intern_range(r);
+                (u64::from(id) + 1) << 2 | ev.range_kind as u64
+            }
+            None => 0,
+        };
+        let b = &mut self.batch;
+        if b.count == 0 {
+            b.first_event = index;
+        }
+        put_u64(
+            &mut b.parent,
+            ev.parent.map_or(0, |p| (index - u64::from(p)) << 1),
+        );
+        put_u64(&mut b.class, u64::from(class));
+        put_u64(&mut b.label, u64::from(label));
+        let start = ev.start_ns as i64;
+        put_i64(&mut b.start, start - b.prev_start);
+        b.prev_start = start;
+        put_i64(&mut b.duration, ev.duration_ns as i64);
+        put_u64(&mut b.thread, u64::from(ev.thread));
+        put_u64(&mut b.range, range);
+        b.count += 1;
+        self.events += 1;
+        if self.batch.count >= BATCH_EVENTS {
+            self.flush_batch()?;
+        }
+        Ok(index as u32)
+    }
+
+    /// Writes the last batch, the footer and the trailer; returns the sink.
+    pub fn finish(mut self) -> Result<W> {
+        self.flush_batch()?;
+        // A zero size marks the end of the event batches; the footer follows.
+        self.out.write_all(&0u32.to_le_bytes())?;
+        self.offset += 4;
+        let footer_offset = self.offset;
+        let fbb = &mut self.fbb;
+        fbb.reset();
+        let chunks = fbb.create_vector(&self.chunks);
+        let footer = fb::Footer::create(
+            fbb,
+            &fb::FooterArgs {
+                chunks: Some(chunks),
+                event_count: self.events,
+                string_count: self.strings.len() as u64,
+                range_count: self.ranges.len() as u64,
+            },
+        );
+        let root = fb::Chunk::create(
+            fbb,
+            &fb::ChunkArgs {
+                body_type: fb::ChunkBody::Footer,
+                body: Some(footer.as_union_value()),
+            },
+        );
+        fb::finish_size_prefixed_chunk_buffer(fbb, root);
+        self.out.write_all(self.fbb.finished_data())?;
+        self.out.write_all(&footer_offset.to_le_bytes())?;
+        self.out.write_all(&END_MAGIC)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.strings.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as u32;
+        self.strings.insert(s.to_owned(), id);
+        self.batch.new_strings.push(s.to_owned());
+        id
+    }
+
+    fn intern_range(&mut self, r: SourceRange) -> u32 {
+        if let Some(&id) = self.ranges.get(&r) {
+            return id;
+        }
+        let id = self.ranges.len() as u32;
+        self.ranges.insert(r, id);
+        self.batch.new_ranges.push(r);
+        id
+    }
+
+    fn write_header(&mut self, h: &Header) -> Result<()> {
+        let fbb = &mut self.fbb;
+        fbb.reset();
+        let s = |fbb: &mut FlatBufferBuilder<'static>, v: &str| fbb.create_string(v);
+        let decls: Vec<_> = h
+            .declarations
+            .iter()
+            .map(|d| {
+                let name = s(fbb, &d.name);
+                let kind = s(fbb, &d.kind);
+                fb::Declaration::create(
+                    fbb,
+                    &fb::DeclarationArgs {
+                        name: Some(name),
+                        kind: Some(kind),
+                        range: Some(&fb_range(d.range)),
+                        selection_range: Some(&fb_range(d.selection_range)),
+                        generated: d.generated,
+                    },
+                )
+            })
+            .collect();
+        let decls = fbb.create_vector(&decls);
+        let diags: Vec<_> = h
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let text = s(fbb, &d.text);
+                fb::Diagnostic::create(
+                    fbb,
+                    &fb::DiagnosticArgs {
+                        severity: fb::Severity(d.severity.to_u8()),
+                        range: Some(&fb_range(d.range)),
+                        text: Some(text),
+                    },
+                )
+            })
+            .collect();
+        let diags = fbb.create_vector(&diags);
+        let threads: Vec<_> = h
+            .threads
+            .iter()
+            .map(|t| {
+                let name = s(fbb, &t.name);
+                fb::Thread::create(
+                    fbb,
+                    &fb::ThreadArgs {
+                        id: t.id,
+                        name: Some(name),
+                    },
+                )
+            })
+            .collect();
+        let threads = fbb.create_vector(&threads);
+        let notes: Vec<_> = h.notes.iter().map(|n| s(fbb, n)).collect();
+        let notes = fbb.create_vector(&notes);
+        let sha = decode_hex_sha(&sha256_hex(h.source_text.as_bytes()));
+        let sha = fbb.create_vector(&sha);
+        let args = fb::HeaderArgs {
+            schema_version: SCHEMA_VERSION,
+            lean_version: Some(s(fbb, &h.lean_version)),
+            toolchain: Some(s(fbb, &h.toolchain)),
+            capture_mode: fb::CaptureMode(h.capture_mode.to_u8()),
+            threshold_ns: h.threshold_ns,
+            clock: fb::ClockKind(h.clock.to_u8()),
+            clock_description: Some(s(fbb, &h.clock_description)),
+            source_path: Some(s(fbb, &h.source_path)),
+            module_name: Some(s(fbb, &h.module_name)),
+            source_sha256: Some(sha),
+            source_text: Some(s(fbb, &h.source_text)),
+            declarations: Some(decls),
+            diagnostics: Some(diags),
+            threads: Some(threads),
+            elapsed_ns: h.elapsed_ns.unwrap_or(0),
+            status: fb::CaptureStatus(h.status.to_u8()),
+            created_unix_ms: h.created_unix_ms,
+            producer: Some(s(fbb, &h.producer)),
+            notes: Some(notes),
+        };
+        let header = fb::Header::create(fbb, &args);
+        let root = fb::Chunk::create(
+            fbb,
+            &fb::ChunkArgs {
+                body_type: fb::ChunkBody::Header,
+                body: Some(header.as_union_value()),
+            },
+        );
+        fb::finish_size_prefixed_chunk_buffer(fbb, root);
+        self.emit_chunk(fb::ChunkKind::Header, 0, 0)
+    }
+
+    fn flush_batch(&mut self) -> Result<()> {
+        if self.batch.count == 0 {
+            return Ok(());
+        }
+        let b = &self.batch;
+        let fbb = &mut self.fbb;
+        fbb.reset();
+        let strings: Vec<_> = b.new_strings.iter().map(|s| fbb.create_string(s)).collect();
+        let new_strings = fbb.create_vector(&strings);
+        let ranges: Vec<fb::SourceRange> = b.new_ranges.iter().map(|r| fb_range(*r)).collect();
+        let new_ranges = fbb.create_vector(&ranges);
+        let args = fb::EventBatchArgs {
+            first_event: b.first_event,
+            count: b.count as u32,
+            new_strings: Some(new_strings),
+            new_ranges: Some(new_ranges),
+            parent: Some(fbb.create_vector(&b.parent)),
+            class: Some(fbb.create_vector(&b.class)),
+            label: Some(fbb.create_vector(&b.label)),
+            start: Some(fbb.create_vector(&b.start)),
+            duration: Some(fbb.create_vector(&b.duration)),
+            thread: Some(fbb.create_vector(&b.thread)),
+            range: Some(fbb.create_vector(&b.range)),
+        };
+        let batch = fb::EventBatch::create(fbb, &args);
+        let root = fb::Chunk::create(
+            fbb,
+            &fb::ChunkArgs {
+                body_type: fb::ChunkBody::EventBatch,
+                body: Some(batch.as_union_value()),
+            },
+        );
+        fb::finish_size_prefixed_chunk_buffer(fbb, root);
+        let (first, count) = (self.batch.first_event, self.batch.count as u32);
+        self.emit_chunk(fb::ChunkKind::EventBatch, first, count)?;
+        self.batch.clear(self.events);
+        Ok(())
+    }
+
+    fn emit_chunk(&mut self, kind: fb::ChunkKind, first_event: u64, count: u32) -> Result<()> {
+        let data = self.fbb.finished_data();
+        self.out.write_all(data)?;
+        self.chunks.push(fb::ChunkRef::new(
+            self.offset,
+            first_event,
+            (data.len() - 4) as u32,
+            count,
+            kind,
+        ));
+        self.offset += data.len() as u64;
+        Ok(())
+    }
+}
+
+fn fb_range(r: SourceRange) -> fb::SourceRange {
+    fb::SourceRange::new(r.start_line, r.start_col, r.end_line, r.end_col)
+}
+
+fn decode_hex_sha(hex: &str) -> Vec<u8> {
+    hex.as_bytes()
+        .chunks(2)
+        .map(|pair| {
+            let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+            digit(pair[0]) << 4 | digit(pair[1])
+        })
+        .collect()
+}
+
+/// A file published atomically: written to a temporary file in the
+/// target's directory, then fsynced and renamed over the target by
+/// [`AtomicFile::publish`]. If it is dropped unpublished, or publishing
+/// fails, the temporary file is removed and nothing appears at the target.
+pub struct AtomicFile {
+    temp: PathBuf,
+    target: PathBuf,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file; returns the guard and a buffered writer.
+    pub fn create(target: impl AsRef<Path>) -> Result<(AtomicFile, BufWriter<File>)> {
+        let target = target.as_ref().to_path_buf();
+        let temp = temp_path_for(&target);
+        let file = File::create(&temp)?;
+        Ok((
+            AtomicFile { temp, target },
+            BufWriter::with_capacity(1 << 20, file),
+        ))
+    }
+
+    /// Flushes and fsyncs the file, renames it to the target and fsyncs
+    /// the directory. Returns the target path.
+    pub fn publish(self, out: BufWriter<File>) -> Result<PathBuf> {
+        let file = out
+            .into_inner()
+            .map_err(|e| RecordingError::Io(e.into_error()))?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&self.temp, &self.target)?;
+        let dir = match self.target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        // Directory fsync makes the rename durable; not every platform allows it.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(self.target.clone())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // After a successful publish the temp file was renamed away; otherwise
+        // this removes what an unfinished or failed writer left behind.
+        let _ = fs::remove_file(&self.temp);
+    }
+}
+
+/// Writes a recording file, streaming, and publishes it atomically (see
+/// [`AtomicFile`]).
+pub struct RecordingWriter {
+    encoder: Encoder<BufWriter<File>>,
+    file: AtomicFile,
+}
+
+impl RecordingWriter {
+    pub fn create(target: impl AsRef<Path>, header: &Header) -> Result<Self> {
+        let (file, out) = AtomicFile::create(target)?;
+        Ok(RecordingWriter {
+            encoder: Encoder::new(out, header)?,
+            file,
+        })
+    }
+
+    pub fn push(&mut self, ev: &NewEvent<'_>) -> Result<u32> {
+        self.encoder.push(ev)
+    }
+
+    pub fn event_count(&self) -> u64 {
+        self.encoder.event_count()
+    }
+
+    /// Finishes and publishes the file; returns the target path.
+    pub fn finish(self) -> Result<PathBuf> {
+        let out = self.encoder.finish()?;
+        self.file.publish(out)
+    }
+}
+
+fn temp_path_for(target: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "recording".into());
+    target.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()))
+}
+
+/// Encodes a whole recording into memory.
+pub fn encode_to_vec<'a>(
+    header: &Header,
+    events: impl IntoIterator<Item = NewEvent<'a>>,
+) -> Result<Vec<u8>> {
+    let mut enc = Encoder::new(Vec::new(), header)?;
+    for ev in events {
+        enc.push(&ev)?;
+    }
+    enc.finish()
+}

@@ -1,0 +1,176 @@
+//! `leanscope info`: what a recording holds.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use recording::model::{declaration_times, file_time};
+use recording::{Recording, Severity};
+use serde_json::json;
+
+use crate::output::human_ns;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The recording (.lsrec).
+    file: PathBuf,
+    /// Print JSON for scripts.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Validation issues printed in the text output; `--json` lists all kept.
+const ISSUES_SHOWN: usize = 20;
+
+pub fn run(a: Args) -> Result<u8> {
+    let rec = Recording::open(&a.file)
+        .with_context(|| format!("cannot read the recording {}", a.file.display()))?;
+    let info = Info::of(&rec);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&info.json(&rec, &a.file))?
+        );
+    } else {
+        info.print(&rec, &a.file);
+    }
+    Ok(crate::exit::OK)
+}
+
+struct Info {
+    threads_used: usize,
+    max_depth: u32,
+    timed_declarations: usize,
+    errors: usize,
+    warnings: usize,
+    traced_ns: u64,
+}
+
+impl Info {
+    fn of(rec: &Recording) -> Info {
+        let count = |s| {
+            rec.header
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == s)
+                .count()
+        };
+        Info {
+            threads_used: rec.active_thread_count(),
+            max_depth: rec.max_depth(),
+            timed_declarations: declaration_times(rec).iter().flatten().count(),
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            traced_ns: file_time(rec).traced_ns,
+        }
+    }
+
+    fn json(&self, rec: &Recording, path: &std::path::Path) -> serde_json::Value {
+        let h = &rec.header;
+        json!({
+            "path": path,
+            "schemaVersion": h.schema_version,
+            "source": {"path": h.source_path, "module": h.module_name, "sha256": h.source_sha256,
+                       "lines": h.source_text.lines().count()},
+            "lean": {"version": h.lean_version, "toolchain": h.toolchain},
+            "capture": {"mode": h.capture_mode, "thresholdNs": h.threshold_ns,
+                        "clock": h.clock, "clockDescription": h.clock_description,
+                        "status": h.status, "createdUnixMs": h.created_unix_ms, "producer": h.producer},
+            "events": rec.len(),
+            "threads": h.threads,
+            "threadsWithEvents": self.threads_used,
+            "maxDepth": self.max_depth,
+            "strings": rec.strings.len(),
+            "ranges": rec.ranges.len(),
+            "declarations": h.declarations.len(),
+            "declarationsWithTime": self.timed_declarations,
+            "diagnostics": {"total": h.diagnostics.len(), "errors": self.errors, "warnings": self.warnings},
+            "elapsedNs": h.elapsed_ns,
+            "tracedNs": self.traced_ns,
+            "notes": h.notes,
+            "validation": {"issueCount": rec.issue_count, "issues": rec.issues},
+        })
+    }
+
+    fn print(&self, rec: &Recording, path: &std::path::Path) {
+        let h = &rec.header;
+        let or_unknown = |s: &str| {
+            if s.is_empty() {
+                "unknown".to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        println!("recording     {}", path.display());
+        println!(
+            "source        {} (module {}, {} lines)",
+            h.source_path,
+            h.module_name,
+            h.source_text.lines().count()
+        );
+        println!("source sha256 {}", h.source_sha256);
+        println!(
+            "lean          {} (toolchain {})",
+            or_unknown(&h.lean_version),
+            or_unknown(&h.toolchain)
+        );
+        println!(
+            "capture       {}, threshold {}, clock {} ({})",
+            h.capture_mode,
+            human_ns(h.threshold_ns),
+            h.clock,
+            h.clock_description
+        );
+        println!("status        {}", h.status);
+        println!(
+            "events        {} on {} of {} threads, max depth {}",
+            rec.len(),
+            self.threads_used,
+            h.threads.len(),
+            self.max_depth
+        );
+        println!(
+            "interned      {} strings, {} ranges",
+            rec.strings.len(),
+            rec.ranges.len()
+        );
+        println!(
+            "declarations  {} ({} with recorded time)",
+            h.declarations.len(),
+            self.timed_declarations
+        );
+        println!(
+            "diagnostics   {} ({} errors, {} warnings)",
+            h.diagnostics.len(),
+            self.errors,
+            self.warnings
+        );
+        match h.elapsed_ns {
+            Some(e) => println!(
+                "file time     {} elapsed (imports included), {} traced",
+                human_ns(e),
+                human_ns(self.traced_ns)
+            ),
+            None => println!(
+                "file time     elapsed unknown, {} traced",
+                human_ns(self.traced_ns)
+            ),
+        }
+        for note in &h.notes {
+            println!("note          {note}");
+        }
+        if rec.issue_count == 0 {
+            println!("validation    no issues");
+        } else {
+            println!("validation    {} issues", rec.issue_count);
+            for issue in rec.issues.iter().take(ISSUES_SHOWN) {
+                println!("  {issue}");
+            }
+            if rec.issue_count > ISSUES_SHOWN as u64 {
+                println!(
+                    "  … and {} more (see --json)",
+                    rec.issue_count - ISSUES_SHOWN as u64
+                );
+            }
+        }
+    }
+}
