@@ -259,130 +259,163 @@ fn decode_batch(chunk: fb::Chunk<'_>, index: usize, tables: &mut Tables) -> Resu
             MAX_RANGES,
         ));
     }
-    fn col<'b>(
-        name: &'static str,
-        v: Option<flatbuffers::Vector<'b, u8>>,
-    ) -> (&'static str, Column<'b>) {
-        (name, Column::new(v.map(|v| v.bytes()).unwrap_or_default()))
+    fn col(v: Option<flatbuffers::Vector<'_, u8>>) -> &[u8] {
+        v.map(|v| v.bytes()).unwrap_or_default()
     }
-    let mut cols = [
-        col("parent", b.parent()),
-        col("class", b.class()),
-        col("label", b.label()),
-        col("start", b.start()),
-        col("duration", b.duration()),
-        col("thread", b.thread()),
-        col("range", b.range()),
+    let columns = [
+        col(b.parent()),
+        col(b.class()),
+        col(b.label()),
+        col(b.start()),
+        col(b.duration()),
+        col(b.thread()),
+        col(b.range()),
     ];
     // Every value takes at least one byte, so a column's length bounds what
     // the batch may really hold; never reserve for a merely claimed count.
-    let shortest = cols.iter().map(|(_, c)| c.remaining()).min().unwrap_or(0);
+    let shortest = columns.iter().map(|c| c.len()).min().unwrap_or(0);
     let reserve = count.min(shortest);
+    let first = tables.events;
     let mut out = DecodedBatch {
         first_event: b.first_event(),
         new_strings,
         new_ranges,
-        parent: Vec::with_capacity(reserve),
-        class: Vec::with_capacity(reserve),
-        label: Vec::with_capacity(reserve),
-        start: Vec::with_capacity(reserve),
-        duration: Vec::with_capacity(reserve),
-        thread: Vec::with_capacity(reserve),
-        range: Vec::with_capacity(reserve),
-        range_kind: Vec::with_capacity(reserve),
+        ..DecodedBatch::default()
     };
-    let mut prev_start: i64 = 0;
-    for i in 0..count {
-        let event = tables.events + i as u64;
-        let bad = |detail: String| RecordingError::InvalidEvent { event, detail };
-        let mut next = |k: usize| -> Result<u64> {
-            let (name, c) = &mut cols[k];
-            c.next_u64().map_err(|e| match e {
-                ColumnError::Short => bad(format!("the {name} column ends early")),
-                ColumnError::Overlong => bad(format!("the {name} column holds an overlong number")),
-            })
-        };
-        let parent = crate::varint::unzigzag(next(0)?);
-        let class = next(1)?;
-        let label = next(2)?;
-        let start_delta = crate::varint::unzigzag(next(3)?);
-        let duration = crate::varint::unzigzag(next(4)?);
-        let thread = next(5)?;
-        let range = next(6)?;
-        let parent = match parent {
-            0 => NO_PARENT,
-            d if d < 0 => {
-                return Err(bad(format!(
-                    "its parent lies {} events ahead; a parent must come first",
-                    -d
-                )))
-            }
-            d if d as u64 > event => {
-                return Err(bad(format!(
-                    "its parent lies {d} events back, before the first event"
-                )))
-            }
-            d => (event - d as u64) as u32,
-        };
-        if class >= tables.strings || label >= tables.strings {
-            return Err(bad(format!(
-                "string id {} is not among the {} strings defined so far",
-                class.max(label),
-                tables.strings
-            )));
+    // Column by column: tight loops, each value checked as it is decoded.
+    let [parent, class, label, start, duration, thread, range] = columns;
+    out.parent = decode_column(
+        "parent",
+        parent,
+        count,
+        reserve,
+        first,
+        index,
+        |event, v| match crate::varint::unzigzag(v) {
+            0 => Ok(NO_PARENT),
+            d if d < 0 => Err(format!(
+                "its parent lies {} events ahead; a parent must come first",
+                d.unsigned_abs()
+            )),
+            d if d as u64 > event => Err(format!(
+                "its parent lies {d} events back, before the first event"
+            )),
+            d => Ok((event - d as u64) as u32),
+        },
+    )?;
+    let strings = tables.strings;
+    let string_id = |_: u64, v: u64| {
+        if v < strings {
+            Ok(v as u32)
+        } else {
+            Err(format!(
+                "string id {v} is not among the {strings} strings defined so far"
+            ))
         }
-        let start = prev_start
-            .checked_add(start_delta)
+    };
+    out.class = decode_column("class", class, count, reserve, first, index, string_id)?;
+    out.label = decode_column("label", label, count, reserve, first, index, string_id)?;
+    let mut prev: i64 = 0;
+    out.start = decode_column("start", start, count, reserve, first, index, |_, v| {
+        prev = prev
+            .checked_add(crate::varint::unzigzag(v))
             .filter(|s| *s >= 0)
-            .ok_or_else(|| bad("its start time is negative or overflows".into()))?;
-        prev_start = start;
-        if duration < 0 {
-            return Err(bad(format!(
-                "it ends before it starts (duration {duration} ns)"
-            )));
-        }
-        if start.checked_add(duration).is_none() {
-            return Err(bad("its end time overflows".into()));
-        }
-        if thread >= u64::from(tables.threads) {
-            return Err(bad(format!(
-                "thread {thread} is not one of the header's {} threads",
-                tables.threads
-            )));
-        }
-        let (range_id, kind) = match range >> 2 {
-            0 => (NO_RANGE, RangeKind::None),
-            id if id - 1 < tables.ranges => ((id - 1) as u32, RangeKind::from_bits(range as u8)),
-            id => {
-                return Err(bad(format!(
-                    "range id {} is not among the {} ranges defined so far",
-                    id - 1,
-                    tables.ranges
-                )))
+            .ok_or("its start time is negative or overflows")?;
+        Ok(prev as u64)
+    })?;
+    let starts = &out.start;
+    out.duration = decode_column(
+        "duration",
+        duration,
+        count,
+        reserve,
+        first,
+        index,
+        |event, v| {
+            let d = crate::varint::unzigzag(v);
+            if d < 0 {
+                return Err(format!("it ends before it starts (duration {d} ns)"));
             }
-        };
-        if (range_id == NO_RANGE) != (kind == RangeKind::None) {
-            return Err(bad(
-                "a range without a range kind, or a kind without a range".into(),
-            ));
+            let s = starts[(event - first) as usize];
+            if (s as i64).checked_add(d).is_none() {
+                return Err("its end time overflows".into());
+            }
+            Ok(d as u64)
+        },
+    )?;
+    let threads = tables.threads;
+    out.thread = decode_column("thread", thread, count, reserve, first, index, |_, v| {
+        if v < u64::from(threads) {
+            Ok(v as u32)
+        } else {
+            Err(format!(
+                "thread {v} is not one of the header's {threads} threads"
+            ))
         }
-        out.parent.push(parent);
-        out.class.push(class as u32);
-        out.label.push(label as u32);
-        out.start.push(start as u64);
-        out.duration.push(duration as u64);
-        out.thread.push(thread as u32);
-        out.range.push(range_id);
-        out.range_kind.push(kind);
-    }
-    for (name, c) in &cols {
-        if !c.is_done() {
-            return Err(RecordingError::Invalid(format!(
-                "the {name} column of chunk {index} holds more values than its {count} events"
-            )));
-        }
-    }
+    })?;
+    let ranges = tables.ranges;
+    let mut kinds = Vec::with_capacity(reserve);
+    out.range = decode_column(
+        "range",
+        range,
+        count,
+        reserve,
+        first,
+        index,
+        |_, v| match v >> 2 {
+            0 if v & 3 == 0 => {
+                kinds.push(RangeKind::None);
+                Ok(NO_RANGE)
+            }
+            0 => Err("a range kind without a range".into()),
+            id if id - 1 < ranges => {
+                kinds.push(RangeKind::from_bits(v as u8));
+                if v & 3 == 0 {
+                    return Err("a range without a range kind".into());
+                }
+                Ok((id - 1) as u32)
+            }
+            id => Err(format!(
+                "range id {} is not among the {ranges} ranges defined so far",
+                id - 1
+            )),
+        },
+    )?;
+    out.range_kind = kinds;
     tables.events = total;
+    Ok(out)
+}
+
+/// Decodes `count` varints of one column, converting and checking each
+/// with `f(event index, value)`.
+#[allow(clippy::too_many_arguments)]
+fn decode_column<T>(
+    name: &str,
+    bytes: &[u8],
+    count: usize,
+    reserve: usize,
+    first: u64,
+    chunk: usize,
+    mut f: impl FnMut(u64, u64) -> Result<T, String>,
+) -> Result<Vec<T>> {
+    let mut out = Vec::with_capacity(reserve);
+    let mut c = Column::new(bytes);
+    for i in 0..count {
+        let event = first + i as u64;
+        let v = c.next_u64().map_err(|e| RecordingError::InvalidEvent {
+            event,
+            detail: match e {
+                ColumnError::Short => format!("the {name} column ends early"),
+                ColumnError::Overlong => format!("the {name} column holds an overlong number"),
+            },
+        })?;
+        out.push(f(event, v).map_err(|detail| RecordingError::InvalidEvent { event, detail })?);
+    }
+    if !c.is_done() {
+        return Err(RecordingError::Invalid(format!(
+            "the {name} column of chunk {chunk} holds more values than its {count} events"
+        )));
+    }
     Ok(out)
 }
 
@@ -682,6 +715,11 @@ impl<R: Read> ChunkReader<R> {
         &self.header
     }
 
+    /// Moves the header out (leaving an empty one), for callers that keep it.
+    pub fn take_header(&mut self) -> Header {
+        std::mem::take(&mut self.header)
+    }
+
     /// The footer, once [`ChunkReader::next_batch`] returned `None`.
     pub fn footer(&self) -> Option<&FooterInfo> {
         self.footer.as_ref()
@@ -694,7 +732,11 @@ impl<R: Read> ChunkReader<R> {
             Some(Item::Batch(b)) => Ok(Some(b)),
             Some(Item::End(f)) => {
                 self.footer = Some(f);
-                Ok(None)
+                // Nothing may follow the trailer.
+                match self.next_raw()? {
+                    None => Ok(None),
+                    Some(_) => Err(RecordingError::Invalid("data follows the trailer".into())),
+                }
             }
             Some(Item::Header(_)) => Err(RecordingError::Invalid("a second header".into())),
             None => Ok(None),
@@ -707,11 +749,11 @@ impl<R: Read> ChunkReader<R> {
             if let Some(item) = self.decoder.next_item()? {
                 return Ok(Some(item));
             }
-            if self.decoder.is_done() {
-                return Ok(None);
-            }
             if self.eof {
                 self.decoder.finish()?;
+                return Ok(None);
+            }
+            if self.decoder.is_done() && self.footer.is_none() {
                 return Ok(None);
             }
             let n = loop {
@@ -866,3 +908,7 @@ pub(crate) fn footer_event_count(prefixed: &[u8]) -> Option<u64> {
     let chunk = verify(prefixed, usize::MAX, 0).ok()?;
     chunk.body_as_footer().map(|f| f.event_count())
 }
+
+#[cfg(test)]
+#[path = "reader_tests.rs"]
+mod tests;

@@ -69,11 +69,6 @@ impl<'a> Column<'a> {
         }
     }
 
-    /// Bytes not read yet.
-    pub fn remaining(&self) -> usize {
-        self.bytes.len() - self.pos
-    }
-
     /// True when every byte was consumed.
     pub fn is_done(&self) -> bool {
         self.pos == self.bytes.len()

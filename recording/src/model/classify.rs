@@ -3,7 +3,8 @@
 //! Lean's elaborator opens an `Elab.step` trace node for every tactic it
 //! runs (labelled with the tactic's syntax), and also for every term
 //! (labelled `expected type: …, term …`) and for commands. Commands are the
-//! roots (or `Elab.command` nodes).
+//! roots (or `Elab.command` nodes); a step spanning exactly its command is
+//! the command's own step, not a tactic.
 
 use super::Recording;
 
@@ -37,8 +38,11 @@ pub fn kind_of(rec: &Recording, i: u32) -> EventKind {
     if rec.label(i).starts_with(TERM_STEP_PREFIX) {
         return EventKind::Term;
     }
+    // The step that elaborates a command's own syntax spans the command.
     match parent {
-        Some(p) if rec.class(p) == COMMAND_CLASS && rec.parent(p).is_none() => EventKind::Command,
+        Some(p) if rec.class(p) == COMMAND_CLASS && rec.range(p) == rec.range(i) => {
+            EventKind::Command
+        }
         _ => EventKind::Tactic,
     }
 }

@@ -148,25 +148,30 @@ impl RecordingBuilder {
 }
 
 /// Children lists in compressed form: the children of `i` are
-/// `children[offsets[i]..offsets[i + 1]]`, in event order.
+/// `children[offsets[i]..offsets[i + 1]]`, in event order. Built in place
+/// (no second offsets array) to keep peak memory low.
 fn link_children(parent: &[u32]) -> (Vec<u32>, Vec<u32>) {
     let n = parent.len();
     let mut offsets = vec![0u32; n + 1];
     for &p in parent {
         if p != NO_PARENT {
-            offsets[p as usize + 1] += 1;
+            offsets[p as usize] += 1;
         }
     }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
+    // Inclusive prefix sums: offsets[p] is the end of p's children.
+    let mut sum = 0u32;
+    for o in offsets.iter_mut() {
+        sum += *o;
+        *o = sum;
     }
-    let mut fill = offsets.clone();
-    let mut children = vec![0u32; offsets[n] as usize];
-    for (i, &p) in parent.iter().enumerate() {
+    let mut children = vec![0u32; sum as usize];
+    // Filling back to front leaves offsets[p] at the start of p's children
+    // and keeps each list in event order.
+    for (i, &p) in parent.iter().enumerate().rev() {
         if p != NO_PARENT {
-            let slot = &mut fill[p as usize];
+            let slot = &mut offsets[p as usize];
+            *slot -= 1;
             children[*slot as usize] = i as u32;
-            *slot += 1;
         }
     }
     (offsets, children)
@@ -200,7 +205,7 @@ impl Recording {
     /// Like [`Recording::read`], reserving for `events` events up front.
     pub fn read_with_hint(input: impl Read, events: usize) -> Result<Recording> {
         let mut reader = ChunkReader::new(input)?;
-        let mut builder = RecordingBuilder::with_capacity(reader.header().clone(), events);
+        let mut builder = RecordingBuilder::with_capacity(reader.take_header(), events);
         while let Some(batch) = reader.next_batch()? {
             builder.add_batch(batch);
         }

@@ -50,11 +50,11 @@ pub(super) fn validate(rec: &Recording) -> (Vec<ValidationIssue>, u64) {
             });
         }
     };
-    let line_lengths: Vec<usize> = rec
+    let line_lengths: Vec<u32> = rec
         .header
         .source_text
         .split('\n')
-        .map(|l| l.encode_utf16().count())
+        .map(|l| l.encode_utf16().count() as u32)
         .collect();
     let mut siblings: Vec<u32> = Vec::new();
     for i in 0..rec.len() as u32 {
@@ -74,10 +74,10 @@ pub(super) fn validate(rec: &Recording) -> (Vec<ValidationIssue>, u64) {
             let fits = r.is_well_formed()
                 && line_lengths
                     .get(r.end_line as usize)
-                    .is_some_and(|&len| r.end_col as usize <= len)
+                    .is_some_and(|&len| r.end_col <= len)
                 && line_lengths
                     .get(r.start_line as usize)
-                    .is_some_and(|&len| r.start_col as usize <= len);
+                    .is_some_and(|&len| r.start_col <= len);
             if !fits {
                 report(IssueKind::RangeOutsideSource, i, &|| {
                     format!(
@@ -88,30 +88,46 @@ pub(super) fn validate(rec: &Recording) -> (Vec<ValidationIssue>, u64) {
             }
         }
         // Same-thread siblings, in start order: each must start after the
-        // ones before it ended.
+        // ones before it ended. Usually one thread and already in order.
         let kids = rec.children(i);
         if kids.len() > 1 {
-            for thread in distinct_threads(rec, kids) {
-                siblings.clear();
-                siblings.extend(kids.iter().copied().filter(|&c| rec.thread(c) == thread));
-                siblings.sort_by_key(|&c| (rec.start(c), c));
-                let mut reach: Option<(u64, u32)> = None;
-                for &c in &siblings {
-                    if let Some((end, prev)) = reach {
-                        if rec.start(c) < end {
-                            report(IssueKind::OverlappingSiblings, c, &|| {
-                                format!("overlaps its earlier sibling {prev} on the same thread")
-                            });
-                        }
-                    }
-                    if reach.is_none_or(|(end, _)| rec.end(c) > end) {
-                        reach = Some((rec.end(c), c));
-                    }
+            let one_thread = kids.iter().all(|&c| rec.thread(c) == rec.thread(kids[0]));
+            let in_order = kids.windows(2).all(|w| rec.start(w[0]) <= rec.start(w[1]));
+            if one_thread && in_order {
+                check_siblings(rec, kids.iter().copied(), &mut report);
+            } else {
+                for thread in distinct_threads(rec, kids) {
+                    siblings.clear();
+                    siblings.extend(kids.iter().copied().filter(|&c| rec.thread(c) == thread));
+                    siblings.sort_by_key(|&c| (rec.start(c), c));
+                    check_siblings(rec, siblings.iter().copied(), &mut report);
                 }
             }
         }
     }
     (issues, count)
+}
+
+/// Reports each sibling (given in start order) that starts before an
+/// earlier one ended.
+fn check_siblings(
+    rec: &Recording,
+    siblings: impl Iterator<Item = u32>,
+    report: &mut impl FnMut(IssueKind, u32, &dyn Fn() -> String),
+) {
+    let mut reach: Option<(u64, u32)> = None;
+    for c in siblings {
+        if let Some((end, prev)) = reach {
+            if rec.start(c) < end {
+                report(IssueKind::OverlappingSiblings, c, &|| {
+                    format!("overlaps its earlier sibling {prev} on the same thread")
+                });
+            }
+        }
+        if reach.is_none_or(|(end, _)| rec.end(c) > end) {
+            reach = Some((rec.end(c), c));
+        }
+    }
 }
 
 fn distinct_threads(rec: &Recording, kids: &[u32]) -> Vec<u16> {
