@@ -487,6 +487,8 @@ pub struct StreamDecoder {
     tables: Tables,
     seen_any: bool,
     pending_footer: Option<FooterInfo>,
+    /// The chunks read so far, to check the footer's index against.
+    seen: Vec<ChunkInfo>,
 }
 
 impl Default for StreamDecoder {
@@ -507,6 +509,7 @@ impl StreamDecoder {
             tables: Tables::default(),
             seen_any: false,
             pending_footer: None,
+            seen: Vec::new(),
         }
     }
 
@@ -593,19 +596,46 @@ impl StreamDecoder {
                     self.chunk_index += 1;
                     let bytes = &self.buf[start..start + 4 + len];
                     let chunk = verify(bytes, index, offset)?;
+                    if self.stage != Stage::Footer && self.seen.len() >= MAX_CHUNKS {
+                        return Err(RecordingError::limit(
+                            "chunk count",
+                            self.seen.len() as u64 + 1,
+                            MAX_CHUNKS as u64,
+                        ));
+                    }
                     match self.stage {
                         Stage::Header => {
                             let header = decode_header(chunk, index)?;
+                            self.seen.push(ChunkInfo {
+                                offset,
+                                length: len as u32,
+                                first_event: 0,
+                                event_count: 0,
+                                is_header: true,
+                            });
                             self.tables.threads = header.threads.len() as u32;
                             self.stage = Stage::Batches;
                             return Ok(Some(Item::Header(Box::new(header))));
                         }
                         Stage::Batches => {
                             let batch = decode_batch(chunk, index, &mut self.tables)?;
+                            self.seen.push(ChunkInfo {
+                                offset,
+                                length: len as u32,
+                                first_event: batch.first_event,
+                                event_count: batch.len() as u32,
+                                is_header: false,
+                            });
                             return Ok(Some(Item::Batch(batch)));
                         }
                         _ => {
                             let footer = decode_footer(chunk, index, &self.tables)?;
+                            if footer.chunks != self.seen {
+                                return Err(RecordingError::Invalid(
+                                    "the footer's chunk index does not match the chunks in the file"
+                                        .into(),
+                                ));
+                            }
                             self.footer_offset = offset;
                             self.stage = Stage::Trailer;
                             self.pending_footer = Some(footer);
@@ -821,6 +851,7 @@ impl<'a> RecordingFile<'a> {
             events: f.event_count(),
         };
         let footer = decode_footer(chunk, usize::MAX, &tables)?;
+        check_chunk_index(&footer, bytes, footer_offset)?;
         let first = footer
             .chunks
             .first()
@@ -874,6 +905,35 @@ impl<'a> RecordingFile<'a> {
                 Some(r)
             })
     }
+}
+
+/// The footer's chunk index must describe the file exactly: the header
+/// right after the magic, then batches back to back with consecutive
+/// events, then the end-of-batches mark right before the footer.
+fn check_chunk_index(footer: &FooterInfo, bytes: &[u8], footer_offset: u64) -> Result<()> {
+    let bad = || {
+        RecordingError::Invalid(
+            "the footer's chunk index does not match the chunks in the file".into(),
+        )
+    };
+    let mut at = MAGIC.len() as u64;
+    let mut events = 0u64;
+    for (i, c) in footer.chunks.iter().enumerate() {
+        let expected_kind = i == 0;
+        if c.offset != at || c.is_header != expected_kind || c.first_event != events {
+            return Err(bad());
+        }
+        if c.is_header && c.event_count != 0 {
+            return Err(bad());
+        }
+        at += 4 + u64::from(c.length);
+        events += u64::from(c.event_count);
+    }
+    let mark = usize::try_from(at).ok().and_then(|a| bytes.get(a..a + 4));
+    if footer.chunks.is_empty() || at + 4 != footer_offset || mark != Some(&[0u8; 4][..]) {
+        return Err(bad());
+    }
+    Ok(())
 }
 
 fn chunk_at(bytes: &[u8], offset: u64, limit: usize, index: usize) -> Result<&[u8]> {

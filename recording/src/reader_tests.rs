@@ -420,3 +420,63 @@ fn source_text_that_does_not_match_its_hash() {
         "invalid recording: the embedded source text does not match its SHA-256"
     );
 }
+
+#[test]
+fn footer_whose_chunk_index_lies() {
+    // Found by the fuzzer: a footer pointing a batch elsewhere must be
+    // refused by every reader, not only the random-access one.
+    let b = good();
+    let file = RecordingFile::from_bytes(&b).unwrap();
+    let trailer_at = b.len() - TRAILER_LEN;
+    let footer_off = u64::from_le_bytes(b[trailer_at..trailer_at + 8].try_into().unwrap()) as usize;
+    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let refs: Vec<fb::ChunkRef> = file
+        .footer()
+        .chunks
+        .iter()
+        .map(|c| {
+            let kind = if c.is_header {
+                fb::ChunkKind::Header
+            } else {
+                fb::ChunkKind::EventBatch
+            };
+            let offset = if c.is_header {
+                c.offset
+            } else {
+                c.offset + (1 << 35)
+            };
+            fb::ChunkRef::new(offset, c.first_event, c.length, c.event_count, kind)
+        })
+        .collect();
+    let chunks = fbb.create_vector(&refs);
+    let f = fb::Footer::create(
+        &mut fbb,
+        &fb::FooterArgs {
+            chunks: Some(chunks),
+            event_count: file.footer().event_count,
+            string_count: file.footer().string_count,
+            range_count: file.footer().range_count,
+        },
+    );
+    let root = fb::Chunk::create(
+        &mut fbb,
+        &fb::ChunkArgs {
+            body_type: fb::ChunkBody::Footer,
+            body: Some(f.as_union_value()),
+        },
+    );
+    fb::finish_size_prefixed_chunk_buffer(&mut fbb, root);
+    let mut bad = b[..footer_off].to_vec();
+    bad.extend_from_slice(fbb.finished_data());
+    bad.extend_from_slice(&(footer_off as u64).to_le_bytes());
+    bad.extend_from_slice(&END_MAGIC);
+    let want = "invalid recording: the footer's chunk index does not match the chunks in the file";
+    assert_eq!(read_err(&bad), want);
+    assert_eq!(
+        RecordingFile::from_bytes(&bad)
+            .err()
+            .map(|e| e.to_string())
+            .as_deref(),
+        Some(want)
+    );
+}
