@@ -1,0 +1,438 @@
+//! Runs the `fake-lean` binary the way the sidecar will: as `lake` and `lean` from a temporary
+//! `bin` directory, replaying fixtures/lean-output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn fixtures() -> PathBuf {
+    repo().join("fixtures/lean-output")
+}
+
+fn project() -> PathBuf {
+    repo().join("fixtures/projects/demo")
+}
+
+/// A fresh temporary directory with `bin/lake` and `bin/lean` linked to the fake.
+struct Sandbox {
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn new(name: &str) -> Sandbox {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "fake-lean-{name}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("bin")).expect("temp dir");
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_fake-lean"));
+        for name in ["lake", "lean"] {
+            std::os::unix::fs::symlink(&exe, root.join("bin").join(name)).expect("symlink");
+        }
+        Sandbox { root }
+    }
+
+    fn bin(&self, tool: &str) -> PathBuf {
+        self.root.join("bin").join(tool)
+    }
+
+    /// `lake env lean ARGS…` run in the demo project.
+    fn lake_env_lean(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(self.bin("lake"));
+        cmd.current_dir(project())
+            .arg("env")
+            .arg("lean")
+            .args(args)
+            .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+            .env_remove("LEANSCOPE_FAKE_TOOLCHAIN")
+            .env_remove("LEANSCOPE_FAKE_DELAY_SCALE")
+            .env_remove("LEANSCOPE_FAKE_PIDFILE");
+        cmd
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn read(path: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(path.as_ref())
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.as_ref().display()))
+}
+
+fn run(mut cmd: Command) -> Output {
+    cmd.output().expect("fake runs")
+}
+
+const PROFILER_ARGS: [&str; 6] = [
+    "--json",
+    "-Dtrace.profiler=true",
+    "-Dtrace.profiler.threshold=1",
+    "-Dprofiler=true",
+    "-Dprofiler.threshold=1",
+    "-Dtrace.profiler.output.pp=true",
+];
+
+fn profile_arg(path: &Path) -> String {
+    format!("-Dtrace.profiler.output={}", path.display())
+}
+
+#[test]
+fn versions() {
+    let sb = Sandbox::new("versions");
+    let out = run({
+        let mut c = Command::new(sb.bin("lean"));
+        c.arg("--version")
+            .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+            .env_remove("LEANSCOPE_FAKE_TOOLCHAIN");
+        c
+    });
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Lean (version 4.31.0, x86_64-unknown-linux-gnu, commit 6f0e5c1b7a9d24e83c51a0b9d7e2f46a8c3b1d05, Release)\n"
+    );
+    let old = run({
+        let mut c = Command::new(sb.bin("lean"));
+        c.arg("--version")
+            .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+            .env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.7.0");
+        c
+    });
+    assert!(String::from_utf8_lossy(&old.stdout).starts_with("Lean (version 4.7.0, "));
+    let lake = run({
+        let mut c = Command::new(sb.bin("lake"));
+        c.arg("--version")
+            .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+            .env_remove("LEANSCOPE_FAKE_TOOLCHAIN");
+        c
+    });
+    assert_eq!(
+        String::from_utf8_lossy(&lake.stdout),
+        "Lake version 5.0.0-src+6f0e5c1 (Lean version 4.31.0)\n"
+    );
+    let lean_via_lake = run(sb.lake_env_lean(&["--version"]));
+    assert!(String::from_utf8_lossy(&lean_via_lake.stdout).starts_with("Lean (version 4.31.0"));
+}
+
+#[test]
+fn replays_clean_case_with_profile() {
+    let sb = Sandbox::new("clean");
+    let profile = sb.root.join("profile.json");
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.arg(profile_arg(&profile)).arg("Demo/Clean.lean");
+    let out = run(cmd);
+    assert_eq!(out.status.code(), Some(0));
+    let case = fixtures().join("clean");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        read(case.join("stdout"))
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        read(case.join("stderr"))
+    );
+    assert_eq!(read(&profile), read(case.join("profile.json")));
+}
+
+#[test]
+fn without_profile_output_stdout_carries_traces() {
+    let sb = Sandbox::new("traces");
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.arg("./Demo/Clean.lean");
+    let out = run(cmd);
+    assert_eq!(out.status.code(), Some(0));
+    // Lean reports the file name as given on the command line
+    let expected = read(fixtures().join("clean/stdout.traces")).replace(
+        "\"fileName\":\"Demo/Clean.lean\"",
+        "\"fileName\":\"./Demo/Clean.lean\"",
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    assert!(expected.contains("\"kind\":\"trace\""));
+}
+
+#[test]
+fn file_name_follows_the_argument() {
+    let sb = Sandbox::new("filename");
+    let absolute = project().join("Demo/Unicode.lean");
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.arg(&absolute);
+    let out = run(cmd);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let expected = read(fixtures().join("unicode/stdout.traces")).replace(
+        "\"fileName\":\"Demo/Unicode.lean\"",
+        &format!("\"fileName\":\"{}\"", absolute.display()),
+    );
+    assert_eq!(stdout, expected);
+    assert!(!stdout.contains("\"fileName\":\"Demo/Unicode.lean\""));
+}
+
+#[test]
+fn broken_case_exits_1_and_writes_no_profile() {
+    let sb = Sandbox::new("broken");
+    let profile = sb.root.join("profile.json");
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.arg(profile_arg(&profile)).arg("Demo/Broken.lean");
+    let out = run(cmd);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!profile.exists());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("\"severity\":\"error\""));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cumulative profiling times:"));
+}
+
+#[test]
+fn plain_text_without_json() {
+    let sb = Sandbox::new("plain");
+    let mut cmd = sb.lake_env_lean(&["-Dprofiler=true", "Demo/Broken.lean"]);
+    cmd.arg("-Dtrace.profiler.output=/nonexistent-dir/x.json");
+    let out = run(cmd);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(
+        "Demo/Broken.lean:9:8: error(lean.unknownIdentifier): Unknown identifier `Nat.zero_add_typo`\n"
+    ));
+    assert!(stdout.starts_with("elaboration took 1.13ms\n"));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn unknown_file_fails_like_lean() {
+    let sb = Sandbox::new("unknown");
+    let out = run(sb.lake_env_lean(&["--json", "Demo/Missing.lean"]));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "uncaught exception: no such file or directory (error code: 2)\n  file: Demo/Missing.lean\n"
+    );
+    assert!(out.stdout.is_empty());
+    // an existing file without a recording is a clear fake error, also exit 1
+    let out = run(sb.lake_env_lean(&["--json", "lakefile.toml"]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no recorded Lean output for lakefile.toml")
+    );
+}
+
+#[test]
+fn old_toolchain_variant() {
+    let sb = Sandbox::new("old");
+    let profile = sb.root.join("p.json");
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.7.0");
+    cmd.arg(profile_arg(&profile)).arg("Demo/Clean.lean");
+    let out = run(cmd);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("unknown configuration option 'trace.profiler.output'"));
+    assert!(!profile.exists());
+
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS[..5]);
+    cmd.env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.7.0")
+        .arg("Demo/Clean.lean");
+    let out = run(cmd);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout, read(fixtures().join("clean-v4.7.0/stdout.traces")));
+    assert!(stdout.starts_with("{\"severity\":\"information\",\"pos\":{\"line\":5,\"column\":0}"));
+    assert!(stdout.contains("[Elab.command] [0.005061s] def double"));
+}
+
+#[test]
+fn lake_env_sets_lean_variables() {
+    let sb = Sandbox::new("env");
+    let out = run({
+        let mut c = Command::new(sb.bin("lake"));
+        c.arg("env").current_dir(project());
+        c
+    });
+    let text = String::from_utf8_lossy(&out.stdout);
+    let bin = sb.root.join("bin");
+    assert!(text.contains(&format!("LAKE={}\n", bin.join("lake").display())));
+    assert!(text.contains(&format!("LEAN_SYSROOT={}\n", sb.root.display())));
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("LEAN_PATH=") && l.contains(".lake/build/lib/lean")));
+    assert!(text.contains(&format!("PATH={}:", bin.display())));
+    let unsupported = run({
+        let mut c = Command::new(sb.bin("lake"));
+        c.arg("build");
+        c
+    });
+    assert_eq!(unsupported.status.code(), Some(1));
+}
+
+#[test]
+fn delays_scale_and_can_be_disabled() {
+    let sb = Sandbox::new("delays");
+    let time = |scale: &str| {
+        let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+        cmd.env("LEANSCOPE_FAKE_DELAY_SCALE", scale)
+            .arg("Demo/Async.lean");
+        let start = Instant::now();
+        let out = run(cmd);
+        assert!(out.status.success());
+        start.elapsed()
+    };
+    // the async case waits 3 × 150 ms
+    assert!(time("2") >= Duration::from_millis(900));
+    assert!(time("0") < Duration::from_millis(900));
+    let mut bad = sb.lake_env_lean(&PROFILER_ARGS);
+    bad.env("LEANSCOPE_FAKE_DELAY_SCALE", "fast")
+        .arg("Demo/Async.lean");
+    assert_eq!(
+        run(bad).status.code(),
+        Some(fake_toolchain::EXIT_FAKE_MISCONFIGURED)
+    );
+}
+
+#[test]
+fn streams_lines_before_finishing() {
+    let sb = Sandbox::new("stream");
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.env("LEANSCOPE_FAKE_DELAY_SCALE", "10")
+        .arg("Demo/Async.lean")
+        .stdout(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawns");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let start = Instant::now();
+    let mut first = [0u8; 1];
+    std::io::Read::read_exact(&mut stdout, &mut first).expect("first byte");
+    // the first line comes before the first delay (1.5 s at this scale)
+    assert!(start.elapsed() < Duration::from_millis(1_400));
+    assert_eq!(first[0], b'{');
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn pgrp_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // pid (comm) state ppid pgrp ...
+    let after = stat.rsplit_once(')')?.1;
+    after.split_whitespace().nth(2)?.parse().ok()
+}
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn process_group_kill_stops_lake_and_lean() {
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new("kill");
+    let pidfile = sb.root.join("pids");
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.env("LEANSCOPE_FAKE_DELAY_SCALE", "100")
+        .env("LEANSCOPE_FAKE_PIDFILE", &pidfile)
+        .arg("Demo/Async.lean")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    let mut lake = cmd.spawn().expect("spawns");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let pids = loop {
+        let text = std::fs::read_to_string(&pidfile).unwrap_or_default();
+        let pids: Vec<(String, u32)> = text
+            .lines()
+            .filter_map(|l| {
+                let (mode, pid) = l.split_once(' ')?;
+                Some((mode.to_string(), pid.parse().ok()?))
+            })
+            .collect();
+        if pids.len() == 2 {
+            break pids;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "pid file never got both processes: {text:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(pids[0], ("lake".to_string(), lake.id()));
+    assert_eq!(pids[1].0, "lean");
+    let lean = pids[1].1;
+    // neither process moved to a group of its own
+    assert_eq!(pgrp_of(lake.id()), Some(lake.id()));
+    assert_eq!(pgrp_of(lean), Some(lake.id()));
+    let killed = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", lake.id())])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let status = lake.wait().expect("lake reaped");
+    assert!(!status.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(lean) {
+        assert!(
+            Instant::now() < deadline,
+            "lean {lean} survived the group kill"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn misnamed_binary_refuses() {
+    let out = run(Command::new(env!("CARGO_BIN_EXE_fake-lean")));
+    assert_eq!(
+        out.status.code(),
+        Some(fake_toolchain::EXIT_FAKE_MISCONFIGURED)
+    );
+}
+
+#[test]
+fn huge_case_is_generated_with_200k_nodes() {
+    let sb = Sandbox::new("huge");
+    let profile = sb.root.join("huge.json");
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.arg(profile_arg(&profile)).arg("Demo/Huge.lean");
+    let out = run(cmd);
+    assert_eq!(out.status.code(), Some(0));
+    let text = read(&profile);
+    let json: serde_json::Value = serde_json::from_str(&text).expect("profile is JSON");
+    let threads = json["threads"].as_array().expect("threads");
+    assert_eq!(threads.len(), 5);
+    let samples: u64 = threads
+        .iter()
+        .map(|t| t["samples"]["length"].as_u64().expect("length"))
+        .sum();
+    // every node has at least one pair of samples
+    assert!(samples >= 400_000, "{samples} samples");
+    // no trace messages when the profile is written
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("\"kind\":\"trace\""));
+
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.arg("Demo/Huge.lean");
+    let traced = run(cmd);
+    let stdout = String::from_utf8_lossy(&traced.stdout).into_owned();
+    let mut nodes = 0usize;
+    for line in stdout.lines() {
+        let msg: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+        if msg["kind"] == "trace" {
+            let data = msg["data"].as_str().expect("data");
+            nodes += data
+                .lines()
+                .filter(|l| l.trim_start().starts_with('['))
+                .count();
+        }
+    }
+    assert!(nodes >= 200_000, "{nodes} trace nodes");
+    // deterministic: a second run prints the same bytes
+    let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.arg("Demo/Huge.lean");
+    assert_eq!(String::from_utf8_lossy(&run(cmd).stdout), stdout);
+}
