@@ -1,5 +1,6 @@
 //! `leanscope`: find where Lean 4 spends its time.
 
+mod capture;
 mod commands;
 mod output;
 
@@ -11,8 +12,16 @@ use clap::{Parser, Subcommand};
 pub mod exit {
     /// Success.
     pub const OK: u8 = 0;
+    /// Lean reported errors in the file; the recording was written and keeps them.
+    pub const LEAN_ERRORS: u8 = 1;
     /// Usage error or invalid input.
     pub const USAGE: u8 = 2;
+    /// The toolchain could not be found or the capture failed; nothing was written.
+    pub const CAPTURE_FAILED: u8 = 3;
+    /// Interrupted by Ctrl-C (SIGINT).
+    pub const INTERRUPTED: u8 = 130;
+    /// Stopped by SIGTERM.
+    pub const TERMINATED: u8 = 143;
 }
 
 #[derive(Parser)]
@@ -32,6 +41,8 @@ enum Command {
     Synth(commands::synth::Args),
     /// Print a recording's header facts, counts and validation issues.
     Info(commands::info::Args),
+    /// Capture a Lean file: run Lean with profiling on and write a recording.
+    Profile(commands::profile::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +50,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Synth(a) => commands::synth::run(a),
         Command::Info(a) => commands::info::run(a),
+        Command::Profile(a) => commands::profile::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

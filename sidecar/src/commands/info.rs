@@ -16,6 +16,9 @@ pub struct Args {
     /// Print JSON for scripts.
     #[arg(long)]
     json: bool,
+    /// Also print the event tree: inclusive and self time, thread, source range and how it was found.
+    #[arg(long)]
+    tree: bool,
 }
 
 /// Validation issues printed in the text output; `--json` lists all kept.
@@ -33,7 +36,50 @@ pub fn run(a: Args) -> Result<u8> {
     } else {
         info.print(&rec, &a.file);
     }
+    if a.tree && !a.json {
+        print_tree(&rec);
+    }
     Ok(crate::exit::OK)
+}
+
+/// One line per event, indented by depth, children under their parents
+/// (cross-thread children too).
+fn print_tree(rec: &Recording) {
+    let roots: Vec<u32> = rec.roots().collect();
+    let mut stack: Vec<(u32, usize)> = roots.into_iter().rev().map(|r| (r, 0)).collect();
+    while let Some((i, d)) = stack.pop() {
+        let label: String = rec
+            .label(i)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(60)
+            .collect();
+        let range = match rec.range(i) {
+            Some(r) => format!(
+                "{}:{}-{}:{} {}",
+                r.start_line + 1,
+                r.start_col,
+                r.end_line + 1,
+                r.end_col,
+                rec.range_kind(i).as_str()
+            ),
+            None => "-".to_string(),
+        };
+        println!(
+            "{:indent$}{} [{}] {} (self {}) t{} {}",
+            "",
+            rec.class(i),
+            label,
+            human_ns(rec.inclusive_ns(i)),
+            human_ns(rec.self_ns(i)),
+            rec.thread(i),
+            range,
+            indent = d * 2
+        );
+        stack.extend(rec.children(i).iter().rev().map(|&c| (c, d + 1)));
+    }
 }
 
 struct Info {

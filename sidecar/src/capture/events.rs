@@ -1,0 +1,102 @@
+//! The events a capture produces, before they are written.
+
+use recording::{ClockKind, RangeKind, SourceRange, Thread};
+
+/// One event, with owned strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub parent: Option<u32>,
+    pub class: String,
+    pub label: String,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub thread: u32,
+    pub range: Option<SourceRange>,
+    pub range_kind: RangeKind,
+}
+
+/// Everything the join produced.
+#[derive(Debug, Default)]
+pub struct Built {
+    pub events: Vec<Event>,
+    pub threads: Vec<Thread>,
+    pub clock: ClockKind,
+    pub clock_description: String,
+    /// Lean's elapsed time for the file, when Lean reported it.
+    pub elapsed_ns: Option<u64>,
+    pub notes: Vec<String>,
+}
+
+/// Splits a trace node name `CLASS[: TAG][: TEXT]` into its parts. A tag is
+/// a single name (no spaces), as Lean's syntax kinds are; anything else
+/// after the class is text.
+pub fn split_node_name(name: &str) -> (&str, Option<&str>, &str) {
+    let Some((class, rest)) = name.split_once(": ") else {
+        return (name.trim_end_matches(':').trim_end(), None, "");
+    };
+    let is_name = |s: &str| !s.is_empty() && !s.contains(char::is_whitespace);
+    match rest.split_once(": ") {
+        Some((tag, text)) if is_name(tag) => (class, Some(tag), text),
+        _ if is_name(rest) => (class, Some(rest), ""),
+        _ => (class, None, rest),
+    }
+}
+
+/// The syntax a node's text shows, if it is syntax leanscope can look for
+/// in the source: commands and tactic steps print their syntax; term steps
+/// print `expected type: …, term` and the term on the next line.
+pub fn searchable_text<'a>(class: &str, text: &'a str) -> Option<&'a str> {
+    match class {
+        "Elab.command" | "Elab.step" => {
+            if text.starts_with("expected type:") {
+                text.split_once('\n')
+                    .map(|(_, term)| term)
+                    .filter(|t| !t.trim().is_empty())
+            } else {
+                Some(text).filter(|t| !t.trim().is_empty())
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names() {
+        assert_eq!(
+            split_node_name("Elab.command: Lean.Parser.Command.theorem: theorem a : b := c"),
+            (
+                "Elab.command",
+                Some("Lean.Parser.Command.theorem"),
+                "theorem a : b := c"
+            )
+        );
+        assert_eq!(
+            split_node_name("Elab.async: elaborating proof of Demo.x"),
+            ("Elab.async", None, "elaborating proof of Demo.x")
+        );
+        assert_eq!(
+            split_node_name("Elab.definition.header: Demo.Clean.double"),
+            ("Elab.definition.header", Some("Demo.Clean.double"), "")
+        );
+        assert_eq!(split_node_name("runFrontend: "), ("runFrontend", None, ""));
+        assert_eq!(split_node_name("Kernel"), ("Kernel", None, ""));
+        assert_eq!(
+            split_node_name("Meta.synthInstance: ✅️ Decidable (b = true)"),
+            ("Meta.synthInstance", None, "✅️ Decidable (b = true)")
+        );
+    }
+
+    #[test]
+    fn searchable_texts() {
+        assert_eq!(searchable_text("Elab.step", "omega"), Some("omega"));
+        assert_eq!(
+            searchable_text("Elab.step", "expected type: Nat, term\nn + 1"),
+            Some("n + 1")
+        );
+        assert_eq!(searchable_text("Meta.isDefEq", "a =?= b"), None);
+    }
+}

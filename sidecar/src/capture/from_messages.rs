@@ -1,0 +1,219 @@
+//! What the `--json` messages give: diagnostics, the positions Lean
+//! reported for commands, and — when Lean wrote no timed profile — events
+//! with durations only, laid out back to back.
+
+use std::collections::HashSet;
+
+use recording::{ClockKind, Diagnostic, SourceRange, Thread};
+
+use super::events::{Built, Event};
+use super::lean_output::messages::{LeanMessage, Severity as LeanSeverity};
+use super::lean_output::profiler_lines::{parse_took_line, ProfilerLine};
+use super::lean_output::trace_text::{parse_trace_text, TraceForest};
+use super::placer::{Placement, Placer};
+use super::source::Source;
+
+/// Is this message a trace tree?
+fn is_trace(m: &LeanMessage) -> bool {
+    m.kind_is_trace().unwrap_or_else(|| {
+        m.data.starts_with('[') && parse_trace_text(&m.data).is_ok_and(|f| !f.is_empty())
+    })
+}
+
+/// The `… took …` lines of a message, if every line of it is one.
+fn took_lines(m: &LeanMessage) -> Option<Vec<ProfilerLine>> {
+    if m.severity != LeanSeverity::Information || m.data.trim().is_empty() {
+        return None;
+    }
+    m.data
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(parse_took_line)
+        .collect()
+}
+
+fn span_of(m: &LeanMessage, src: &Source<'_>) -> Option<(usize, usize)> {
+    let s = src.byte_of(m.pos)?;
+    let e = m.end_pos.and_then(|p| src.byte_of(p)).unwrap_or(s);
+    Some((s, e.max(s)))
+}
+
+/// Errors, warnings and information that is neither a trace nor profiler
+/// output, with UTF-16 ranges.
+pub fn diagnostics(messages: &[LeanMessage], src: &Source<'_>) -> Vec<Diagnostic> {
+    messages
+        .iter()
+        .filter(|m| !is_trace(m) && took_lines(m).is_none())
+        .map(|m| Diagnostic {
+            severity: match m.severity {
+                LeanSeverity::Information => recording::Severity::Information,
+                LeanSeverity::Warning => recording::Severity::Warning,
+                LeanSeverity::Error => recording::Severity::Error,
+            },
+            range: span_of(m, src).map_or_else(SourceRange::default, |(s, e)| src.range(s, e)),
+            text: m.data.clone(),
+        })
+        .collect()
+}
+
+/// Byte offsets where Lean reported a command's messages (its start).
+pub fn command_starts(messages: &[LeanMessage], src: &Source<'_>) -> HashSet<usize> {
+    messages
+        .iter()
+        .filter(|m| is_trace(m) || took_lines(m).is_some())
+        .filter_map(|m| src.byte_of(m.pos))
+        .collect()
+}
+
+/// True when the messages hold trace trees (Lean ran without
+/// `trace.profiler.output`, which suppresses them).
+pub fn has_traces(messages: &[LeanMessage]) -> bool {
+    messages.iter().any(is_trace)
+}
+
+fn durations_only(description: &str) -> Built {
+    Built {
+        clock: ClockKind::DurationsOnly,
+        clock_description: description.into(),
+        threads: vec![Thread {
+            id: 0,
+            name: "main".into(),
+        }],
+        ..Built::default()
+    }
+}
+
+/// Events from the positioned trace trees: each command's range is the
+/// message's, as Lean reported it; nested steps are matched in it; times
+/// are the printed durations, children laid out from their parent's start.
+pub fn from_traces(messages: &[LeanMessage], placer: &mut Placer<'_>) -> Built {
+    let mut built = durations_only(
+        "durations from Lean's trace messages; starts are laid out back to back, not measured",
+    );
+    let mut at = 0u64;
+    for m in messages.iter().filter(|m| is_trace(m)) {
+        let Ok(forest) = parse_trace_text(&m.data) else {
+            continue;
+        };
+        let span = span_of(m, placer.src);
+        for root in forest.roots() {
+            let dur = add_trace_tree(&forest, root, None, at, span, placer, &mut built);
+            at += dur;
+        }
+    }
+    built
+}
+
+fn add_trace_tree(
+    forest: &TraceForest,
+    node: usize,
+    parent: Option<u32>,
+    start: u64,
+    reported: Option<(usize, usize)>,
+    placer: &mut Placer<'_>,
+    built: &mut Built,
+) -> u64 {
+    let Some(n) = forest.node(node) else { return 0 };
+    let class = forest.class(node);
+    let dur = n.timing.map_or(0, |t| t.nanoseconds);
+    let placement = match (parent, reported) {
+        (None, Some((s, e))) => placer.place_reported(s, e),
+        _ => placer.place_child(parent, class, &n.text),
+    };
+    let range = placer.record(&placement);
+    let index = built.events.len() as u32;
+    built.events.push(Event {
+        parent,
+        class: class.to_string(),
+        label: n.text.clone(),
+        start_ns: start,
+        duration_ns: dur,
+        thread: 0,
+        range,
+        range_kind: placement.kind,
+    });
+    let mut at = start;
+    let children: Vec<usize> = forest.children(node).collect();
+    for c in children {
+        // A child never ends after its parent, even if rounding says so.
+        let child_dur = add_trace_tree(forest, c, Some(index), at, None, placer, built);
+        at = (at + child_dur).min(start + dur);
+    }
+    dur
+}
+
+/// Events from the profiler's `… took …` lines (Lean wrote no profile and
+/// printed no trace trees, e.g. because the file has errors): one event
+/// per command position, in source order, with its sections as children.
+pub fn from_took_lines(
+    messages: &[LeanMessage],
+    stderr_took: &[ProfilerLine],
+    placer: &mut Placer<'_>,
+) -> Built {
+    let mut built = durations_only(
+        "durations from Lean's profiler lines (no timed trace was written); starts are laid out back to back",
+    );
+    let mut by_command: std::collections::BTreeMap<usize, Vec<ProfilerLine>> = Default::default();
+    for m in messages {
+        if let (Some(lines), Some(start)) = (took_lines(m), placer.src.byte_of(m.pos)) {
+            by_command.entry(start).or_default().extend(lines);
+        }
+    }
+    let mut at = 0u64;
+    // Outside any command (imports): top-level sections.
+    add_sections(None, stderr_took, &mut at, placer, &mut built);
+    for (start, lines) in by_command {
+        let placement = match placer.declaration_at(start) {
+            Some(d) if placer.src.utf16_at(start).0 == d.range.start_line => {
+                let (_, end) = placer.src.bytes_of(&d.range);
+                placer.place_scanned(start, end.max(start))
+            }
+            _ => Placement::none(),
+        };
+        let range = placer.record(&placement);
+        let parent = built.events.len() as u32;
+        built.events.push(Event {
+            parent: None,
+            class: "Elab.command".into(),
+            label: placer
+                .src
+                .line_text(placer.src.utf16_at(start).0)
+                .trim()
+                .to_string(),
+            start_ns: at,
+            duration_ns: lines.iter().map(|l| l.nanoseconds).sum(),
+            thread: 0,
+            range,
+            range_kind: placement.kind,
+        });
+        add_sections(Some(parent), &lines, &mut at, placer, &mut built);
+    }
+    built
+}
+
+fn add_sections(
+    parent: Option<u32>,
+    lines: &[ProfilerLine],
+    at: &mut u64,
+    placer: &mut Placer<'_>,
+    built: &mut Built,
+) {
+    for l in lines {
+        let placement = placer.place_child(parent, "profiler", "");
+        let range = placer.record(&placement);
+        built.events.push(Event {
+            parent,
+            class: "profiler".into(),
+            label: match &l.declaration {
+                Some(d) => format!("{} of {d}", l.category),
+                None => l.category.clone(),
+            },
+            start_ns: *at,
+            duration_ns: l.nanoseconds,
+            thread: 0,
+            range,
+            range_kind: placement.kind,
+        });
+        *at += l.nanoseconds;
+    }
+}

@@ -1,0 +1,196 @@
+//! Exact conversion of the decimal numbers Lean prints into integer nanoseconds.
+//!
+//! Lean prints times in three spellings: `Float.toString` (`std::to_string`, six fractional
+//! digits, e.g. `0.013245`), C++ `setprecision(3)` (e.g. `173`, `12.3`, `1e+03`) and JSON numbers
+//! (`JsonNumber.toString`, e.g. `259231447.812903`). All are parsed from their text so that no
+//! binary floating point rounding enters the nanosecond values.
+
+/// Most significant digits kept from a number; more cannot change a nanosecond value of a `u64`.
+const MAX_SIGNIFICANT_DIGITS: usize = 36;
+
+/// Parses an unsigned decimal (`digits[.digits][(e|E)[+-]digits]`) that counts units of
+/// `10^scale_pow10` nanoseconds and returns the value in nanoseconds, rounded to the nearest
+/// nanosecond (halves round up). Returns `None` for anything else or for values over `u64::MAX`.
+pub(crate) fn decimal_to_ns(text: &str, scale_pow10: i32) -> Option<u64> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut mantissa: u128 = 0;
+    let mut significant = 0usize;
+    let mut exponent: i64 = 0;
+    let mut any_digit = false;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        push_digit(
+            bytes[i],
+            &mut mantissa,
+            &mut significant,
+            &mut exponent,
+            false,
+        );
+        any_digit = true;
+        i += 1;
+    }
+    if i < bytes.len() && bytes[i] == b'.' {
+        i += 1;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            push_digit(
+                bytes[i],
+                &mut mantissa,
+                &mut significant,
+                &mut exponent,
+                true,
+            );
+            any_digit = true;
+            i += 1;
+        }
+    }
+    if !any_digit {
+        return None;
+    }
+    if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
+        i += 1;
+        let negative = match bytes.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        let mut value: i64 = 0;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            value = value
+                .checked_mul(10)?
+                .checked_add(i64::from(bytes[i] - b'0'))?;
+            if value > 10_000 {
+                return None;
+            }
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        exponent += if negative { -value } else { value };
+    }
+    if i != bytes.len() {
+        return None;
+    }
+    let total = exponent + i64::from(scale_pow10);
+    if mantissa == 0 {
+        return Some(0);
+    }
+    if total >= 0 {
+        let factor = 10u128.checked_pow(u32::try_from(total).ok()?)?;
+        u64::try_from(mantissa.checked_mul(factor)?).ok()
+    } else {
+        let shift = u32::try_from(-total).ok()?;
+        if shift > 38 {
+            return Some(0);
+        }
+        let divisor = 10u128.pow(shift);
+        let quotient = mantissa / divisor;
+        let remainder = mantissa % divisor;
+        let rounded = if remainder * 2 >= divisor {
+            quotient + 1
+        } else {
+            quotient
+        };
+        u64::try_from(rounded).ok()
+    }
+}
+
+fn push_digit(
+    digit: u8,
+    mantissa: &mut u128,
+    significant: &mut usize,
+    exponent: &mut i64,
+    fractional: bool,
+) {
+    let d = u128::from(digit - b'0');
+    if *significant == 0 && d == 0 {
+        // leading zeros carry no information; fractional ones still shift the exponent
+        if fractional {
+            *exponent -= 1;
+        }
+        return;
+    }
+    if *significant < MAX_SIGNIFICANT_DIGITS {
+        *mantissa = *mantissa * 10 + d;
+        *significant += 1;
+        if fractional {
+            *exponent -= 1;
+        }
+    } else if !fractional {
+        // dropped integer digit: the value is ten times larger
+        *exponent += 1;
+    }
+}
+
+/// Converts a millisecond value that was read from JSON as `f64` to nanoseconds.
+///
+/// `Display` for `f64` prints the shortest decimal that reads back as the same number, which for
+/// the at most 15 significant digits Lean prints (six fractional digits of milliseconds) is the
+/// text Lean wrote, so the result is exact to the nanosecond for times below 10^9 ms (about 11.5
+/// days of monotonic clock). Larger values keep the f64 precision (about a nanosecond).
+pub(crate) fn ms_f64_to_ns(ms: f64) -> Option<u64> {
+    if !ms.is_finite() || ms < 0.0 {
+        return None;
+    }
+    decimal_to_ns(&format!("{ms}"), 6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_to_string_seconds() {
+        assert_eq!(decimal_to_ns("0.013245", 9), Some(13_245_000));
+        assert_eq!(decimal_to_ns("0.000001", 9), Some(1_000));
+        assert_eq!(decimal_to_ns("12.000000", 9), Some(12_000_000_000));
+    }
+
+    #[test]
+    fn cxx_precision_three() {
+        assert_eq!(decimal_to_ns("173", 6), Some(173_000_000));
+        assert_eq!(decimal_to_ns("12.3", 6), Some(12_300_000));
+        assert_eq!(decimal_to_ns("1e+03", 6), Some(1_000_000_000));
+        assert_eq!(decimal_to_ns("1.23e+03", 9), Some(1_230_000_000_000));
+        assert_eq!(decimal_to_ns("4.5e-05", 9), Some(45_000));
+    }
+
+    #[test]
+    fn rounds_to_nearest_nanosecond() {
+        assert_eq!(decimal_to_ns("0.0000004", 9), Some(400));
+        assert_eq!(decimal_to_ns("0.0000000004", 9), Some(0));
+        assert_eq!(decimal_to_ns("0.0000000005", 9), Some(1));
+        assert_eq!(decimal_to_ns("1.2345678", 6), Some(1_234_568));
+    }
+
+    #[test]
+    fn rejects_non_numbers() {
+        for bad in [
+            "", ".", "-1", "1.2.3", "1e", "1e+", "abc", "1ms", " 1", "1e99999",
+        ] {
+            assert_eq!(decimal_to_ns(bad, 9), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn overflow_is_none() {
+        assert_eq!(decimal_to_ns("18446744073709551616", 0), None);
+        assert_eq!(decimal_to_ns("18446744073709551615", 0), Some(u64::MAX));
+    }
+
+    #[test]
+    fn milliseconds_from_json_floats() {
+        let parsed: f64 = serde_json::from_str("259231447.812903").expect("number");
+        assert_eq!(ms_f64_to_ns(parsed), Some(259_231_447_812_903));
+        assert_eq!(ms_f64_to_ns(0.0), Some(0));
+        assert_eq!(ms_f64_to_ns(-1.0), None);
+        assert_eq!(ms_f64_to_ns(f64::NAN), None);
+    }
+}

@@ -1,0 +1,24 @@
+//! Parsers for what a stock Lean toolchain prints when asked to profile a file.
+//!
+//! One module per format; `fixtures/README.md` documents each format and the Lean source it was
+//! derived from:
+//!
+//! - [`messages`]: the JSON lines of `lean --json` (one `SerialMessage` per line), plus the
+//!   conversion of Lean positions (1-based line, 0-based codepoint column) to LSP UTF-16.
+//! - [`trace_text`]: the text of a trace message (`[class] [seconds] text` with nested children).
+//! - [`profiler_lines`]: `-Dprofiler=true` output (`… took …` lines and the
+//!   `cumulative profiling times:` block).
+//! - [`firefox_profile`]: the Firefox Profiler JSON written by `-Dtrace.profiler.output=FILE`.
+//!
+//! Everything here is pure parsing: no processes, no files except what a caller hands in. Times
+//! are integer nanoseconds throughout.
+
+// The stock capture backend that drives these parsers is written separately; until the binary
+// calls them, most of this API is only used by its tests. Remove once it is wired in.
+
+pub mod firefox_profile;
+pub mod messages;
+pub mod profiler_lines;
+pub mod trace_text;
+
+mod decimal;

@@ -1,0 +1,568 @@
+//! The text of a trace message, as `MessageData.format` renders a tree of `.trace` nodes.
+//!
+//! Each node is one header line `[class] [seconds] text` followed by its children; a node at
+//! depth `d` starts `2·d` spaces in, further lines of its own text start `2·d + 4` spaces in,
+//! and several top-level trees are separated by a newline (see fixtures/README.md, "Trace text").
+//!
+//! Header spellings:
+//! - `[Elab.command] [0.013245] text`: Lean 4.8 and later (`TraceData` times, `Float.toString`
+//!   of the duration in seconds);
+//! - `[Elab.command] [0.013245s] text`: before 4.8 (the time was part of the message text);
+//! - `[Elab.command] text`: a node without timing (its class was enabled directly).
+//!
+//! With `trace.profiler.useHeartbeats` the bracketed number counts heartbeats, not seconds;
+//! nothing in the text tells them apart, so callers that set that option must reinterpret
+//! [`TraceTiming::nanoseconds`] themselves.
+
+use super::decimal::decimal_to_ns;
+
+/// Most nodes accepted in one trace message. A message line is at most
+/// [`super::messages::MAX_MESSAGE_LINE_BYTES`] long and a real node header takes a few dozen
+/// bytes of it, so this only stops synthetic input.
+pub const MAX_TRACE_NODES: usize = 2_000_000;
+/// Deepest nesting accepted in one trace message (a node at this depth is indented
+/// `2 · MAX_TRACE_DEPTH` spaces).
+pub const MAX_TRACE_DEPTH: usize = 10_000;
+
+/// How a header spelled its time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimingStyle {
+    /// `[0.013245]` (Lean 4.8 and later).
+    Bracketed,
+    /// `[0.013245s]` (before Lean 4.8).
+    SecondsSuffix,
+}
+
+/// The time printed in a node header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceTiming {
+    /// The printed duration. Lean prints six fractional digits of seconds, so this is a multiple
+    /// of 1000 (microsecond resolution).
+    pub nanoseconds: u64,
+    pub style: TimingStyle,
+}
+
+/// One node of a trace tree; see [`TraceForest`] for its class, children and parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceNode {
+    class: u32,
+    pub timing: Option<TraceTiming>,
+    /// The node's text; further lines keep their indentation relative to the first.
+    pub text: String,
+    parent: Option<u32>,
+    /// One past the id of the last node of this node's subtree.
+    end: u32,
+    /// 0 for a top-level node.
+    pub depth: u32,
+    /// Children Lean left out (`N more entries... (increase `maxTraceChildren` to see more)`).
+    pub omitted_children: u64,
+}
+
+/// All trees of one trace message. Nodes are stored in the order Lean printed them (depth-first
+/// pre-order) and identified by their index; class names are shared.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceForest {
+    nodes: Vec<TraceNode>,
+    classes: Vec<String>,
+}
+
+impl TraceForest {
+    #[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn node(&self, id: usize) -> Option<&TraceNode> {
+        self.nodes.get(id)
+    }
+
+    /// All nodes in the order Lean printed them (depth-first pre-order).
+    #[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
+    pub fn nodes(&self) -> &[TraceNode] {
+        &self.nodes
+    }
+
+    /// The trace class of a node, e.g. `Elab.command`.
+    pub fn class(&self, id: usize) -> &str {
+        self.nodes
+            .get(id)
+            .and_then(|n| self.classes.get(n.class as usize))
+            .map_or("", String::as_str)
+    }
+
+    #[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
+    pub fn parent(&self, id: usize) -> Option<usize> {
+        self.nodes.get(id)?.parent.map(|p| p as usize)
+    }
+
+    /// Ids of the top-level nodes.
+    pub fn roots(&self) -> Siblings<'_> {
+        Siblings {
+            nodes: &self.nodes,
+            next: 0,
+            end: self.nodes.len(),
+        }
+    }
+
+    /// Ids of a node's children, in printed order.
+    pub fn children(&self, id: usize) -> Siblings<'_> {
+        let end = self.nodes.get(id).map_or(0, |n| n.end as usize);
+        Siblings {
+            nodes: &self.nodes,
+            next: id + 1,
+            end,
+        }
+    }
+}
+
+/// Iterator over the ids of consecutive siblings.
+pub struct Siblings<'a> {
+    nodes: &'a [TraceNode],
+    next: usize,
+    end: usize,
+}
+
+impl Iterator for Siblings<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = self.next;
+        self.next = self.nodes.get(id).map_or(self.end, |n| n.end as usize);
+        Some(id)
+    }
+}
+
+/// Why a text is not a trace tree. Line numbers are 1-based lines of the message text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TraceTextError {
+    #[error("line {line}: expected a trace node header `[class] …` but found {found:?}")]
+    NotAHeader { line: usize, found: String },
+    #[error("line {line}: indentation of {indent} spaces fits no open trace node")]
+    BadIndent { line: usize, indent: usize },
+    #[error("the trace has more than {limit} nodes")]
+    TooManyNodes { limit: usize },
+    #[error("line {line}: the trace nests deeper than {limit} levels")]
+    TooDeep { line: usize, limit: usize },
+    #[error("the text is empty")]
+    Empty,
+}
+
+/// A parsed header line (after its indentation).
+struct Header<'a> {
+    class: &'a str,
+    timing: Option<TraceTiming>,
+    text: &'a str,
+}
+
+fn parse_header(rest: &str) -> Option<Header<'_>> {
+    let inner = rest.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let class = &inner[..close];
+    if class.is_empty() || class.chars().any(|c| c == '[' || c.is_whitespace()) {
+        return None;
+    }
+    let after = &inner[close + 1..];
+    let (timing, text) = match parse_timing(after) {
+        Some((timing, text)) => (Some(timing), text),
+        None => (None, after),
+    };
+    let text = if let Some(t) = text.strip_prefix(' ') {
+        t
+    } else if text.is_empty() {
+        text
+    } else {
+        return None;
+    };
+    Some(Header {
+        class,
+        timing,
+        text,
+    })
+}
+
+/// ` [0.013245]` or ` [0.013245s]` at the start of `after`, with the rest of the line.
+fn parse_timing(after: &str) -> Option<(TraceTiming, &str)> {
+    let inner = after.strip_prefix(" [")?;
+    let close = inner.find(']')?;
+    let number = &inner[..close];
+    let (number, style) = match number.strip_suffix('s') {
+        Some(n) => (n, TimingStyle::SecondsSuffix),
+        None => (number, TimingStyle::Bracketed),
+    };
+    // `Float.toString` always prints a fraction; requiring one keeps `[1] text` as text
+    let (whole, fraction) = number.split_once('.')?;
+    if whole.is_empty()
+        || fraction.is_empty()
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !fraction.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let nanoseconds = decimal_to_ns(number, 9)?;
+    Some((TraceTiming { nanoseconds, style }, &inner[close + 1..]))
+}
+
+/// `N more entries... (increase `maxTraceChildren` to see more)`
+fn parse_omitted(rest: &str) -> Option<u64> {
+    let (count, tail) = rest.split_once(' ')?;
+    if !tail.starts_with("more entries...") {
+        return None;
+    }
+    count.parse().ok()
+}
+
+/// Parses the text of one trace message into its trees.
+pub fn parse_trace_text(text: &str) -> Result<TraceForest, TraceTextError> {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    let mut builder = Builder::default();
+    for (index, line) in text.split('\n').enumerate() {
+        let line_number = index + 1;
+        let rest = line.trim_start_matches(' ');
+        let indent = line.len() - rest.len();
+        let Some(&top) = builder.open.last() else {
+            let header = match (indent, parse_header(rest)) {
+                (0, Some(h)) => h,
+                _ => {
+                    return Err(TraceTextError::NotAHeader {
+                        line: line_number,
+                        found: line.chars().take(80).collect(),
+                    })
+                }
+            };
+            builder.push(header, 0, line_number)?;
+            continue;
+        };
+        let depth = builder.open.len() - 1;
+        let continuation_indent = 2 * depth + 4;
+        if rest.is_empty() {
+            // a blank line inside a node's text
+            builder.forest.nodes[top].text.push('\n');
+            continue;
+        }
+        if indent >= continuation_indent {
+            let node = &mut builder.forest.nodes[top];
+            node.text.push('\n');
+            node.text.push_str(&line[continuation_indent..]);
+            continue;
+        }
+        if indent % 2 == 1 || indent > 2 * depth + 2 {
+            return Err(TraceTextError::BadIndent {
+                line: line_number,
+                indent,
+            });
+        }
+        let level = indent / 2;
+        if let Some(header) = parse_header(rest) {
+            builder.close_to(level);
+            builder.push(header, level, line_number)?;
+        } else if let (Some(count), true) = (parse_omitted(rest), level > 0) {
+            builder.close_to(level);
+            if let Some(&parent) = builder.open.last() {
+                builder.forest.nodes[parent].omitted_children += count;
+            }
+        } else {
+            return Err(TraceTextError::NotAHeader {
+                line: line_number,
+                found: rest.chars().take(80).collect(),
+            });
+        }
+    }
+    builder.close_to(0);
+    if builder.forest.nodes.is_empty() {
+        return Err(TraceTextError::Empty);
+    }
+    Ok(builder.forest)
+}
+
+#[derive(Default)]
+struct Builder {
+    forest: TraceForest,
+    /// open[d] = id of the open node at depth d
+    open: Vec<usize>,
+    class_ids: std::collections::HashMap<String, u32>,
+}
+
+impl Builder {
+    /// Closes open nodes until `depth` remain.
+    fn close_to(&mut self, depth: usize) {
+        let end = self.forest.nodes.len() as u32;
+        while self.open.len() > depth {
+            if let Some(id) = self.open.pop() {
+                self.forest.nodes[id].end = end;
+            }
+        }
+    }
+
+    fn push(
+        &mut self,
+        header: Header<'_>,
+        depth: usize,
+        line: usize,
+    ) -> Result<(), TraceTextError> {
+        if self.forest.nodes.len() >= MAX_TRACE_NODES {
+            return Err(TraceTextError::TooManyNodes {
+                limit: MAX_TRACE_NODES,
+            });
+        }
+        if depth > MAX_TRACE_DEPTH {
+            return Err(TraceTextError::TooDeep {
+                line,
+                limit: MAX_TRACE_DEPTH,
+            });
+        }
+        let class = match self.class_ids.get(header.class) {
+            Some(&c) => c,
+            None => {
+                let c = self.forest.classes.len() as u32;
+                self.forest.classes.push(header.class.to_string());
+                self.class_ids.insert(header.class.to_string(), c);
+                c
+            }
+        };
+        let id = self.forest.nodes.len();
+        self.forest.nodes.push(TraceNode {
+            class,
+            timing: header.timing,
+            text: header.text.to_string(),
+            parent: self.open.last().map(|&p| p as u32),
+            end: id as u32 + 1,
+            depth: depth as u32,
+            omitted_children: 0,
+        });
+        self.open.push(id);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::lean_output::messages::MessageReader;
+    use std::path::PathBuf;
+
+    fn trace_messages(case: &str) -> Vec<String> {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/lean-output")
+            .join(case)
+            .join("stdout.traces");
+        let file = std::fs::File::open(path).expect("fixture");
+        MessageReader::new(std::io::BufReader::new(file))
+            .map(|m| m.expect("message"))
+            .filter(|m| m.data.starts_with('['))
+            .map(|m| m.data)
+            .collect()
+    }
+
+    fn children(forest: &TraceForest, id: usize) -> Vec<usize> {
+        forest.children(id).collect()
+    }
+
+    #[test]
+    fn clean_async_proof_tree() {
+        let traces = trace_messages("clean");
+        let le_double = traces
+            .iter()
+            .find(|t| t.starts_with("[Elab.async] ") && t.contains("proof of Demo.Clean.le_double"))
+            .expect("async trace of le_double");
+        let forest = parse_trace_text(le_double).expect("parses");
+        assert_eq!(forest.roots().collect::<Vec<_>>(), vec![0]);
+        assert_eq!(forest.len(), 9);
+        let root = &forest.nodes()[0];
+        assert_eq!(forest.class(0), "Elab.async");
+        assert_eq!(root.text, "elaborating proof of Demo.Clean.le_double");
+        assert_eq!(
+            root.timing,
+            Some(TraceTiming {
+                nanoseconds: 11_980_000,
+                style: TimingStyle::Bracketed
+            })
+        );
+        let value = children(&forest, 0)[0];
+        assert_eq!(forest.class(value), "Elab.definition.value");
+        let seq = children(&forest, value)[0];
+        assert_eq!(forest.class(seq), "Elab.step");
+        assert_eq!(
+            forest.nodes()[seq].text,
+            "induction n with\n| zero => exact Nat.le_refl 0\n| succ k ih =>\n  unfold double at *\n  omega"
+        );
+        let induction = children(&forest, seq)[0];
+        assert_eq!(forest.nodes()[induction].depth, 3);
+        let alternatives = children(&forest, induction);
+        assert_eq!(alternatives.len(), 2);
+        let succ = alternatives[1];
+        assert_eq!(forest.nodes()[succ].text, "unfold double at *\nomega");
+        let omega = children(&forest, succ)[1];
+        assert_eq!(forest.nodes()[omega].text, "omega");
+        assert_eq!(
+            forest.nodes()[omega].timing.map(|t| t.nanoseconds),
+            Some(5_817_000)
+        );
+        assert!(children(&forest, omega).is_empty());
+        assert_eq!(forest.parent(omega), Some(succ));
+        // children never outlast their parent
+        for id in 0..forest.len() {
+            if let (Some(p), Some(t)) = (forest.parent(id), forest.nodes()[id].timing) {
+                let parent = forest.nodes()[p].timing.expect("timed parent");
+                assert!(t.nanoseconds <= parent.nanoseconds);
+            }
+        }
+    }
+
+    #[test]
+    fn command_header_keeps_multiline_text() {
+        let traces = trace_messages("clean");
+        let forest = parse_trace_text(&traces[1]).expect("parses");
+        assert_eq!(forest.class(0), "Elab.command");
+        assert_eq!(
+            forest.nodes()[0].text,
+            "theorem double_add (m n : Nat) : double (m + n) = double m + double n := by\n  unfold double\n  omega"
+        );
+        assert_eq!(children(&forest, 0), vec![1]);
+        assert_eq!(forest.nodes()[1].text, "Demo.Clean.double_add");
+    }
+
+    #[test]
+    fn old_header_style_with_seconds_suffix() {
+        let traces = trace_messages("clean-v4.7.0");
+        let forest = parse_trace_text(&traces[0]).expect("parses");
+        let def = &forest.nodes()[0];
+        assert_eq!(def.text, "def double (n : Nat) : Nat := n + n");
+        assert_eq!(
+            def.timing,
+            Some(TraceTiming {
+                nanoseconds: 5_061_000,
+                style: TimingStyle::SecondsSuffix
+            })
+        );
+        assert_eq!(children(&forest, 0).len(), 3);
+        assert_eq!(forest.class(3), "Kernel");
+        for text in &traces {
+            let forest = parse_trace_text(text).expect("parses");
+            assert!(forest
+                .nodes()
+                .iter()
+                .all(|n| n.timing.map(|t| t.style) == Some(TimingStyle::SecondsSuffix)));
+        }
+    }
+
+    #[test]
+    fn emoji_and_untimed_nodes() {
+        let text = "[Meta.synthInstance] [0.001204] ✅️ Decidable (b = true)\n  [Meta.debug] plain text\n  [Meta.synthInstance] ❌️ [1] not a time";
+        let forest = parse_trace_text(text).expect("parses");
+        assert_eq!(forest.nodes()[0].text, "✅️ Decidable (b = true)");
+        assert_eq!(forest.nodes()[1].timing, None);
+        assert_eq!(forest.nodes()[1].text, "plain text");
+        assert_eq!(forest.nodes()[2].timing, None);
+        assert_eq!(forest.nodes()[2].text, "❌️ [1] not a time");
+        assert_eq!(forest.class(1), "Meta.debug");
+    }
+
+    #[test]
+    fn several_top_level_trees_and_omitted_children() {
+        let text = "[A] [0.5] a\n  [B] [0.2] b\n    [C] [0.1] c\n  3 more entries... (increase `maxTraceChildren` to see more)\n[D] [0.25] d\n";
+        let forest = parse_trace_text(text).expect("parses");
+        assert_eq!(forest.roots().collect::<Vec<_>>(), vec![0, 3]);
+        assert_eq!(forest.nodes()[0].omitted_children, 3);
+        assert_eq!(forest.nodes()[2].depth, 2);
+        assert_eq!(
+            forest.nodes()[3].timing.map(|t| t.nanoseconds),
+            Some(250_000_000)
+        );
+        assert_eq!(forest.nodes()[3].text, "d");
+    }
+
+    #[test]
+    fn header_text_lines_that_look_like_nodes() {
+        // a continuation line of B's text starts with `[` but is indented as text (2·1 + 4)
+        let text = "[A] [0.5] a\n  [B] [0.2] xs =\n      [1, 2]\n  [C] [0.1] c";
+        let forest = parse_trace_text(text).expect("parses");
+        assert_eq!(forest.len(), 3);
+        assert_eq!(forest.nodes()[1].text, "xs =\n[1, 2]");
+        assert_eq!(forest.parent(2), Some(0));
+        assert_eq!(children(&forest, 0), vec![1, 2]);
+    }
+
+    #[test]
+    fn rejects_non_traces() {
+        assert!(matches!(
+            parse_trace_text("elaboration took 3.07ms\n"),
+            Err(TraceTextError::NotAHeader { line: 1, .. })
+        ));
+        assert_eq!(
+            parse_trace_text(""),
+            Err(TraceTextError::NotAHeader {
+                line: 1,
+                found: String::new()
+            })
+        );
+        assert!(matches!(
+            parse_trace_text("[A] [0.1] a\n   [B] [0.1] odd"),
+            Err(TraceTextError::BadIndent { line: 2, indent: 3 })
+        ));
+        let text = parse_trace_text("[A] [0.1] a\n    [B] [0.1] is text").expect("parses");
+        assert_eq!(
+            text.len(),
+            1,
+            "four spaces under a depth-0 node belong to its text"
+        );
+        assert!(matches!(
+            parse_trace_text("[A] [0.1] a\n  [B] [0.1] b\n      x\n   y"),
+            Err(TraceTextError::BadIndent { line: 4, indent: 3 })
+        ));
+        assert!(matches!(
+            parse_trace_text("[A] [0.1] a\n  not a node"),
+            Err(TraceTextError::NotAHeader { line: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn depth_limit_edge() {
+        let mut text = String::new();
+        for depth in 0..=MAX_TRACE_DEPTH {
+            text.push_str(&" ".repeat(2 * depth));
+            text.push_str("[X] [0.000001] x\n");
+        }
+        let forest = parse_trace_text(&text).expect("exactly at the depth limit");
+        assert_eq!(forest.len(), MAX_TRACE_DEPTH + 1);
+        assert_eq!(
+            forest.nodes()[MAX_TRACE_DEPTH].depth as usize,
+            MAX_TRACE_DEPTH
+        );
+        text.push_str(&" ".repeat(2 * (MAX_TRACE_DEPTH + 1)));
+        text.push_str("[X] [0.000001] x");
+        assert!(matches!(
+            parse_trace_text(&text),
+            Err(TraceTextError::TooDeep {
+                limit: MAX_TRACE_DEPTH,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn node_limit_edge() {
+        let mut text = String::with_capacity(MAX_TRACE_NODES * 10 + 10);
+        for _ in 0..MAX_TRACE_NODES {
+            text.push_str("[X] [0.1]\n");
+        }
+        let forest = parse_trace_text(&text).expect("exactly at the node limit");
+        assert_eq!(forest.len(), MAX_TRACE_NODES);
+        assert_eq!(forest.roots().count(), MAX_TRACE_NODES);
+        assert_eq!(forest.nodes()[0].text, "");
+        drop(forest);
+        text.push_str("[X] [0.1]");
+        assert_eq!(
+            parse_trace_text(&text),
+            Err(TraceTextError::TooManyNodes {
+                limit: MAX_TRACE_NODES
+            })
+        );
+    }
+}

@@ -1,0 +1,99 @@
+//! Capturing a Lean file: finding its project and toolchain, running Lean
+//! with profiling on, and joining what it prints into a recording.
+
+mod declarations;
+mod events;
+mod from_messages;
+mod from_profile;
+pub mod lean_output;
+mod placer;
+pub mod process;
+pub mod project;
+mod source;
+mod stock;
+mod text_match;
+mod toolchain;
+
+use std::path::PathBuf;
+
+use recording::{CaptureStatus, ClockKind};
+
+pub use process::{CancelToken, RunOptions};
+
+/// What to capture and how.
+#[derive(Debug, Clone)]
+pub struct CaptureRequest {
+    pub file: PathBuf,
+    /// Where to write the recording (default: under the project's `.leanscope/recordings/`).
+    pub output: Option<PathBuf>,
+    /// `trace.profiler.threshold` and `profiler.threshold`, in milliseconds.
+    pub threshold_ms: u64,
+    /// An explicit `lake` (else `PATH`, then `~/.elan/bin`).
+    pub lake: Option<PathBuf>,
+}
+
+/// Default threshold, in milliseconds (Lean's own default for trace.profiler).
+pub const DEFAULT_THRESHOLD_MS: u64 = 10;
+
+/// What happened, as the capture goes.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    Starting {
+        module: String,
+        lake: PathBuf,
+    },
+    /// Lean is running and has printed this many messages.
+    Running {
+        messages: u64,
+    },
+    Reading,
+    Writing {
+        path: PathBuf,
+    },
+}
+
+/// The headline facts of a finished capture.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureResult {
+    pub recording: PathBuf,
+    pub status: CaptureStatus,
+    pub module: String,
+    pub lean_version: String,
+    pub events: u64,
+    pub declarations: usize,
+    pub errors: usize,
+    pub elapsed_ns: Option<u64>,
+    pub clock: ClockKind,
+    pub notes: Vec<String>,
+    pub lean_wall_ms: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("{0} does not exist or is not a file")]
+    NoSuchFile(String),
+    #[error(transparent)]
+    Project(#[from] project::ProjectError),
+    #[error(transparent)]
+    Run(#[from] process::RunError),
+    #[error("Lean {status}; it wrote no usable output. Its last words on stderr:\n{stderr}")]
+    LeanFailed { status: String, stderr: String },
+    #[error("cannot understand {0}")]
+    BadOutput(String),
+    #[error("{0}")]
+    BadSource(String),
+    #[error("{0}")]
+    Io(String),
+    #[error("cannot write the recording {0}: {1}")]
+    Write(String, recording::RecordingError),
+}
+
+/// Captures one file with the stock backend.
+pub fn capture_file(
+    req: &CaptureRequest,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<CaptureResult, CaptureError> {
+    stock::capture(req, opts, progress)
+}

@@ -1,0 +1,338 @@
+//! Running Lean as a child process in its own process group, with a
+//! timeout, cancellation and bounded output.
+//!
+//! Cancelling or timing out sends SIGTERM to the whole group (so `lake` and
+//! the `lean` it started both get it), then SIGKILL after [`KILL_GRACE`].
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Most bytes of Lean output (stdout and stderr each) kept in memory.
+pub const MAX_LEAN_OUTPUT_BYTES: usize = 1 << 30;
+
+/// How long Lean gets to stop after SIGTERM before SIGKILL.
+pub const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// How often the runner looks at the child, the clock and the cancel flag.
+const POLL: Duration = Duration::from_millis(10);
+
+/// Shared flag that asks a running capture to stop.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    #[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// The flag itself, for signal handlers to set.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        self.0.clone()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("cancelled; Lean was stopped")]
+    Cancelled,
+    #[error("Lean did not finish within {0} s and was stopped")]
+    TimedOut(u64),
+    #[error("Lean printed more than {limit} bytes on {stream}; stopped")]
+    OutputTooLarge { stream: &'static str, limit: usize },
+    #[error("I/O error while running Lean: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What a finished run produced.
+#[derive(Debug)]
+pub struct Finished {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: ExitStatus,
+    pub wall: Duration,
+}
+
+/// Options of one run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    pub timeout: Option<Duration>,
+    pub cancel: CancelToken,
+    /// Counts stdout lines as they arrive (for progress reports).
+    pub stdout_lines: Arc<AtomicU64>,
+    /// Receives the child's process id once it started.
+    pub pid: Arc<AtomicU64>,
+}
+
+struct Collector {
+    handle: JoinHandle<std::io::Result<Vec<u8>>>,
+}
+
+fn collect(
+    mut pipe: impl Read + Send + 'static,
+    lines: Option<Arc<AtomicU64>>,
+    overflow: Arc<AtomicBool>,
+) -> Collector {
+    let handle = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match pipe.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(l) = &lines {
+                let count = buf[..n].iter().filter(|&&b| b == b'\n').count();
+                l.fetch_add(count as u64, Ordering::Relaxed);
+            }
+            if out.len() + n > MAX_LEAN_OUTPUT_BYTES {
+                overflow.store(true, Ordering::SeqCst);
+                // Keep draining so the child never blocks on a full pipe.
+                continue;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        Ok(out)
+    });
+    Collector { handle }
+}
+
+/// How often `tick` hears how many stdout lines arrived.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Runs `cmd` to completion (or until cancelled, timed out or flooding),
+/// telling `tick` every [`TICK`] how many stdout lines arrived.
+pub fn run(
+    cmd: &mut Command,
+    opts: &RunOptions,
+    tick: &mut dyn FnMut(u64),
+) -> Result<Finished, RunError> {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let started = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|source| RunError::Spawn { program, source })?;
+    opts.pid.store(u64::from(child.id()), Ordering::SeqCst);
+    let overflow_out = Arc::new(AtomicBool::new(false));
+    let overflow_err = Arc::new(AtomicBool::new(false));
+    let stdout = child
+        .stdout
+        .take()
+        .map(|p| collect(p, Some(opts.stdout_lines.clone()), overflow_out.clone()));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|p| collect(p, None, overflow_err.clone()));
+    let mut stop: Option<RunError> = None;
+    let mut last_tick = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if last_tick.elapsed() >= TICK {
+            last_tick = Instant::now();
+            tick(opts.stdout_lines.load(Ordering::Relaxed));
+        }
+        if stop.is_none() {
+            stop = if opts.cancel.is_cancelled() {
+                Some(RunError::Cancelled)
+            } else if opts.timeout.is_some_and(|t| started.elapsed() >= t) {
+                Some(RunError::TimedOut(opts.timeout.map_or(0, |t| t.as_secs())))
+            } else if overflow_out.load(Ordering::SeqCst) {
+                Some(RunError::OutputTooLarge {
+                    stream: "stdout",
+                    limit: MAX_LEAN_OUTPUT_BYTES,
+                })
+            } else if overflow_err.load(Ordering::SeqCst) {
+                Some(RunError::OutputTooLarge {
+                    stream: "stderr",
+                    limit: MAX_LEAN_OUTPUT_BYTES,
+                })
+            } else {
+                None
+            };
+            if stop.is_some() {
+                break terminate_group(&mut child)?;
+            }
+        }
+        std::thread::sleep(POLL);
+    };
+    // Whatever the group still holds (a grandchild that outlived its
+    // parent) goes too, so nothing keeps the pipes open.
+    signal_group(child.id(), libc::SIGKILL);
+    let stdout = join(stdout)?;
+    let stderr = join(stderr)?;
+    if let Some(e) = stop {
+        return Err(e);
+    }
+    if overflow_out.load(Ordering::SeqCst) {
+        return Err(RunError::OutputTooLarge {
+            stream: "stdout",
+            limit: MAX_LEAN_OUTPUT_BYTES,
+        });
+    }
+    if overflow_err.load(Ordering::SeqCst) {
+        return Err(RunError::OutputTooLarge {
+            stream: "stderr",
+            limit: MAX_LEAN_OUTPUT_BYTES,
+        });
+    }
+    Ok(Finished {
+        stdout,
+        stderr,
+        status,
+        wall: started.elapsed(),
+    })
+}
+
+fn join(c: Option<Collector>) -> Result<Vec<u8>, RunError> {
+    match c {
+        None => Ok(Vec::new()),
+        Some(c) => c
+            .handle
+            .join()
+            .map_err(|_| RunError::Io(std::io::Error::other("output reader thread failed")))?
+            .map_err(RunError::Io),
+    }
+}
+
+/// SIGTERM to the group, then SIGKILL after the grace period.
+fn terminate_group(child: &mut Child) -> Result<ExitStatus, RunError> {
+    signal_group(child.id(), libc::SIGTERM);
+    let deadline = Instant::now() + KILL_GRACE;
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        std::thread::sleep(POLL);
+    }
+    signal_group(child.id(), libc::SIGKILL);
+    Ok(child.wait()?)
+}
+
+fn signal_group(pgid: u32, signal: libc::c_int) {
+    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
+        // SAFETY: kill(2) with a negative pid signals a process group; it
+        // has no memory effects. The group was created for this child.
+        unsafe {
+            libc::kill(-pgid, signal);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("/bin/sh");
+        c.arg("-c").arg(script);
+        c
+    }
+
+    /// True if `pid` exists and is not a zombie (a killed orphan may wait
+    /// for a reaper that containers do not always have).
+    pub(crate) fn is_running(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+            .unwrap_or(false)
+    }
+
+    #[test]
+    fn collects_output_and_status() {
+        let opts = RunOptions::default();
+        let f = run(
+            &mut sh("echo one; echo two; echo err >&2; exit 3"),
+            &opts,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(f.stdout, b"one\ntwo\n");
+        assert_eq!(f.stderr, b"err\n");
+        assert_eq!(f.status.code(), Some(3));
+        assert_eq!(opts.stdout_lines.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
+    fn cancel_kills_the_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("grandchild.pid");
+        let opts = RunOptions::default();
+        let cancel = opts.cancel.clone();
+        let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            cancel.cancel();
+        });
+        let started = Instant::now();
+        let e = run(&mut sh(&script), &opts, &mut |_| {}).unwrap_err();
+        t.join().unwrap();
+        assert!(matches!(e, RunError::Cancelled), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(!is_running(pid), "the grandchild {pid} survived");
+    }
+
+    #[test]
+    fn sigterm_ignored_then_sigkill_after_grace() {
+        let opts = RunOptions {
+            timeout: Some(Duration::from_millis(200)),
+            ..RunOptions::default()
+        };
+        let started = Instant::now();
+        let e = run(
+            &mut sh("trap '' TERM; while true; do sleep 0.05; done"),
+            &opts,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Lean did not finish within 0 s and was stopped"
+        );
+        let took = started.elapsed();
+        assert!(
+            took >= KILL_GRACE && took < KILL_GRACE + Duration::from_secs(5),
+            "{took:?}"
+        );
+    }
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let e = run(
+            &mut Command::new("/no/such/lake"),
+            &RunOptions::default(),
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with("cannot start /no/such/lake: "),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,312 @@
+//! The stock capture: one `lake env lean --json -D…` run, its messages,
+//! stderr and timed trace joined into a recording.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use recording::{CaptureMode, CaptureStatus, Header, NewEvent, RecordingWriter, Severity};
+
+use super::declarations;
+use super::events::Built;
+use super::from_messages;
+use super::from_profile;
+use super::lean_output::firefox_profile::parse_firefox_profile;
+use super::lean_output::messages::MessageReader;
+use super::lean_output::profiler_lines::parse_stderr;
+use super::placer::Placer;
+use super::process::{run, RunOptions};
+use super::project::{find_lake, module_name, Project};
+use super::source::Source;
+use super::toolchain::LeanVersion;
+use super::{CaptureError, CaptureRequest, CaptureResult, Progress};
+
+/// Where leanscope writes inside a user's project (and nowhere else).
+pub const PROJECT_DIR: &str = ".leanscope";
+
+/// How long `lake env lean --version` may take.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Lines of Lean's stderr quoted in an error.
+const STDERR_QUOTED_LINES: usize = 20;
+
+pub fn capture(
+    req: &CaptureRequest,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<CaptureResult, CaptureError> {
+    let file = &req.file;
+    if !file.is_file() {
+        return Err(CaptureError::NoSuchFile(file.display().to_string()));
+    }
+    let project = Project::containing(file)?;
+    let relative = project
+        .relative(file)
+        .ok_or_else(|| CaptureError::NoSuchFile(file.display().to_string()))?;
+    let module = module_name(&relative);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let path_var = std::env::var("PATH").ok();
+    let lake = find_lake(req.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
+    let source_text = std::fs::read(file)
+        .map_err(|e| CaptureError::Io(format!("cannot read {}: {e}", file.display())))?;
+    let source_text = String::from_utf8(source_text).map_err(|e| {
+        CaptureError::BadSource(format!(
+            "{} is not UTF-8 (byte {})",
+            file.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    progress(Progress::Starting {
+        module: module.clone(),
+        lake: lake.clone(),
+    });
+
+    let version = lean_version(&lake, &project.root, opts)?;
+    let work = project.root.join(PROJECT_DIR);
+    let tmp = work.join("tmp");
+    std::fs::create_dir_all(&tmp)
+        .map_err(|e| CaptureError::Io(format!("cannot create {}: {e}", tmp.display())))?;
+    let profile_path = tmp.join(format!("profile-{}-{}.json", std::process::id(), unique()));
+    let use_profile = version.supports_profile_output();
+
+    let threshold = req.threshold_ms.to_string();
+    let mut cmd = Command::new(&lake);
+    cmd.current_dir(&project.root)
+        .args(["env", "lean", "--json"]);
+    for (k, v) in [
+        ("trace.profiler", "true"),
+        ("trace.profiler.threshold", threshold.as_str()),
+        ("profiler", "true"),
+        ("profiler.threshold", threshold.as_str()),
+    ] {
+        cmd.arg(format!("-D{k}={v}"));
+    }
+    if use_profile {
+        cmd.arg(format!(
+            "-Dtrace.profiler.output={}",
+            profile_path.display()
+        ));
+        cmd.arg("-Dtrace.profiler.output.pp=true");
+    }
+    cmd.arg(&relative);
+    let _cleanup = RemoveOnDrop(profile_path.clone());
+    let finished = run(&mut cmd, opts, &mut |lines| {
+        progress(Progress::Running { messages: lines })
+    })?;
+    progress(Progress::Reading);
+
+    let mut messages = Vec::new();
+    for m in MessageReader::new(&finished.stdout[..]) {
+        messages
+            .push(m.map_err(|e| CaptureError::BadOutput(format!("Lean's --json output, {e}")))?);
+    }
+    let stderr = String::from_utf8_lossy(&finished.stderr);
+    let report = parse_stderr(&stderr)
+        .map_err(|e| CaptureError::BadOutput(format!("Lean's stderr, {e}")))?;
+    let src = Source::new(&source_text);
+    let diagnostics = from_messages::diagnostics(&messages, &src);
+    let has_errors = diagnostics.iter().any(|d| d.severity == Severity::Error);
+    match finished.status.code() {
+        Some(0) => {}
+        Some(1) if has_errors => {}
+        code => {
+            return Err(CaptureError::LeanFailed {
+                status: code.map_or_else(
+                    || "was killed by a signal".to_string(),
+                    |c| format!("exited with code {c}"),
+                ),
+                stderr: tail(&stderr, STDERR_QUOTED_LINES),
+            })
+        }
+    }
+    let decls = declarations::scan(&source_text);
+    let mut placer = Placer::new(&src, from_messages::command_starts(&messages, &src), &decls);
+    let mut built = if use_profile && profile_path.is_file() {
+        let f = std::fs::File::open(&profile_path)
+            .map_err(|e| CaptureError::Io(format!("cannot read Lean's profile: {e}")))?;
+        let profile = parse_firefox_profile(std::io::BufReader::new(f)).map_err(|e| {
+            CaptureError::BadOutput(format!("Lean's profile ({}): {e}", profile_path.display()))
+        })?;
+        from_profile::build(&profile, &mut placer)
+    } else if from_messages::has_traces(&messages) {
+        let mut b = from_messages::from_traces(&messages, &mut placer);
+        if use_profile {
+            b.notes
+                .push("Lean wrote no timed trace; times come from its trace messages".into());
+        }
+        b
+    } else {
+        let mut b = from_messages::from_took_lines(&messages, &report.took, &mut placer);
+        b.notes.push(if has_errors {
+            "Lean wrote no timed trace because the file has errors; times are the profiler's per-command totals".into()
+        } else {
+            "Lean wrote no timed trace; times are the profiler's per-command totals".into()
+        });
+        b
+    };
+    if !use_profile {
+        built.notes.push(format!(
+            "Lean {} cannot write trace.profiler.output (added in 4.8.0); times are durations only",
+            version.version
+        ));
+    }
+    if built.elapsed_ns.is_none() {
+        built
+            .notes
+            .push("Lean did not report the file's elapsed time".into());
+    }
+    let status = if has_errors {
+        CaptureStatus::Error
+    } else {
+        CaptureStatus::Ok
+    };
+    let header = Header {
+        schema_version: recording::SCHEMA_VERSION,
+        lean_version: version.version.clone(),
+        toolchain: project.toolchain.clone().unwrap_or_default(),
+        capture_mode: CaptureMode::Stock,
+        threshold_ns: req.threshold_ms.saturating_mul(1_000_000),
+        clock: built.clock,
+        clock_description: built.clock_description.clone(),
+        source_path: relative.clone(),
+        module_name: module.clone(),
+        source_sha256: String::new(),
+        source_text: source_text.clone(),
+        declarations: decls.clone(),
+        diagnostics,
+        threads: built.threads.clone(),
+        elapsed_ns: built.elapsed_ns,
+        status,
+        created_unix_ms: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        producer: concat!("leanscope ", env!("CARGO_PKG_VERSION")).into(),
+        notes: built.notes.clone(),
+    };
+    let out = match &req.output {
+        Some(o) => o.clone(),
+        None => {
+            let dir = work.join("recordings");
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| CaptureError::Io(format!("cannot create {}: {e}", dir.display())))?;
+            dir.join(format!("{module}-{}.lsrec", timestamp()))
+        }
+    };
+    progress(Progress::Writing { path: out.clone() });
+    let path = write(&out, &header, &built)
+        .map_err(|e| CaptureError::Write(out.display().to_string(), e))?;
+    Ok(CaptureResult {
+        recording: path,
+        status,
+        module,
+        lean_version: version.version,
+        events: built.events.len() as u64,
+        declarations: decls.len(),
+        errors: header
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count(),
+        elapsed_ns: built.elapsed_ns,
+        clock: built.clock,
+        notes: built.notes,
+        lean_wall_ms: finished.wall.as_millis() as u64,
+    })
+}
+
+fn write(out: &Path, header: &Header, built: &Built) -> Result<PathBuf, recording::RecordingError> {
+    let mut w = RecordingWriter::create(out, header)?;
+    for e in &built.events {
+        w.push(&NewEvent {
+            parent: e.parent,
+            class: &e.class,
+            label: &e.label,
+            start_ns: e.start_ns,
+            duration_ns: e.duration_ns,
+            thread: e.thread,
+            range: e.range,
+            range_kind: e.range_kind,
+        })?;
+    }
+    w.finish()
+}
+
+fn lean_version(lake: &Path, root: &Path, opts: &RunOptions) -> Result<LeanVersion, CaptureError> {
+    let mut cmd = Command::new(lake);
+    cmd.current_dir(root).args(["env", "lean", "--version"]);
+    let version_opts = RunOptions {
+        timeout: Some(VERSION_TIMEOUT),
+        ..opts.clone()
+    };
+    let f = run(&mut cmd, &version_opts, &mut |_| {})?;
+    let out = String::from_utf8_lossy(&f.stdout);
+    if !f.status.success() {
+        return Err(CaptureError::LeanFailed {
+            status: format!("`lake env lean --version` {}", f.status),
+            stderr: tail(&String::from_utf8_lossy(&f.stderr), STDERR_QUOTED_LINES),
+        });
+    }
+    LeanVersion::parse(&out).ok_or_else(|| {
+        CaptureError::BadOutput(format!("`lean --version` printed {:?}", out.trim()))
+    })
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let tail = all[all.len().saturating_sub(lines)..].join("\n");
+    tail.chars().take(4000).collect()
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// UTC time as `20261129T101500.123Z`, for file names.
+pub fn timestamp() -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = now.as_secs();
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        now.subsec_millis()
+    )
+}
+
+/// Days since 1970-01-01 to a (year, month, day) date (proleptic Gregorian).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates() {
+        assert_eq!(super::civil_from_days(0), (1970, 1, 1));
+        assert_eq!(super::civil_from_days(20_786), (2026, 11, 29));
+        assert_eq!(super::civil_from_days(11_016), (2000, 2, 29));
+    }
+}

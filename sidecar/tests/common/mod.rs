@@ -1,0 +1,101 @@
+//! Shared setup for end-to-end tests: the real `leanscope` binary, the fake
+//! `lake`/`lean` from the `fake-toolchain` crate, and a copy of the fixture
+//! project in a temporary directory.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+pub fn leanscope_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_leanscope"))
+}
+
+/// The fake toolchain binary, built next to leanscope (building it if a
+/// narrower `cargo test -p leanscope` did not).
+pub fn fake_lean() -> PathBuf {
+    let dir = leanscope_bin().parent().unwrap().to_path_buf();
+    let fake = dir.join("fake-lean");
+    if !fake.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-p", "fake-toolchain", "--bin", "fake-lean"])
+            .current_dir(repo())
+            .status()
+            .unwrap();
+        assert!(status.success(), "building fake-lean failed");
+    }
+    assert!(fake.exists(), "no fake-lean at {}", fake.display());
+    fake
+}
+
+/// A scratch world: a copy of `fixtures/projects/demo` and a bin dir with
+/// `lake` and `lean` links to the fake.
+pub struct World {
+    pub dir: tempfile::TempDir,
+    pub project: PathBuf,
+    pub bin: PathBuf,
+    pub fixtures: PathBuf,
+}
+
+impl World {
+    pub fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("demo");
+        copy_dir(&repo().join("fixtures/projects/demo"), &project);
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let fake = fake_lean();
+        for name in ["lake", "lean"] {
+            std::os::unix::fs::symlink(&fake, bin.join(name)).unwrap();
+        }
+        World {
+            project,
+            bin,
+            fixtures: repo().join("fixtures/lean-output"),
+            dir,
+        }
+    }
+
+    /// `leanscope ARGS` in the project, with the fake first on PATH.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(leanscope_bin());
+        c.args(args)
+            .current_dir(&self.project)
+            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
+            .env("HOME", self.dir.path())
+            .env("LEANSCOPE_FAKE_FIXTURES", &self.fixtures)
+            .env("LEANSCOPE_FAKE_DELAY_SCALE", "0");
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}

@@ -1,0 +1,229 @@
+//! Cancellation, timeouts and broken Lean output: Lean's whole process
+//! group is stopped, the error is named, and nothing is left half-written.
+
+mod common;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::{copy_dir, text, World};
+
+/// True if `pid` exists and is not a zombie.
+fn is_running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+        .unwrap_or(false)
+}
+
+fn pids(pidfile: &Path) -> Vec<(String, i32)> {
+    std::fs::read_to_string(pidfile)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (name, pid) = l.split_once(' ')?;
+            Some((name.to_string(), pid.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// Starts a slow capture, waits until the fake `lean` runs, sends `signal`.
+fn interrupt(signal: i32) -> (std::process::Output, Vec<(String, i32)>, World) {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let out_path = w.path("slow.lsrec");
+    let child = w
+        .command(&[
+            "profile",
+            "Demo/Clean.lean",
+            "-o",
+            out_path.to_str().unwrap(),
+        ])
+        .env("LEANSCOPE_FAKE_DELAY_SCALE", "100")
+        .env("LEANSCOPE_FAKE_PIDFILE", &pidfile)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    // Wait for the `lean --json` run (the second lean: the first is --version).
+    while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "fake lean never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: sends a signal to the child we spawned.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "cancelling took too long"
+    );
+    assert!(!out_path.exists(), "a recording was left at the final path");
+    let leftovers: Vec<_> = std::fs::read_dir(w.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        !leftovers
+            .iter()
+            .any(|n| n.to_string_lossy().contains(".tmp")),
+        "{leftovers:?}"
+    );
+    assert_eq!(
+        std::fs::read_dir(w.project.join(".leanscope/tmp"))
+            .unwrap()
+            .count(),
+        0
+    );
+    (out, pids(&pidfile), w)
+}
+
+#[test]
+fn ctrl_c_stops_lake_and_lean_and_leaves_no_file() {
+    let (out, pids, _w) = interrupt(libc::SIGINT);
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("interrupted; Lean was stopped and no recording was written")
+    );
+    for (name, pid) in &pids {
+        assert!(!is_running(*pid), "{name} {pid} still runs");
+    }
+}
+
+#[test]
+fn sigterm_exits_143() {
+    let (out, pids, _w) = interrupt(libc::SIGTERM);
+    assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));
+    assert!(pids.iter().all(|(_, p)| !is_running(*p)));
+}
+
+#[test]
+fn timeout_stops_lean_and_names_the_limit() {
+    let w = World::new();
+    let out_path = w.path("t.lsrec");
+    let out = w
+        .command(&[
+            "profile",
+            "Demo/Clean.lean",
+            "--timeout",
+            "1",
+            "-o",
+            out_path.to_str().unwrap(),
+        ])
+        .env("LEANSCOPE_FAKE_DELAY_SCALE", "100")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        text(&out.stderr).contains("Lean did not finish within 1 s and was stopped"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!out_path.exists());
+}
+
+/// A world whose fake Lean replays one extra, hand-made case for
+/// `Demo/Bad.lean`.
+fn bad_case(stdout: &[u8], stderr: &str, exit_code: i32) -> World {
+    let mut w = World::new();
+    let fixtures = w.path("lean-output");
+    copy_dir(&w.fixtures, &fixtures);
+    let case = fixtures.join("bad");
+    std::fs::create_dir_all(&case).unwrap();
+    std::fs::write(
+        case.join("case.json"),
+        r#"{"source":"Demo/Bad.lean","toolchain":"v4.31.0","lean_version":"4.31.0","module":"Demo.Bad",
+            "invocation":{},"stderr_lines_before_stdout":0,"delays":[],"description":"test"}"#,
+    )
+    .unwrap();
+    std::fs::write(case.join("stdout"), stdout).unwrap();
+    std::fs::write(case.join("stdout.traces"), stdout).unwrap();
+    std::fs::write(case.join("stderr"), stderr).unwrap();
+    std::fs::write(case.join("exit-code"), exit_code.to_string()).unwrap();
+    std::fs::write(
+        w.project.join("Demo/Bad.lean"),
+        "theorem t : True := trivial\n",
+    )
+    .unwrap();
+    w.fixtures = fixtures;
+    w
+}
+
+fn expect_failure(w: &World, want: &str) {
+    let out_path = w.path("bad.lsrec");
+    let out = w.run(&["profile", "Demo/Bad.lean", "-o", out_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains(want), "{err}");
+    assert!(!err.contains("panicked"));
+    assert!(!out_path.exists());
+}
+
+#[test]
+fn malformed_json_from_lean_is_named_with_its_line() {
+    let good = br#"{"caption":"","data":"elaboration took 1ms\n","endPos":null,"fileName":"Demo/Bad.lean","isSilent":false,"keepFullRange":false,"kind":"[anonymous]","pos":{"column":0,"line":1},"severity":"information"}"#;
+    let mut out = good.to_vec();
+    out.extend_from_slice(b"\n{not json\n");
+    let w = bad_case(&out, "", 0);
+    expect_failure(
+        &w,
+        "cannot understand Lean's --json output, line 2: not a Lean JSON message",
+    );
+}
+
+#[test]
+fn invalid_utf8_from_lean_is_named() {
+    // A `lean` that prints one good message, then bytes that are not UTF-8.
+    let w = bad_case(b"", "", 0);
+    let lean = w.bin.join("lean");
+    std::fs::remove_file(&lean).unwrap();
+    let real = w.path("real");
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(common::fake_lean(), real.join("lean")).unwrap();
+    let script = format!(
+        "#!/bin/sh\ncase \"$1\" in --version) exec {} --version;; esac\nprintf '%s\\n' '{}'\nprintf '\\377\\376\\n'\n",
+        real.join("lean").display(),
+        r#"{"caption":"","data":"elaboration took 1ms\n","endPos":null,"fileName":"Demo/Bad.lean","isSilent":false,"keepFullRange":false,"kind":"[anonymous]","pos":{"column":0,"line":1},"severity":"information"}"#
+    );
+    std::fs::write(&lean, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&lean, std::fs::Permissions::from_mode(0o755)).unwrap();
+    expect_failure(
+        &w,
+        "cannot understand Lean's --json output, line 2: Lean output is not valid UTF-8",
+    );
+}
+
+#[test]
+fn lean_crashing_is_reported_with_its_stderr() {
+    let w = bad_case(
+        b"",
+        "INTERNAL PANIC: unreachable code has been reached\n",
+        134,
+    );
+    expect_failure(&w, "Lean exited with code 134; it wrote no usable output. Its last words on stderr:\nINTERNAL PANIC: unreachable code");
+}
+
+#[test]
+fn an_unwritable_output_leaves_nothing() {
+    let w = World::new();
+    let out_path = w.path("no/such/dir/x.lsrec");
+    let out = w.run(&[
+        "profile",
+        "Demo/Clean.lean",
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        text(&out.stderr).contains("cannot write the recording"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!w.path("no").exists());
+}
