@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fs::{self, File};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -35,7 +36,8 @@ pub struct NewEvent<'a> {
 struct Batch {
     first_event: u64,
     count: usize,
-    new_strings: Vec<String>,
+    /// Id of the first string this batch introduces.
+    first_new_string: u32,
     new_ranges: Vec<SourceRange>,
     parent: Vec<u8>,
     class: Vec<u8>,
@@ -51,7 +53,6 @@ impl Batch {
     fn clear(&mut self, first_event: u64) {
         self.first_event = first_event;
         self.count = 0;
-        self.new_strings.clear();
         self.new_ranges.clear();
         for col in [
             &mut self.parent,
@@ -68,13 +69,103 @@ impl Batch {
     }
 }
 
+/// Interned strings, all in one arena (no allocation per string), found
+/// by a 64-bit hash computed once per lookup.
+#[derive(Default)]
+struct Interner {
+    arena: String,
+    /// (offset, length) of each string in the arena; the index is its id.
+    spans: Vec<(usize, usize)>,
+    by_hash: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
+    /// Strings whose hash another string already has (vanishingly rare).
+    collisions: HashMap<String, u32>,
+}
+
+impl Interner {
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    fn get(&self, id: u32) -> &str {
+        let (at, len) = self.spans[id as usize];
+        &self.arena[at..at + len]
+    }
+
+    fn intern(&mut self, s: &str) -> u32 {
+        let h = hash_str(s);
+        match self.by_hash.get(&h) {
+            Some(&id) if self.get(id) == s => return id,
+            Some(_) => {
+                if let Some(&id) = self.collisions.get(s) {
+                    return id;
+                }
+                let id = self.push(s);
+                self.collisions.insert(s.to_owned(), id);
+                return id;
+            }
+            None => {}
+        }
+        let id = self.push(s);
+        self.by_hash.insert(h, id);
+        id
+    }
+
+    fn push(&mut self, s: &str) -> u32 {
+        let id = self.spans.len() as u32;
+        self.spans.push((self.arena.len(), s.len()));
+        self.arena.push_str(s);
+        id
+    }
+}
+
+/// A hasher for keys that already are good 64-bit hashes.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// A fast, well-mixed 64-bit string hash (8 bytes at a time, then
+/// MurmurHash3's avalanche step).
+fn hash_str(s: &str) -> u64 {
+    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ s.len() as u64;
+    let mut chunks = s.as_bytes().chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h ^ w).wrapping_mul(0xff51_afd7_ed55_8ccd).rotate_left(29);
+    }
+    let mut last = 0u64;
+    for (i, &b) in chunks.remainder().iter().enumerate() {
+        last |= u64::from(b) << (8 * i);
+    }
+    h = (h ^ last).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
 /// Encodes a recording into any `Write`, streaming: events are buffered in
 /// batches of at most [`BATCH_EVENTS`] and flushed as chunks.
 pub struct Encoder<W: Write> {
     out: W,
     offset: u64,
     fbb: FlatBufferBuilder<'static>,
-    strings: HashMap<String, u32>,
+    strings: Interner,
     ranges: HashMap<SourceRange, u32>,
     thread_count: u32,
     events: u64,
@@ -105,7 +196,7 @@ impl<W: Write> Encoder<W> {
             out,
             offset: MAGIC.len() as u64,
             fbb: FlatBufferBuilder::with_capacity(64 * 1024),
-            strings: HashMap::new(),
+            strings: Interner::default(),
             ranges: HashMap::new(),
             thread_count: header.threads.len() as u32,
             events: 0,
@@ -217,13 +308,7 @@ impl<W: Write> Encoder<W> {
     }
 
     fn intern(&mut self, s: &str) -> u32 {
-        if let Some(&id) = self.strings.get(s) {
-            return id;
-        }
-        let id = self.strings.len() as u32;
-        self.strings.insert(s.to_owned(), id);
-        self.batch.new_strings.push(s.to_owned());
-        id
+        self.strings.intern(s)
     }
 
     fn intern_range(&mut self, r: SourceRange) -> u32 {
@@ -334,7 +419,9 @@ impl<W: Write> Encoder<W> {
         let b = &self.batch;
         let fbb = &mut self.fbb;
         fbb.reset();
-        let strings: Vec<_> = b.new_strings.iter().map(|s| fbb.create_string(s)).collect();
+        let strings: Vec<_> = (b.first_new_string..self.strings.len() as u32)
+            .map(|id| fbb.create_string(self.strings.get(id)))
+            .collect();
         let new_strings = fbb.create_vector(&strings);
         let ranges: Vec<fb::SourceRange> = b.new_ranges.iter().map(|r| fb_range(*r)).collect();
         let new_ranges = fbb.create_vector(&ranges);
@@ -363,6 +450,7 @@ impl<W: Write> Encoder<W> {
         let (first, count) = (self.batch.first_event, self.batch.count as u32);
         self.emit_chunk(fb::ChunkKind::EventBatch, first, count)?;
         self.batch.clear(self.events);
+        self.batch.first_new_string = self.strings.len() as u32;
         Ok(())
     }
 
@@ -497,4 +585,23 @@ pub fn encode_to_vec<'a>(
         enc.push(&ev)?;
     }
     enc.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interner_keeps_ids_stable_and_survives_hash_collisions() {
+        let mut i = Interner::default();
+        assert_eq!((i.intern("a"), i.intern("bb"), i.intern("a")), (0, 1, 0));
+        // Make "ccc" collide with "a": the table must still tell them apart.
+        i.by_hash.insert(hash_str("ccc"), 0);
+        assert_eq!(i.intern("ccc"), 2);
+        assert_eq!(i.intern("ccc"), 2);
+        assert_eq!(i.intern("a"), 0);
+        assert_eq!((i.get(0), i.get(1), i.get(2)), ("a", "bb", "ccc"));
+        assert_ne!(hash_str("ab"), hash_str("ba"));
+        assert_ne!(hash_str(""), hash_str("\0"));
+    }
 }

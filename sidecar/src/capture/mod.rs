@@ -67,6 +67,10 @@ pub struct CaptureResult {
     pub clock: ClockKind,
     pub notes: Vec<String>,
     pub lean_wall_ms: u64,
+    /// CPU time leanscope itself spent on this capture (Lean not included).
+    pub overhead_cpu_ms: f64,
+    /// Bytes of Lean output read: stdout, stderr and the profile file.
+    pub ingested_bytes: u64,
 }
 
 #[derive(Debug, thiserror::Error)]

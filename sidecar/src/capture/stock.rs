@@ -35,6 +35,7 @@ pub fn capture(
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
+    let cpu_at_start = self_cpu_ns();
     let file = &req.file;
     if !file.is_file() {
         return Err(CaptureError::NoSuchFile(file.display().to_string()));
@@ -121,6 +122,7 @@ pub fn capture(
     }
     let decls = declarations::scan(&source_text);
     let mut placer = Placer::new(&src, from_messages::command_starts(&messages, &src), &decls);
+    let profile_bytes = std::fs::metadata(&profile_path).map_or(0, |m| m.len());
     let mut built = if use_profile && profile_path.is_file() {
         let f = std::fs::File::open(&profile_path)
             .map_err(|e| CaptureError::Io(format!("cannot read Lean's profile: {e}")))?;
@@ -211,7 +213,24 @@ pub fn capture(
         clock: built.clock,
         notes: built.notes,
         lean_wall_ms: finished.wall.as_millis() as u64,
+        overhead_cpu_ms: self_cpu_ns().saturating_sub(cpu_at_start) as f64 / 1e6,
+        ingested_bytes: finished.stdout.len() as u64 + finished.stderr.len() as u64 + profile_bytes,
     })
+}
+
+/// CPU time (user + system) this process has used so far, in nanoseconds;
+/// child processes (Lean) are not counted.
+fn self_cpu_ns() -> u64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut u) != 0 {
+            return 0;
+        }
+        u
+    };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    ns(usage.ru_utime) + ns(usage.ru_stime)
 }
 
 fn write(out: &Path, header: &Header, built: &Built) -> Result<PathBuf, recording::RecordingError> {

@@ -131,15 +131,16 @@ fn push_digit(
 
 /// Converts a millisecond value that was read from JSON as `f64` to nanoseconds.
 ///
-/// `Display` for `f64` prints the shortest decimal that reads back as the same number, which for
-/// the at most 15 significant digits Lean prints (six fractional digits of milliseconds) is the
-/// text Lean wrote, so the result is exact to the nanosecond for times below 10^9 ms (about 11.5
-/// days of monotonic clock). Larger values keep the f64 precision (about a nanosecond).
+/// Lean prints at most six fractional digits of milliseconds. Below 2^30 ms (about 12 days of
+/// monotonic clock) the parsed `f64` is within 0.06 ns of that decimal and the product with
+/// 10^6 adds at most 0.0625 ns, so rounding gives the exact nanosecond value; larger values keep
+/// the `f64` precision (about a nanosecond). This runs once per sample, so it does no formatting.
 pub(crate) fn ms_f64_to_ns(ms: f64) -> Option<u64> {
-    if !ms.is_finite() || ms < 0.0 {
+    let ns = (ms * 1e6).round();
+    if !ns.is_finite() || ns < 0.0 || ns >= u64::MAX as f64 {
         return None;
     }
-    decimal_to_ns(&format!("{ms}"), 6)
+    Some(ns as u64)
 }
 
 #[cfg(test)]

@@ -201,12 +201,25 @@ fn parse_with_limits<R: Read>(
     ACTIVE_LIMITS.with(|l| l.set(limits));
     LIMIT_HIT.with(|hit| hit.set(None));
     let over = Rc::new(Cell::new(false));
-    let limited = LimitedReader {
+    let mut limited = LimitedReader {
         inner: reader,
         remaining: limits.bytes,
         over: Rc::clone(&over),
     };
-    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(limited));
+    // Parsing from memory is several times faster than from a reader; the
+    // input is bounded by `limits.bytes` before it is held.
+    let mut bytes = Vec::new();
+    if let Err(e) = limited.read_to_end(&mut bytes) {
+        ACTIVE_LIMITS.with(|l| l.set(LIMITS));
+        return Err(if over.get() {
+            FirefoxProfileError::TooLarge {
+                limit: limits.bytes,
+            }
+        } else {
+            FirefoxProfileError::Io(e)
+        });
+    }
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
     let mut state = BuildState {
         threads: Vec::new(),
         nodes_left: limits.nodes,
