@@ -2,6 +2,7 @@
 
 mod commands;
 mod output;
+mod viewer_site;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,12 @@ enum Command {
     Synth(commands::synth::Args),
     /// Print a recording's header facts, counts and validation issues.
     Info(commands::info::Args),
+    /// Serve the viewer for a session or a recording on 127.0.0.1.
+    View(commands::view::Args),
+    /// Write a static copy of the viewer and a session's data.
+    Publish(commands::publish::Args),
+    /// Write a deterministic synthetic session (for tests and demos).
+    SynthSession(commands::synth_session::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +46,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Synth(a) => commands::synth::run(a),
         Command::Info(a) => commands::info::run(a),
+        Command::View(a) => commands::view::run(a),
+        Command::Publish(a) => commands::publish::run(a),
+        Command::SynthSession(a) => commands::synth_session::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

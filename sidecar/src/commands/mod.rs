@@ -1,4 +1,7 @@
 //! One module per subcommand.
 
 pub mod info;
+pub mod publish;
 pub mod synth;
+pub mod synth_session;
+pub mod view;
