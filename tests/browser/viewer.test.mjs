@@ -180,12 +180,18 @@ test('a timeline click selects the slice and the source view follows', async () 
   // Zoom in on the first declaration so slices are wide.
   await page.click('#list li[data-kind="declaration"]');
   await page.waitForFunction(() => window.__leanscope.timeline.layout && window.__leanscope.state.sel);
-  await page.waitForTimeout(200);
+  await page.evaluate(() => window.__leanscope.redrawTimeline());
   const target = await page.evaluate(() => {
     const a = window.__leanscope.timeline.layout.rects;
     let best = null;
+    const plot = document.querySelector('#timeline').clientWidth - 110;
     for (let k = 0; k < a.length; k += 6) {
-      if (a[k + 4] === 1 && a[k] >= 1 && (!best || a[k + 2] - a[k + 1] > best.w)) best = { row: a[k], x: (a[k + 1] + Math.min(a[k + 2], 600)) / 2, w: a[k + 2] - a[k + 1], event: a[k + 3] };
+      const x0 = Math.max(a[k + 1], 0);
+      const x1 = Math.min(a[k + 2], plot);
+      // A slice drawn on its own, on a row in view, as wide as can be.
+      if (a[k + 4] === 1 && a[k] >= 1 && a[k] <= 6 && (!best || x1 - x0 > best.w)) {
+        best = { row: a[k], x: (x0 + x1) / 2, w: x1 - x0, event: a[k + 3] };
+      }
     }
     return best;
   });

@@ -77,10 +77,12 @@ impl Viewer {
         Ok(text(summary))
     }
 
-    /// Opens a lone recording as a session of one file.
+    /// Opens a lone recording as a session of one file; `events` is the
+    /// footer's event count when the host knows it (negative: unknown).
     #[wasm_bindgen(js_name = openSingle)]
-    pub fn open_single(&mut self, path: &str) -> String {
-        let s = SessionModel::single(path);
+    pub fn open_single(&mut self, path: &str, events: f64) -> String {
+        let hint = (events >= 0.0 && events.is_finite()).then_some(events as u64);
+        let s = SessionModel::single(path, hint);
         let summary = s.summary();
         self.session = Some(s);
         self.loads.clear();

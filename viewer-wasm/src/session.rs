@@ -84,7 +84,9 @@ impl SessionModel {
 
     /// A session of one recording, opened without a manifest: the file's
     /// entry is filled in once the recording is loaded.
-    pub fn single(path: &str) -> SessionModel {
+    /// `events` is the event count the host read from the footer (a
+    /// size hint only; capped by the bytes that arrive).
+    pub fn single(path: &str, events: Option<u64>) -> SessionModel {
         let manifest = SessionManifest {
             schema_version: SESSION_SCHEMA_VERSION,
             project_root: String::new(),
@@ -105,7 +107,7 @@ impl SessionModel {
                 elapsed_ns: None,
                 traced_ns: None,
                 capture_wall_ms: None,
-                events: None,
+                events,
                 declarations: None,
                 source_sha256: None,
                 error: None,

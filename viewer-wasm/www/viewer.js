@@ -129,7 +129,7 @@
     } else if (config.recording) {
       const url = new URL(config.recording, document.baseURI).href;
       const name = config.recordingName || decodeURIComponent(url.split('/').pop());
-      state.summary = await call('openSingle', url, name);
+      state.summary = await call('openSingle', url, name, config.recordingEvents ?? -1);
       renderSession();
       await openFolder(0, {});
       markFirstPaint();
@@ -363,6 +363,7 @@
       fs = await call('loadFile', k);
     } catch (e) {
       showBanner(`Cannot open the recording: ${e.message}`, true);
+      e.reported = true;
       throw e;
     }
     debug.fileLoads.push({ file: k, ms: performance.now() - t0, events: fs.events });
@@ -490,7 +491,7 @@
       const ops = v.operations;
       const start = Math.min(...ops.map((o) => o.startNs));
       const end = Math.max(...ops.map((o) => o.startNs + o.inclusiveNs));
-      timeline.show(start, end, ops[0].event);
+      timeline.show(start, end, ops[0].event, true);
     }
     reveal(v.range, { declaration: v.name });
     writeHash();
@@ -844,8 +845,8 @@
       selInfo = { startNs: v.startNs, endNs: v.endNs, row: v.timelineRow };
       draw();
     }
-    async function show(start, end, i) {
-      const visible = start >= t0 && end <= t1 && (end - start) / (t1 - t0) * plotWidth() >= 3;
+    async function show(start, end, i, fit) {
+      const visible = !fit && start >= t0 && end <= t1 && (end - start) / (t1 - t0) * plotWidth() >= 3;
       await select(i);
       if (!visible) {
         const pad = Math.max((end - start) * 0.15, 1000);
@@ -894,7 +895,7 @@
         await renderList();
       }
     } catch (e) {
-      showBanner(`Cannot restore the link: ${e.message}`, true);
+      if (!e.reported) showBanner(`Cannot restore the link: ${e.message}`, true);
     } finally {
       restoring = false;
       writeHash();

@@ -57,11 +57,11 @@ const ops = {
     return parse(viewer.openSession(await res.text()));
   },
 
-  openSingle(url, name) {
+  openSingle(url, name, events) {
     sessionUrl = url;
     single = true;
     loaded.length = 0;
-    return parse(viewer.openSingle(name));
+    return parse(viewer.openSingle(name, typeof events === 'number' ? events : -1));
   },
 
   async loadIndex(url) {

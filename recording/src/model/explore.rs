@@ -7,14 +7,26 @@ use super::aggregate::DeclarationIndex;
 use super::Recording;
 use crate::reader::NO_PARENT;
 
+/// True when event `i` is not covered by its parent: it has none, its
+/// parent is not `owned`, or it runs on another thread (an asynchronous
+/// proof may outlive the command that started it).
+fn uncovered(rec: &Recording, i: u32, owned: impl Fn(u32) -> bool) -> bool {
+    match rec.parent(i) {
+        None => true,
+        Some(p) => !owned(p) || rec.thread(p) != rec.thread(i),
+    }
+}
+
 /// The operations that make up declaration `d`'s time: the events whose
-/// range lies inside the declaration and whose parent's does not (the
-/// topmost contributors), slowest first.
+/// range lies inside the declaration and that their parent does not cover
+/// (the topmost contributors on each thread), slowest first. Their union is
+/// the declaration's time when same-thread children lie inside their
+/// parents (see the validation issues).
 pub fn declaration_operations(rec: &Recording, d: usize) -> Vec<u32> {
     let owner = DeclarationIndex::new(rec);
+    let owned = |i: u32| owner.find_event(i) == Some(d);
     let mut out: Vec<u32> = (0..rec.len() as u32)
-        .filter(|&i| owner.find_event(i) == Some(d))
-        .filter(|&i| rec.parent(i).and_then(|p| owner.find_event(p)) != Some(d))
+        .filter(|&i| owned(i) && uncovered(rec, i, owned))
         .collect();
     sort_slowest_first(rec, &mut out);
     out
@@ -26,11 +38,12 @@ pub fn declaration_of_event(rec: &Recording, i: u32) -> Option<usize> {
 }
 
 /// The operations that make up 0-based `line`'s bar: the events whose range
-/// starts on the line and whose parent's does not, slowest first.
+/// starts on the line and that their parent does not cover (as for
+/// [`declaration_operations`]), slowest first.
 pub fn line_operations(rec: &Recording, line: u32) -> Vec<u32> {
     let starts_here = |i: u32| rec.range(i).is_some_and(|r| r.start_line == line);
     let mut out: Vec<u32> = (0..rec.len() as u32)
-        .filter(|&i| starts_here(i) && !rec.parent(i).is_some_and(starts_here))
+        .filter(|&i| starts_here(i) && uncovered(rec, i, starts_here))
         .collect();
     sort_slowest_first(rec, &mut out);
     out
