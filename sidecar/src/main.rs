@@ -3,6 +3,7 @@
 mod capture;
 mod commands;
 mod output;
+mod viewer_site;
 
 use std::process::ExitCode;
 
@@ -43,6 +44,12 @@ enum Command {
     Info(commands::info::Args),
     /// Capture a Lean file: run Lean with profiling on and write a recording.
     Profile(commands::profile::Args),
+    /// Serve the viewer for a session or a recording on 127.0.0.1.
+    View(commands::view::Args),
+    /// Write a static copy of the viewer and a session's data.
+    Publish(commands::publish::Args),
+    /// Write a deterministic synthetic session (for tests and demos).
+    SynthSession(commands::synth_session::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +58,9 @@ fn main() -> ExitCode {
         Command::Synth(a) => commands::synth::run(a),
         Command::Info(a) => commands::info::run(a),
         Command::Profile(a) => commands::profile::run(a),
+        Command::View(a) => commands::view::run(a),
+        Command::Publish(a) => commands::publish::run(a),
+        Command::SynthSession(a) => commands::synth_session::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,16 +1,309 @@
-//! The leanscope viewer's model in WebAssembly: recordings are fed to it as
-//! byte chunks (as they arrive from `fetch()`) and decoded incrementally.
+//! The leanscope viewer's model in WebAssembly. It runs in a Web Worker:
+//! recordings are fed to it as byte chunks (as they arrive from `fetch()`)
+//! and decoded incrementally; the UI asks it for view models (folder tree,
+//! rankings, a file's declarations, tactics and lines, events, timeline
+//! layouts), answered as JSON text (the timeline as numbers). All timing
+//! comes from the `recording` crate.
 
-use recording::model::{Recording, RecordingBuilder};
-use recording::reader::{Item, StreamDecoder};
+pub mod file;
+pub mod session;
+pub mod timeline;
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
-/// A recording being streamed into the viewer.
+use crate::file::{FileModel, RecordingLoad};
+use crate::session::SessionModel;
+
+/// The viewer's state: the open session and its loaded recordings.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct Viewer {
+    session: Option<SessionModel>,
+    loads: HashMap<u32, RecordingLoad>,
+    files: HashMap<u32, FileModel>,
+}
+
+fn js(msg: impl std::fmt::Display) -> JsError {
+    JsError::new(&msg.to_string())
+}
+
+fn text(v: Value) -> String {
+    v.to_string()
+}
+
+#[wasm_bindgen]
+impl Viewer {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Viewer {
+        Viewer::default()
+    }
+
+    fn session(&self) -> Result<&SessionModel, JsError> {
+        self.session
+            .as_ref()
+            .ok_or_else(|| js("no session is open"))
+    }
+
+    fn session_mut(&mut self) -> Result<&mut SessionModel, JsError> {
+        self.session
+            .as_mut()
+            .ok_or_else(|| js("no session is open"))
+    }
+
+    fn file(&self, k: u32) -> Result<&FileModel, JsError> {
+        self.files
+            .get(&k)
+            .ok_or_else(|| js(format!("file {k} is not loaded")))
+    }
+
+    fn file_mut(&mut self, k: u32) -> Result<&mut FileModel, JsError> {
+        self.files
+            .get_mut(&k)
+            .ok_or_else(|| js(format!("file {k} is not loaded")))
+    }
+
+    /// Opens a session from the text of its `session.json`; returns its
+    /// summary.
+    #[wasm_bindgen(js_name = openSession)]
+    pub fn open_session(&mut self, manifest: &str) -> Result<String, JsError> {
+        let s = SessionModel::parse(manifest).map_err(js)?;
+        let summary = s.summary();
+        self.session = Some(s);
+        self.loads.clear();
+        self.files.clear();
+        Ok(text(summary))
+    }
+
+    /// Opens a lone recording as a session of one file; `events` is the
+    /// footer's event count when the host knows it (negative: unknown).
+    #[wasm_bindgen(js_name = openSingle)]
+    pub fn open_single(&mut self, path: &str, events: f64) -> String {
+        let hint = (events >= 0.0 && events.is_finite()).then_some(events as u64);
+        let s = SessionModel::single(path, hint);
+        let summary = s.summary();
+        self.session = Some(s);
+        self.loads.clear();
+        self.files.clear();
+        text(summary)
+    }
+
+    #[wasm_bindgen(js_name = sessionSummary)]
+    pub fn session_summary(&self) -> Result<String, JsError> {
+        Ok(text(self.session()?.summary()))
+    }
+
+    /// Feeds bytes of `index.jsonl`.
+    #[wasm_bindgen(js_name = pushIndex)]
+    pub fn push_index(&mut self, bytes: &[u8]) -> Result<(), JsError> {
+        self.session_mut()?.push_index(bytes);
+        Ok(())
+    }
+
+    /// The index ended; returns rows kept, rows skipped and warnings.
+    #[wasm_bindgen(js_name = endIndex)]
+    pub fn end_index(&mut self) -> Result<String, JsError> {
+        Ok(text(self.session_mut()?.end_index()))
+    }
+
+    /// Folder node `node` (0 is the root) with breadcrumbs and children.
+    pub fn folder(&self, node: u32) -> Result<String, JsError> {
+        self.session()?
+            .folder(node)
+            .map(text)
+            .ok_or_else(|| js(format!("there is no folder node {node}")))
+    }
+
+    /// The node at a project-relative path, or -1.
+    #[wasm_bindgen(js_name = findPath)]
+    pub fn find_path(&self, path: &str) -> Result<i32, JsError> {
+        Ok(self.session()?.find(path).map_or(-1, |n| n as i32))
+    }
+
+    /// The tree node of file `k`, or -1.
+    #[wasm_bindgen(js_name = nodeOfFile)]
+    pub fn node_of_file(&self, k: u32) -> Result<i32, JsError> {
+        Ok(self
+            .session()?
+            .node_of_file(k as usize)
+            .map_or(-1, |n| n as i32))
+    }
+
+    /// Rankings across the session (see `SessionModel::rank`).
+    pub fn rank(
+        &self,
+        kind: &str,
+        filter: &str,
+        under: &str,
+        sort: &str,
+        limit: u32,
+    ) -> Result<String, JsError> {
+        Ok(text(self.session()?.rank(
+            kind,
+            filter,
+            under,
+            sort,
+            limit as usize,
+        )))
+    }
+
+    /// The manifest entry of file `k`.
+    #[wasm_bindgen(js_name = fileEntry)]
+    pub fn file_entry(&self, k: u32) -> Result<String, JsError> {
+        let f = self
+            .session()?
+            .file(k as usize)
+            .ok_or_else(|| js(format!("the session has no file {k}")))?;
+        Ok(text(json!(f)))
+    }
+
+    /// Starts streaming file `k`'s recording; `byte_length` is the
+    /// response's length when known (0 otherwise).
+    #[wasm_bindgen(js_name = beginFile)]
+    pub fn begin_file(&mut self, k: u32, byte_length: f64) -> Result<(), JsError> {
+        let f = self
+            .session()?
+            .file(k as usize)
+            .ok_or_else(|| js(format!("the session has no file {k}")))?;
+        let claimed = f.events.unwrap_or(0);
+        self.files.remove(&k);
+        self.loads
+            .insert(k, RecordingLoad::new(claimed, byte_length.max(0.0) as u64));
+        Ok(())
+    }
+
+    /// Feeds the next bytes of file `k`; returns the events decoded so far.
+    #[wasm_bindgen(js_name = pushFile)]
+    pub fn push_file(&mut self, k: u32, bytes: &[u8]) -> Result<u32, JsError> {
+        let load = self
+            .loads
+            .get_mut(&k)
+            .ok_or_else(|| js(format!("file {k} is not being loaded")))?;
+        if let Err(e) = load.push(bytes) {
+            self.loads.remove(&k);
+            return Err(js(e));
+        }
+        Ok(load.event_count() as u32)
+    }
+
+    /// The download of file `k` ended: builds the model; returns the
+    /// file's summary.
+    #[wasm_bindgen(js_name = endFile)]
+    pub fn end_file(&mut self, k: u32) -> Result<String, JsError> {
+        let load = self
+            .loads
+            .remove(&k)
+            .ok_or_else(|| js(format!("file {k} is not being loaded")))?;
+        let rec = load.finish().map_err(js)?;
+        if let Some(s) = &mut self.session {
+            s.fill_single(&rec);
+        }
+        let model = FileModel::new(rec);
+        let summary = model.summary();
+        self.files.insert(k, model);
+        Ok(text(summary))
+    }
+
+    /// Forgets file `k`.
+    #[wasm_bindgen(js_name = dropFile)]
+    pub fn drop_file(&mut self, k: u32) {
+        self.files.remove(&k);
+        self.loads.remove(&k);
+    }
+
+    #[wasm_bindgen(js_name = fileSummary)]
+    pub fn file_summary(&self, k: u32) -> Result<String, JsError> {
+        Ok(text(self.file(k)?.summary()))
+    }
+
+    /// The recorded source text of file `k`.
+    pub fn source(&self, k: u32) -> Result<String, JsError> {
+        Ok(self.file(k)?.source().to_owned())
+    }
+
+    pub fn declarations(&mut self, k: u32, filter: &str, sort: &str) -> Result<String, JsError> {
+        Ok(text(self.file_mut(k)?.declarations(filter, sort)))
+    }
+
+    pub fn tactics(&mut self, k: u32, filter: &str, sort: &str) -> Result<String, JsError> {
+        Ok(text(self.file_mut(k)?.tactics(filter, sort)))
+    }
+
+    #[wasm_bindgen(js_name = lineBars)]
+    pub fn line_bars(&mut self, k: u32) -> Result<String, JsError> {
+        Ok(text(self.file_mut(k)?.line_bars()))
+    }
+
+    pub fn declaration(&mut self, k: u32, d: u32) -> Result<String, JsError> {
+        self.file_mut(k)?
+            .declaration(d as usize)
+            .map(text)
+            .ok_or_else(|| js(format!("file {k} has no declaration {d}")))
+    }
+
+    /// A 0-based source line.
+    pub fn line(&mut self, k: u32, line: u32) -> Result<String, JsError> {
+        Ok(text(self.file_mut(k)?.line(line)))
+    }
+
+    pub fn event(&self, k: u32, i: u32) -> Result<String, JsError> {
+        self.file(k)?
+            .event(i)
+            .map(text)
+            .ok_or_else(|| js(format!("file {k} has no event {i}")))
+    }
+
+    /// Timeline layout of `[t0, t1)` ns on `width` pixels (see
+    /// `timeline::TimelineIndex::layout`).
+    pub fn timeline(&self, k: u32, t0: f64, t1: f64, width: u32) -> Result<Vec<f64>, JsError> {
+        let f = self.file(k)?;
+        Ok(f.timeline.layout(&f.rec, t0, t1, width))
+    }
+
+    /// The event of timeline row `row` covering time `t` (ns), or -1.
+    #[wasm_bindgen(js_name = eventAt)]
+    pub fn event_at(&self, k: u32, row: u32, t: f64) -> Result<f64, JsError> {
+        let f = self.file(k)?;
+        Ok(f.timeline
+            .event_at(&f.rec, row as usize, t)
+            .map_or(-1.0, f64::from))
+    }
+
+    /// Labels (first lines) of events, as a JSON array.
+    pub fn labels(&self, k: u32, events: &[u32]) -> Result<String, JsError> {
+        let f = self.file(k)?;
+        let out: Vec<&str> = events
+            .iter()
+            .map(|&i| {
+                if (i as usize) < f.rec.len() {
+                    f.rec.label(i).lines().next().unwrap_or("")
+                } else {
+                    ""
+                }
+            })
+            .collect();
+        Ok(text(json!(out)))
+    }
+
+    /// Interned strings by id (class names of timeline rectangles).
+    pub fn strings(&self, k: u32, ids: &[u32]) -> Result<String, JsError> {
+        let f = self.file(k)?;
+        let out: Vec<&str> = ids
+            .iter()
+            .map(|&i| f.rec.strings.get(i as usize).map_or("", String::as_str))
+            .collect();
+        Ok(text(json!(out)))
+    }
+}
+
+/// A recording being streamed in on its own (kept for scripts that only
+/// decode).
 #[wasm_bindgen]
 pub struct RecordingStream {
-    decoder: StreamDecoder,
-    builder: Option<RecordingBuilder>,
-    done: Option<Recording>,
+    load: Option<RecordingLoad>,
+    events: usize,
 }
 
 #[wasm_bindgen]
@@ -18,46 +311,37 @@ impl RecordingStream {
     #[wasm_bindgen(constructor)]
     pub fn new() -> RecordingStream {
         RecordingStream {
-            decoder: StreamDecoder::new(),
-            builder: None,
-            done: None,
+            load: Some(RecordingLoad::new(0, 0)),
+            events: 0,
         }
     }
 
     /// Feeds the next bytes of the file; decodes every chunk that is complete.
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), JsError> {
-        self.decoder.feed(bytes);
-        while let Some(item) = self.decoder.next_item().map_err(to_js)? {
-            match item {
-                Item::Header(h) => self.builder = Some(RecordingBuilder::new(*h)),
-                Item::Batch(b) => {
-                    if let Some(builder) = &mut self.builder {
-                        builder.add_batch(b);
-                    }
-                }
-                Item::End(_) => {
-                    if let Some(builder) = self.builder.take() {
-                        self.done = Some(builder.finish());
-                    }
-                }
-            }
-        }
+        let load = self
+            .load
+            .as_mut()
+            .ok_or_else(|| js("the recording already ended"))?;
+        load.push(bytes).map_err(js)?;
+        self.events = load.event_count();
         Ok(())
     }
 
     /// Call when the download ended; fails if the recording is incomplete.
     pub fn finish(&mut self) -> Result<(), JsError> {
-        self.decoder.finish().map_err(to_js)
+        let load = self
+            .load
+            .take()
+            .ok_or_else(|| js("the recording already ended"))?;
+        let rec = load.finish().map_err(js)?;
+        self.events = rec.len();
+        Ok(())
     }
 
     /// Events decoded so far.
     #[wasm_bindgen(js_name = eventCount)]
     pub fn event_count(&self) -> usize {
-        match (&self.done, &self.builder) {
-            (Some(r), _) => r.len(),
-            (None, Some(b)) => b.event_count(),
-            _ => 0,
-        }
+        self.events
     }
 }
 
@@ -65,8 +349,4 @@ impl Default for RecordingStream {
     fn default() -> Self {
         Self::new()
     }
-}
-
-fn to_js(e: recording::RecordingError) -> JsError {
-    JsError::new(&e.to_string())
 }

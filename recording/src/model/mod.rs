@@ -3,6 +3,8 @@
 
 mod aggregate;
 mod classify;
+mod explore;
+mod folders;
 mod stats;
 mod timing;
 mod validate;
@@ -10,7 +12,12 @@ mod validate;
 pub use aggregate::{
     declaration_times, file_time, line_rows, tactic_rows, FileTime, LineRow, TacticRow, TimeRow,
 };
-pub use classify::{is_tactic, EventKind, TACTIC_CLASS};
+pub use classify::{is_tactic, kind_of, EventKind, TACTIC_CLASS};
+pub use explore::{
+    ancestors, children_slowest_first, declaration_of_event, declaration_operations, depths,
+    line_operations,
+};
+pub use folders::{FolderNode, FolderTree};
 pub use stats::Stats;
 pub use timing::{self_pieces, union_ns, Interval};
 pub use validate::{IssueKind, ValidationIssue, MAX_REPORTED_ISSUES};
@@ -328,7 +335,7 @@ impl Recording {
 /// How many events to reserve for when a file claims `claimed`: never more
 /// than its size can hold (each event takes at least
 /// [`MIN_EVENT_BYTES`] bytes), so a lying footer cannot make us allocate.
-fn reservation_hint(claimed: u64, file_len: u64) -> usize {
+pub fn reservation_hint(claimed: u64, file_len: u64) -> usize {
     let bound = (file_len / MIN_EVENT_BYTES).min(crate::limits::MAX_EVENTS);
     usize::try_from(claimed.min(bound)).unwrap_or(0)
 }
@@ -356,4 +363,12 @@ fn footer_event_count(file: &mut std::fs::File) -> Option<usize> {
     file.read_exact(&mut footer).ok()?;
     let count = crate::reader::footer_event_count(&footer)?;
     Some(reservation_hint(count, len))
+}
+
+/// The event count a recording file's footer claims, capped like any
+/// reservation (see [`reservation_hint`]), read without decoding events;
+/// `None` when the file cannot be read or has no valid footer.
+pub fn footer_event_hint(path: impl AsRef<std::path::Path>) -> Option<usize> {
+    let mut file = std::fs::File::open(path).ok()?;
+    footer_event_count(&mut file)
 }

@@ -1,0 +1,201 @@
+//! `leanscope synth-session`: a deterministic synthetic session (manifest,
+//! index and recordings) in the layout captures write, for tests,
+//! benchmarks and demos of the viewer. Every file is a `leanscope synth`
+//! recording re-labelled with the file's path; some files fail and some
+//! report Lean errors, so every status shows.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use recording::model::file_time;
+use recording::session::{
+    cap_error_text, index_rows, FileStatus, SessionFile, SessionManifest, SessionStatus, FILES_DIR,
+    INDEX_FILE, MANIFEST_FILE, SESSION_SCHEMA_VERSION,
+};
+use recording::synth::{synthetic_bytes, SynthParams};
+use recording::writer::{AtomicFile, Encoder, NewEvent};
+use recording::{CaptureStatus, Diagnostic, Recording, Severity, SourceRange};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The new session directory (refused when it exists and is not empty).
+    #[arg(long, short)]
+    out: PathBuf,
+    /// Number of planned files.
+    #[arg(long, default_value_t = 8)]
+    files: u32,
+    /// Events per file, on average.
+    #[arg(long, default_value_t = 2000)]
+    events: u64,
+    #[arg(long, default_value_t = 2)]
+    threads: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Every N-th file fails (0: none).
+    #[arg(long, default_value_t = 7)]
+    fail_every: u32,
+    /// Every N-th file reports a Lean error (0: none).
+    #[arg(long, default_value_t = 5)]
+    error_every: u32,
+    /// The session status to write (default: complete, or partial when a file failed).
+    #[arg(long)]
+    status: Option<String>,
+}
+
+/// The synthetic project's file paths: nested folders, one with a
+/// non-BMP character in its name.
+pub fn synthetic_path(k: u32) -> String {
+    const GROUPS: [&str; 3] = ["Algebra", "Analysis", "Topology"];
+    const SUBS: [&str; 3] = ["Basic", "Lemmas", "Ring"];
+    if k == 3 {
+        return "Synth/Unicode/𝔽ield.lean".into();
+    }
+    if k % 4 == 0 {
+        return format!("Synth/File{k}.lean");
+    }
+    let g = GROUPS[(k % 3) as usize];
+    let s = SUBS[((k / 3) % 3) as usize];
+    format!("Synth/{g}/{s}/File{k}.lean")
+}
+
+fn module_of(path: &str) -> String {
+    path.trim_end_matches(".lean").replace('/', ".")
+}
+
+pub fn run(a: Args) -> Result<u8> {
+    if a.out.exists()
+        && std::fs::read_dir(&a.out)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        bail!("{} exists and is not empty", a.out.display());
+    }
+    let status_override = match a.status.as_deref() {
+        None => None,
+        Some("running") => Some(SessionStatus::Running),
+        Some("complete") => Some(SessionStatus::Complete),
+        Some("partial") => Some(SessionStatus::Partial),
+        Some("cancelled") => Some(SessionStatus::Cancelled),
+        Some(other) => {
+            bail!("unknown session status {other:?} (running, complete, partial, cancelled)")
+        }
+    };
+    std::fs::create_dir_all(a.out.join(FILES_DIR))
+        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    let mut manifest = SessionManifest {
+        schema_version: SESSION_SCHEMA_VERSION,
+        project_root: "/synthetic/project".into(),
+        target: "project".into(),
+        toolchains: vec!["synthetic".into()],
+        started_unix_ms: 0,
+        completed_unix_ms: Some(0),
+        status: SessionStatus::Running,
+        planned: u64::from(a.files),
+        completed: 0,
+        failed: 0,
+        files: Vec::new(),
+    };
+    let mut index = std::fs::File::create(a.out.join(INDEX_FILE))?;
+    for k in 0..a.files {
+        let path = synthetic_path(k);
+        if a.fail_every > 0 && k % a.fail_every == a.fail_every - 1 {
+            manifest.failed += 1;
+            manifest.files.push(SessionFile {
+                id: k,
+                module: module_of(&path),
+                path,
+                status: FileStatus::Failed,
+                recording: None,
+                elapsed_ns: None,
+                traced_ns: None,
+                capture_wall_ms: Some(12),
+                events: None,
+                declarations: None,
+                source_sha256: None,
+                error: Some(cap_error_text(
+                    "synthetic failure: lean exited with code 1 (out of memory)",
+                )),
+            });
+            continue;
+        }
+        let events = a.events * (2 + u64::from(k * 7 % 5)) / 4;
+        let lean_error = a.error_every > 0 && k % a.error_every == a.error_every - 1;
+        let rel = format!("{FILES_DIR}/{k:05}.lsrec");
+        let rec = write_file(&a, k, events.max(1), &path, lean_error, &a.out.join(&rel))?;
+        let entry = SessionFile::from_recording(k, &path, &rel, &rec);
+        for row in index_rows(&rec, &path, entry.time_ns()) {
+            serde_json::to_writer(&mut index, &row)?;
+            index.write_all(b"\n")?;
+        }
+        manifest.completed += 1;
+        manifest.files.push(entry);
+    }
+    index.sync_all()?;
+    manifest.status = status_override.unwrap_or(if manifest.failed > 0 {
+        SessionStatus::Partial
+    } else {
+        SessionStatus::Complete
+    });
+    let (file, mut out) = AtomicFile::create(a.out.join(MANIFEST_FILE))?;
+    serde_json::to_writer_pretty(&mut out, &manifest)?;
+    out.write_all(b"\n")?;
+    file.publish(out)?;
+    println!("{}", a.out.display());
+    Ok(crate::exit::OK)
+}
+
+/// Writes file `k`'s recording: the synthetic recording for its seed with
+/// the file's path, module and (synthetic) elapsed time.
+fn write_file(
+    a: &Args,
+    k: u32,
+    events: u64,
+    path: &str,
+    lean_error: bool,
+    target: &Path,
+) -> Result<Recording> {
+    let bytes = synthetic_bytes(&SynthParams {
+        seed: a.seed.wrapping_mul(1_000_003).wrapping_add(u64::from(k)),
+        events,
+        threads: a.threads,
+    })?;
+    let rec = Recording::from_bytes(&bytes)?;
+    let mut header = rec.header.clone();
+    header.source_path = path.to_owned();
+    header.module_name = module_of(path);
+    header.source_sha256 = recording::sha256_hex(header.source_text.as_bytes());
+    // The synthetic clock starts the file at 0 (imports take its first
+    // 40 ms), so its end is the file's synthetic elapsed time.
+    header.elapsed_ns = rec.window().map(|w| w.end);
+    if lean_error {
+        header.status = CaptureStatus::Error;
+        let line = header
+            .declarations
+            .first()
+            .map_or(0, |d| d.range.start_line);
+        header.diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            range: SourceRange::new(line, 0, line, 7),
+            text: "synthetic error: unsolved goals".into(),
+        });
+    }
+    let (file, out) = AtomicFile::create(target)?;
+    let mut enc = Encoder::new(out, &header)?;
+    for i in 0..rec.len() as u32 {
+        enc.push(&NewEvent {
+            parent: rec.parent(i),
+            class: rec.class(i),
+            label: rec.label(i),
+            start_ns: rec.start(i),
+            duration_ns: rec.inclusive_ns(i),
+            thread: u32::from(rec.thread(i)),
+            range: rec.range(i),
+            range_kind: rec.range_kind(i),
+        })?;
+    }
+    file.publish(enc.finish()?)?;
+    let rec = Recording::open(target)?;
+    debug_assert_eq!(file_time(&rec).elapsed_ns, header.elapsed_ns);
+    Ok(rec)
+}

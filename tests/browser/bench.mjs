@@ -1,0 +1,128 @@
+// Browser benchmark of the viewer in headless Chromium; prints its figures.
+//
+//   node tests/browser/bench.mjs      (after scripts/build-viewer; builds leanscope --release)
+//
+// 1. A 3,000,000-event recording streamed into the worker: time from the
+//    request to a model ready for queries; JSON.parse of the same events as
+//    Chrome trace-event JSON in the same page; both file sizes.
+// 2. Memory after loading: JS heap (page + worker) + wasm memory, per event.
+// 3. Timeline redraw of the whole recording at full zoom-out (layout in the
+//    worker + drawing on the canvas).
+// 4. First paint of the folder view of a 5,000-file session after navigation.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, startView, staticServer, launchBrowser } from './helpers.mjs';
+
+const EVENTS = Number(process.env.BENCH_EVENTS || 3_000_000);
+const FILES = Number(process.env.BENCH_FILES || 5000);
+const RUNS = 3;
+const dir = join(ROOT, 'target', 'bench-browser');
+mkdirSync(dir, { recursive: true });
+
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+run('cargo', ['build', '--quiet', '--release', '-p', 'leanscope']);
+run('cargo', ['build', '--quiet', '--release', '-p', 'viewer-wasm', '--example', 'chrome_trace']);
+const bin = join(ROOT, 'target', 'release', 'leanscope');
+process.env.LEANSCOPE_BIN = bin;
+
+const rec = join(dir, `synth-${EVENTS}.lsrec`);
+if (!existsSync(rec)) run(bin, ['synth', '--seed', '1', '--events', String(EVENTS), '--threads', '4', '-o', rec]);
+const trace = join(dir, `synth-${EVENTS}.trace.json`);
+if (!existsSync(trace)) run(join(ROOT, 'target', 'release', 'examples', 'chrome_trace'), [rec, trace]);
+const pub = join(dir, `published-${EVENTS}`);
+rmSync(pub, { recursive: true, force: true });
+run(bin, ['publish', rec, '-o', pub]);
+copyFileSync(trace, join(pub, 'data', 'trace.json'));
+const session = join(dir, `session-${FILES}`);
+if (!existsSync(join(session, 'session.json'))) {
+  run(bin, ['synth-session', '-o', session, '--files', String(FILES), '--events', '64', '--threads', '2']);
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
+const context = await launchBrowser();
+const server = await staticServer(pub);
+const figures = {};
+try {
+  // 1-3: the big recording.
+  const loads = [];
+  let page;
+  for (let r = 0; r < RUNS; r++) {
+    if (page) await page.close();
+    page = await context.newPage();
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.__leanscope && window.__leanscope.fileLoads.length > 0, null, { timeout: 120000 });
+    loads.push(await page.evaluate(() => window.__leanscope.fileLoads[0].ms));
+  }
+  const events = await page.evaluate(() => window.__leanscope.fileLoads[0].events);
+  const parse = await page.evaluate(async () => {
+    const text = await (await fetch('data/trace.json')).text();
+    const times = [];
+    let n = 0;
+    for (let r = 0; r < 3; r++) {
+      const t0 = performance.now();
+      const v = JSON.parse(text);
+      times.push(performance.now() - t0);
+      n = v.traceEvents.length;
+    }
+    return { times, n };
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  const pageHeap = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+  const worker = page.workers()[0];
+  const workerHeap = worker ? await worker.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize : null)) : null;
+  const wasm = (await page.evaluate(() => window.__leanscope.call('memory'))).wasmBytes;
+  await page.evaluate(() => window.__leanscope.timeline.reset());
+  const redraws = [];
+  for (let r = 0; r < 10; r++) redraws.push(await page.evaluate(() => window.__leanscope.redrawTimeline()));
+  const rects = await page.evaluate(() => window.__leanscope.timeline.layout.rects.length / 6);
+  await page.screenshot({ path: join(dir, 'bench-3m.png') });
+  await page.close();
+
+  const recBytes = statSync(rec).size;
+  const jsonBytes = statSync(trace).size;
+  const load = median(loads);
+  const jsonParse = median(parse.times);
+  const memory = pageHeap + (workerHeap || 0) + wasm;
+  figures.events = events;
+  figures.load = { runsMs: loads.map((x) => +x.toFixed(1)), medianMs: +load.toFixed(1), targetMs: 1500 };
+  figures.jsonParse = { events: parse.n, runsMs: parse.times.map((x) => +x.toFixed(1)), medianMs: +jsonParse.toFixed(1) };
+  figures.speedup = +(jsonParse / load).toFixed(2);
+  figures.sizes = { recording: recBytes, chromeJson: jsonBytes, ratio: +(jsonBytes / recBytes).toFixed(2) };
+  figures.memory = { pageHeap, workerHeap, wasm, total: memory, bytesPerEvent: +(memory / events).toFixed(1), target: 100 };
+  figures.timeline = { rects, runsMs: redraws.map((x) => +x.toFixed(2)), medianMs: +median(redraws).toFixed(2), maxMs: +Math.max(...redraws).toFixed(2), targetMs: 16 };
+
+  // 4: the 5,000-file session's first paint.
+  const view = await startView(session);
+  try {
+    const paints = [];
+    for (let r = 0; r < RUNS; r++) {
+      const p = await context.newPage();
+      await p.goto(view.url);
+      await p.waitForFunction(() => window.__leanscope && window.__leanscope.firstPaintMs !== null, null, { timeout: 60000 });
+      paints.push(await p.evaluate(() => window.__leanscope.firstPaintMs));
+      if (r === RUNS - 1) await p.screenshot({ path: join(dir, 'bench-session.png') });
+      await p.close();
+    }
+    figures.sessionFirstPaint = { files: FILES, runsMs: paints.map((x) => +x.toFixed(1)), medianMs: +median(paints).toFixed(1), targetMs: 300 };
+  } finally {
+    view.stop();
+  }
+} finally {
+  server.stop();
+  await context.close();
+}
+
+const f = figures;
+console.log(JSON.stringify(f, null, 2));
+console.log(`
+leanscope browser benchmark (headless Chromium ${process.env.CHROMIUM_VERSION || ''})
+  recording: ${f.events.toLocaleString()} events, ${mb(f.sizes.recording)} (${(f.sizes.recording / f.events).toFixed(1)} B/event)
+  streamed into the worker and ready: ${f.load.medianMs} ms (median of ${RUNS}; target ≤ 1500 ms)
+  JSON.parse of the same events as Chrome trace JSON (${mb(f.sizes.chromeJson)}): ${f.jsonParse.medianMs} ms
+    → leanscope is ${f.speedup}× faster than parsing the JSON (target ≥ 10×), on a file ${f.sizes.ratio}× smaller (target ≥ 5×)
+  memory: page heap ${mb(f.memory.pageHeap)} + worker heap ${f.memory.workerHeap === null ? 'n/a' : mb(f.memory.workerHeap)} + wasm ${mb(f.memory.wasm)} = ${f.memory.bytesPerEvent} B/event (target ≤ 100)
+  timeline redraw at full zoom-out: median ${f.timeline.medianMs} ms, max ${f.timeline.maxMs} ms, ${f.timeline.rects} rectangles (target ≤ 16 ms)
+  ${f.sessionFirstPaint.files}-file session, folder view first paint: ${f.sessionFirstPaint.medianMs} ms after navigation (median of ${RUNS}; target ≤ 300 ms)`);

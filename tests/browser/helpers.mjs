@@ -1,0 +1,86 @@
+// Shared helpers of the browser tests and the browser benchmark: the
+// leanscope binary, `leanscope view` as a child process, a plain static
+// server, and headless Chromium through playwright-core.
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, extname, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const OUT = join(ROOT, 'tests', 'browser', 'out');
+mkdirSync(OUT, { recursive: true });
+
+/** The leanscope binary the tests use (LEANSCOPE_BIN, or the debug build). */
+export function leanscopeBin() {
+  const bin = process.env.LEANSCOPE_BIN || join(ROOT, 'target', 'debug', 'leanscope');
+  if (!existsSync(bin)) throw new Error(`${bin} does not exist: run scripts/build-viewer and cargo build -p leanscope`);
+  return bin;
+}
+
+export function leanscope(...args) {
+  return execFileSync(leanscopeBin(), args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+}
+
+export function tempDir(prefix) {
+  return mkdtempSync(join(tmpdir(), `leanscope-${prefix}-`));
+}
+
+/** Starts `leanscope view TARGET --no-open`; resolves with its URL. */
+export function startView(target) {
+  const child = spawn(leanscopeBin(), ['view', target, '--no-open'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  return new Promise((resolveUrl, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolveUrl({ url: line.trim(), stop: () => child.kill('SIGTERM'), child });
+    });
+    child.on('exit', (code) => reject(new Error(`leanscope view exited with ${code}: ${stderr}`)));
+  });
+}
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css',
+  '.wasm': 'application/wasm', '.json': 'application/json',
+};
+
+/** A plain static file server on 127.0.0.1 for DIR (no CSP, no token). */
+export function staticServer(dir) {
+  const root = resolve(dir);
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const file = normalize(join(root, path.endsWith('/') ? `${path}index.html` : path));
+    if (!file.startsWith(root + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404); res.end('not found'); return;
+    }
+    res.writeHead(200, { 'Content-Type': TYPES[extname(file)] || 'application/octet-stream', 'Content-Length': statSync(file).size });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => {
+    ok({ url: `http://127.0.0.1:${server.address().port}/`, stop: () => server.close() });
+  }));
+}
+
+export async function launchBrowser() {
+  const userDataDir = tempDir('chromium');
+  const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--enable-precise-memory-info'];
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium', headless: true, args, viewport: { width: 1500, height: 950 },
+  });
+  return context;
+}
+
+/** Same units as the CLI and the viewer (`human_ns`). */
+export function fmtNs(ns) {
+  if (ns >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(1)} ms`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(0)} µs`;
+  return `${ns} ns`;
+}

@@ -1,0 +1,436 @@
+//! One recording in the viewer: streamed in chunk by chunk, then answering
+//! the view queries of a file (declarations, tactics, lines, events,
+//! timeline). Every number comes from `recording::model`.
+
+use recording::model::{
+    ancestors, children_slowest_first, declaration_of_event, declaration_operations,
+    declaration_times, file_time, kind_of, line_operations, line_rows, reservation_hint,
+    tactic_rows, EventKind, LineRow, Recording, RecordingBuilder, TacticRow, TimeRow,
+};
+use recording::reader::{Item, StreamDecoder};
+use recording::{RecordingError, SourceRange};
+use serde_json::{json, Value};
+
+use crate::timeline::TimelineIndex;
+
+/// Most operations listed under a declaration, a line or an event.
+pub const MAX_LISTED_OPERATIONS: usize = 200;
+
+/// A recording arriving in chunks.
+pub struct RecordingLoad {
+    decoder: StreamDecoder,
+    builder: Option<RecordingBuilder>,
+    done: Option<Recording>,
+    hint: usize,
+    bytes: u64,
+}
+
+impl RecordingLoad {
+    /// `claimed_events` (from the session manifest) and `byte_length` (from
+    /// the response) size the columns once; the claim is capped by what
+    /// the bytes can hold, so a wrong manifest cannot make us allocate.
+    pub fn new(claimed_events: u64, byte_length: u64) -> Self {
+        RecordingLoad {
+            decoder: StreamDecoder::new(),
+            builder: None,
+            done: None,
+            hint: if byte_length > 0 {
+                reservation_hint(claimed_events, byte_length)
+            } else {
+                0
+            },
+            bytes: 0,
+        }
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) -> Result<(), RecordingError> {
+        self.bytes += bytes.len() as u64;
+        self.decoder.feed(bytes);
+        while let Some(item) = self.decoder.next_item()? {
+            match item {
+                Item::Header(h) => {
+                    self.builder = Some(RecordingBuilder::with_capacity(*h, self.hint));
+                }
+                Item::Batch(b) => {
+                    if let Some(builder) = &mut self.builder {
+                        builder.add_batch(b);
+                    }
+                }
+                Item::End(footer) => {
+                    if let Some(builder) = self.builder.take() {
+                        if builder.event_count() as u64 != footer.event_count {
+                            return Err(RecordingError::Invalid(format!(
+                                "the footer counts {} events but the batches hold {}",
+                                footer.event_count,
+                                builder.event_count()
+                            )));
+                        }
+                        self.done = Some(builder.finish());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn event_count(&self) -> usize {
+        match (&self.done, &self.builder) {
+            (Some(r), _) => r.len(),
+            (None, Some(b)) => b.event_count(),
+            _ => 0,
+        }
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The finished recording; fails when the input ended early.
+    pub fn finish(self) -> Result<Recording, RecordingError> {
+        self.decoder.finish()?;
+        self.done
+            .ok_or_else(|| RecordingError::Invalid("the recording has no end".into()))
+    }
+}
+
+/// A loaded recording and what the views computed from it so far.
+pub struct FileModel {
+    pub rec: Recording,
+    pub timeline: TimelineIndex,
+    declarations: Option<Vec<Option<TimeRow>>>,
+    tactics: Option<Vec<TacticRow>>,
+    lines: Option<Vec<LineRow>>,
+}
+
+fn range_json(r: Option<SourceRange>) -> Value {
+    match r {
+        Some(r) => json!({"startLine": r.start_line, "startCol": r.start_col,
+                          "endLine": r.end_line, "endCol": r.end_col}),
+        None => Value::Null,
+    }
+}
+
+fn kind_name(k: EventKind) -> &'static str {
+    match k {
+        EventKind::Command => "command",
+        EventKind::Tactic => "tactic",
+        EventKind::Term => "term",
+        EventKind::Other => "other",
+    }
+}
+
+/// Case-insensitive substring match; an empty filter matches everything.
+pub fn matches_filter(filter: &str, texts: &[&str]) -> bool {
+    filter.is_empty()
+        || texts
+            .iter()
+            .any(|t| t.to_lowercase().contains(&filter.to_lowercase()))
+}
+
+impl FileModel {
+    pub fn new(rec: Recording) -> Self {
+        let timeline = TimelineIndex::build(&rec);
+        FileModel {
+            rec,
+            timeline,
+            declarations: None,
+            tactics: None,
+            lines: None,
+        }
+    }
+
+    fn declaration_times(&mut self) -> &[Option<TimeRow>] {
+        if self.declarations.is_none() {
+            self.declarations = Some(declaration_times(&self.rec));
+        }
+        self.declarations.as_deref().unwrap_or_default()
+    }
+
+    fn tactic_rows(&mut self) -> &[TacticRow] {
+        if self.tactics.is_none() {
+            self.tactics = Some(tactic_rows(&self.rec));
+        }
+        self.tactics.as_deref().unwrap_or_default()
+    }
+
+    fn line_rows(&mut self) -> &[LineRow] {
+        if self.lines.is_none() {
+            self.lines = Some(line_rows(&self.rec));
+        }
+        self.lines.as_deref().unwrap_or_default()
+    }
+
+    /// Header facts, counts and validation issues.
+    pub fn summary(&self) -> Value {
+        let rec = &self.rec;
+        let h = &rec.header;
+        let ft = file_time(rec);
+        json!({
+            "sourcePath": h.source_path,
+            "module": h.module_name,
+            "sourceSha256": h.source_sha256,
+            "leanVersion": h.lean_version,
+            "toolchain": h.toolchain,
+            "captureMode": h.capture_mode.as_str(),
+            "thresholdNs": h.threshold_ns,
+            "clock": h.clock.as_str(),
+            "clockDescription": h.clock_description,
+            "status": h.status.as_str(),
+            "producer": h.producer,
+            "notes": h.notes,
+            "events": rec.len(),
+            "declarations": h.declarations.len(),
+            "threads": h.threads,
+            "diagnostics": h.diagnostics.iter().map(|d| json!({
+                "severity": d.severity.as_str(), "range": range_json(Some(d.range)), "text": d.text
+            })).collect::<Vec<_>>(),
+            "elapsedNs": ft.elapsed_ns,
+            "tracedNs": ft.traced_ns,
+            "windowStartNs": self.timeline.start_ns,
+            "windowEndNs": self.timeline.end_ns,
+            "issueCount": rec.issue_count,
+            "issues": rec.issues.iter().take(100).map(|i| json!({
+                "kind": i.kind, "event": i.event, "detail": i.detail
+            })).collect::<Vec<_>>(),
+            "timelineRows": self.timeline.rows(),
+            "classes": rec.strings.len(),
+        })
+    }
+
+    pub fn source(&self) -> &str {
+        &self.rec.header.source_text
+    }
+
+    /// Declarations with their times; `sort` is `total`, `self` or `source`.
+    pub fn declarations(&mut self, filter: &str, sort: &str) -> Value {
+        let times = self.declaration_times().to_vec();
+        let traced = file_time(&self.rec).traced_ns;
+        let decls = &self.rec.header.declarations;
+        let mut rows: Vec<(usize, Option<TimeRow>)> = times
+            .into_iter()
+            .enumerate()
+            .filter(|(d, _)| matches_filter(filter, &[&decls[*d].name, &decls[*d].kind]))
+            .collect();
+        sort_rows(&mut rows, sort, |t| t.map(|t| (t.total_ns, t.self_ns)));
+        let out: Vec<Value> = rows
+            .iter()
+            .map(|(d, t)| {
+                let decl = &decls[*d];
+                json!({
+                    "index": d,
+                    "name": decl.name,
+                    "kind": decl.kind,
+                    "generated": decl.generated,
+                    "range": range_json(Some(decl.range)),
+                    "totalNs": t.map(|t| t.total_ns),
+                    "selfNs": t.map(|t| t.self_ns),
+                    "events": t.map_or(0, |t| t.count),
+                    "shareOfFile": t.and_then(|t| share(t.total_ns, traced)),
+                })
+            })
+            .collect();
+        json!({"rows": out, "of": decls.len(), "tracedNs": traced})
+    }
+
+    /// Tactic spans with their times.
+    pub fn tactics(&mut self, filter: &str, sort: &str) -> Value {
+        let decl_names: Vec<String> = self
+            .rec
+            .header
+            .declarations
+            .iter()
+            .map(|d| d.name.clone())
+            .collect();
+        let all = self.tactic_rows();
+        let total = all.len();
+        let mut rows: Vec<(usize, Option<TimeRow>)> = all
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                let decl = t.declaration.map_or("", |d| decl_names[d].as_str());
+                matches_filter(filter, &[&t.label, decl])
+            })
+            .map(|(k, t)| (k, Some(t.time)))
+            .collect();
+        sort_rows(&mut rows, sort, |t| t.map(|t| (t.total_ns, t.self_ns)));
+        let all = self.tactic_rows();
+        let out: Vec<Value> = rows
+            .iter()
+            .map(|(k, _)| {
+                let t = &all[*k];
+                json!({
+                    "index": k,
+                    "label": t.label,
+                    "range": range_json(Some(t.range)),
+                    "rangeKind": t.range_kind.as_str(),
+                    "declaration": t.declaration.map(|d| decl_names[d].clone()),
+                    "declarationIndex": t.declaration,
+                    "totalNs": t.time.total_ns,
+                    "selfNs": t.time.self_ns,
+                    "events": t.time.count,
+                    "firstEvent": t.events.first(),
+                })
+            })
+            .collect();
+        json!({"rows": out, "of": total})
+    }
+
+    /// Per-line bars: `[line, totalNs, selfNs, count]` for each line with
+    /// events, and the largest total.
+    pub fn line_bars(&mut self) -> Value {
+        let rows = self.line_rows();
+        let max = rows.iter().map(|r| r.time.total_ns).max().unwrap_or(0);
+        let bars: Vec<[u64; 4]> = rows
+            .iter()
+            .map(|r| {
+                [
+                    u64::from(r.line),
+                    r.time.total_ns,
+                    r.time.self_ns,
+                    r.time.count,
+                ]
+            })
+            .collect();
+        json!({"bars": bars, "maxNs": max})
+    }
+
+    fn event_row(&self, i: u32) -> Value {
+        let rec = &self.rec;
+        json!({
+            "event": i,
+            "class": rec.class(i),
+            "label": first_line(rec.label(i)),
+            "kind": kind_name(kind_of(rec, i)),
+            "thread": rec.thread(i),
+            "startNs": rec.start(i),
+            "inclusiveNs": rec.inclusive_ns(i),
+            "selfNs": rec.self_ns(i),
+            "range": range_json(rec.range(i)),
+            "rangeKind": rec.range_kind(i).as_str(),
+            "children": rec.children(i).len(),
+        })
+    }
+
+    fn event_rows(&self, events: &[u32]) -> Vec<Value> {
+        events
+            .iter()
+            .take(MAX_LISTED_OPERATIONS)
+            .map(|&i| self.event_row(i))
+            .collect()
+    }
+
+    /// A declaration: its time and the operations that make it up.
+    pub fn declaration(&mut self, d: usize) -> Option<Value> {
+        let time = *self.declaration_times().get(d)?;
+        let decl = self.rec.header.declarations.get(d)?.clone();
+        let ops = declaration_operations(&self.rec, d);
+        let tactics: Vec<Value> = self
+            .tactic_rows()
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.declaration == Some(d))
+            .map(|(k, t)| {
+                json!({"index": k, "label": t.label, "range": range_json(Some(t.range)),
+                       "rangeKind": t.range_kind.as_str(), "totalNs": t.time.total_ns,
+                       "selfNs": t.time.self_ns, "events": t.time.count, "firstEvent": t.events.first()})
+            })
+            .collect();
+        Some(json!({
+            "index": d,
+            "name": decl.name,
+            "kind": decl.kind,
+            "range": range_json(Some(decl.range)),
+            "selectionRange": range_json(Some(decl.selection_range)),
+            "totalNs": time.map(|t| t.total_ns),
+            "selfNs": time.map(|t| t.self_ns),
+            "events": time.map_or(0, |t| t.count),
+            "operations": self.event_rows(&ops),
+            "operationCount": ops.len(),
+            "tactics": tactics,
+        }))
+    }
+
+    /// A source line (0-based): its bar and the operations that make it up.
+    pub fn line(&mut self, line: u32) -> Value {
+        let bar = self
+            .line_rows()
+            .iter()
+            .find(|r| r.line == line)
+            .map(|r| r.time);
+        let ops = line_operations(&self.rec, line);
+        let decl = ops
+            .first()
+            .and_then(|&i| declaration_of_event(&self.rec, i));
+        json!({
+            "line": line,
+            "totalNs": bar.map(|b| b.total_ns),
+            "selfNs": bar.map(|b| b.self_ns),
+            "events": bar.map_or(0, |b| b.count),
+            "declarationIndex": decl,
+            "operations": self.event_rows(&ops),
+            "operationCount": ops.len(),
+        })
+    }
+
+    /// One event: everything the details panel shows.
+    pub fn event(&self, i: u32) -> Option<Value> {
+        let rec = &self.rec;
+        if i as usize >= rec.len() {
+            return None;
+        }
+        let t = rec.thread(i);
+        let thread = rec.header.threads.get(t as usize);
+        let kids = children_slowest_first(rec, i);
+        let chain: Vec<Value> = ancestors(rec, i)
+            .into_iter()
+            .map(|a| json!({"event": a, "class": rec.class(a), "label": first_line(rec.label(a))}))
+            .collect();
+        let decl = declaration_of_event(rec, i);
+        let row = self
+            .timeline
+            .rows()
+            .iter()
+            .position(|r| r.thread == t && usize::from(r.depth) == chain.len());
+        let mut v = self.event_row(i);
+        if let Value::Object(m) = &mut v {
+            m.insert("label".into(), json!(rec.label(i)));
+            m.insert("endNs".into(), json!(rec.end(i)));
+            m.insert("threadId".into(), json!(thread.map(|t| t.id)));
+            m.insert("threadName".into(), json!(thread.map(|t| t.name.clone())));
+            m.insert("parent".into(), json!(rec.parent(i)));
+            m.insert("ancestors".into(), json!(chain));
+            m.insert("childRows".into(), json!(self.event_rows(&kids)));
+            m.insert("declarationIndex".into(), json!(decl));
+            m.insert(
+                "declaration".into(),
+                json!(decl.map(|d| rec.header.declarations[d].name.clone())),
+            );
+            m.insert("timelineRow".into(), json!(row));
+        }
+        Some(v)
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}
+
+fn share(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+/// Sorts `(index, time)` rows: by total or self time (slowest first, rows
+/// without time last) or by index (`source`).
+fn sort_rows<T>(rows: &mut [(usize, T)], sort: &str, key: impl Fn(&T) -> Option<(u64, u64)>) {
+    match sort {
+        "source" => rows.sort_by_key(|r| r.0),
+        "self" => rows.sort_by(|a, b| {
+            let (ka, kb) = (key(&a.1).map(|k| k.1), key(&b.1).map(|k| k.1));
+            kb.cmp(&ka).then(a.0.cmp(&b.0))
+        }),
+        _ => rows.sort_by(|a, b| {
+            let (ka, kb) = (key(&a.1).map(|k| k.0), key(&b.1).map(|k| k.0));
+            kb.cmp(&ka).then(a.0.cmp(&b.0))
+        }),
+    }
+}

@@ -1,0 +1,365 @@
+//! A session in the viewer: the manifest, its folder tree, and the index
+//! rows of committed files for session-wide rankings.
+
+use std::collections::HashMap;
+
+use recording::model::{FolderTree, Recording};
+use recording::session::{
+    FileStatus, IndexRow, RowKind, SessionFile, SessionManifest, SessionStatus, MAX_SESSION_FILES,
+    SESSION_SCHEMA_VERSION,
+};
+use serde_json::{json, Value};
+
+use crate::file::matches_filter;
+
+/// Longest index line read; longer ones are skipped with a warning.
+pub const MAX_INDEX_LINE_BYTES: usize = 1 << 20;
+/// Most index rows kept.
+pub const MAX_INDEX_ROWS: usize = 20_000_000;
+/// Warnings about the index kept (further ones are counted).
+pub const MAX_INDEX_WARNINGS: usize = 20;
+/// Most rows a ranking returns.
+pub const MAX_RANKING_ROWS: usize = 5_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("session.json is not a valid session manifest: {0}")]
+    Manifest(#[from] serde_json::Error),
+    #[error("session.json has schema version {found}; this viewer reads up to {supported}")]
+    Version { found: u32, supported: u32 },
+    #[error("session.json lists {0} files, over the limit of {MAX_SESSION_FILES}")]
+    TooManyFiles(usize),
+}
+
+pub struct SessionModel {
+    pub manifest: SessionManifest,
+    pub tree: FolderTree,
+    /// True when the viewer made the manifest for a lone recording.
+    single: bool,
+    index: Vec<IndexRow>,
+    index_pending: Vec<u8>,
+    index_skipped: u64,
+    index_warnings: Vec<String>,
+    index_line: u64,
+    /// Committed files by path.
+    committed_paths: HashMap<String, usize>,
+}
+
+impl SessionModel {
+    pub fn parse(text: &str) -> Result<SessionModel, SessionError> {
+        let manifest: SessionManifest = serde_json::from_str(text)?;
+        if manifest.schema_version > SESSION_SCHEMA_VERSION || manifest.schema_version == 0 {
+            return Err(SessionError::Version {
+                found: manifest.schema_version,
+                supported: SESSION_SCHEMA_VERSION,
+            });
+        }
+        if manifest.files.len() > MAX_SESSION_FILES {
+            return Err(SessionError::TooManyFiles(manifest.files.len()));
+        }
+        Ok(Self::from_manifest(manifest, false))
+    }
+
+    fn from_manifest(manifest: SessionManifest, single: bool) -> SessionModel {
+        let tree = FolderTree::build(&manifest.files);
+        let committed_paths = manifest
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.status.is_committed())
+            .map(|(k, f)| (f.path.clone(), k))
+            .collect();
+        SessionModel {
+            manifest,
+            tree,
+            single,
+            index: Vec::new(),
+            index_pending: Vec::new(),
+            index_skipped: 0,
+            index_warnings: Vec::new(),
+            index_line: 0,
+            committed_paths,
+        }
+    }
+
+    /// A session of one recording, opened without a manifest: the file's
+    /// entry is filled in once the recording is loaded.
+    /// `events` is the event count the host read from the footer (a
+    /// size hint only; capped by the bytes that arrive).
+    pub fn single(path: &str, events: Option<u64>) -> SessionModel {
+        let manifest = SessionManifest {
+            schema_version: SESSION_SCHEMA_VERSION,
+            project_root: String::new(),
+            target: path.to_owned(),
+            toolchains: Vec::new(),
+            started_unix_ms: 0,
+            completed_unix_ms: None,
+            status: SessionStatus::Complete,
+            planned: 1,
+            completed: 0,
+            failed: 0,
+            files: vec![SessionFile {
+                id: 0,
+                path: path.to_owned(),
+                module: String::new(),
+                status: FileStatus::Pending,
+                recording: Some(path.to_owned()),
+                elapsed_ns: None,
+                traced_ns: None,
+                capture_wall_ms: None,
+                events,
+                declarations: None,
+                source_sha256: None,
+                error: None,
+            }],
+        };
+        Self::from_manifest(manifest, true)
+    }
+
+    /// For a lone recording: takes its facts once it is loaded.
+    pub fn fill_single(&mut self, rec: &Recording) {
+        if !self.single {
+            return;
+        }
+        let f = &self.manifest.files[0];
+        let entry =
+            SessionFile::from_recording(0, &f.path, f.recording.as_deref().unwrap_or(""), rec);
+        let index = recording::session::index_rows(rec, &entry.path, entry.time_ns());
+        let mut manifest = self.manifest.clone();
+        manifest.files[0] = entry;
+        manifest.completed = 1;
+        manifest.toolchains = vec![rec.header.toolchain.clone()];
+        *self = Self::from_manifest(manifest, true);
+        self.index = index;
+    }
+
+    pub fn is_single(&self) -> bool {
+        self.single
+    }
+
+    pub fn summary(&self) -> Value {
+        let m = &self.manifest;
+        let root = self.tree.node(FolderTree::ROOT);
+        let problems: Vec<Value> = m
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !matches!(f.status, FileStatus::Ok))
+            .take(1000)
+            .map(|(k, f)| json!({"file": k, "path": f.path, "status": f.status.as_str(), "error": f.error}))
+            .collect();
+        let untimed = m
+            .files
+            .iter()
+            .filter(|f| f.status.is_committed() && !f.time_is_elapsed())
+            .count();
+        json!({
+            "single": self.single,
+            "status": m.status,
+            "statusLabel": m.status.reader_label(),
+            "target": m.target,
+            "projectRoot": m.project_root,
+            "toolchains": m.toolchains,
+            "startedUnixMs": m.started_unix_ms,
+            "completedUnixMs": m.completed_unix_ms,
+            "planned": m.planned,
+            "completed": m.completed,
+            "failed": m.failed,
+            "files": m.files.len(),
+            "totalNs": root.map_or(0, |r| r.total_ns),
+            "filesWithoutElapsed": untimed,
+            "problemFiles": problems,
+        })
+    }
+
+    pub fn file(&self, k: usize) -> Option<&SessionFile> {
+        self.manifest.files.get(k)
+    }
+
+    /// The folder node `n` with its breadcrumbs and children.
+    pub fn folder(&self, n: u32) -> Option<Value> {
+        let node = self.tree.node(n)?;
+        let crumbs: Vec<Value> = self
+            .tree
+            .ancestry(n)
+            .into_iter()
+            .filter_map(|a| {
+                self.tree
+                    .node(a)
+                    .map(|x| json!({"node": a, "name": x.name, "path": x.path}))
+            })
+            .collect();
+        let children: Vec<Value> = node.children.iter().map(|&c| self.node_row(c)).collect();
+        Some(json!({"node": self.node_row(n), "breadcrumbs": crumbs, "children": children}))
+    }
+
+    fn node_row(&self, n: u32) -> Value {
+        let Some(x) = self.tree.node(n) else {
+            return Value::Null;
+        };
+        let file = x.file.and_then(|k| self.manifest.files.get(k as usize));
+        json!({
+            "node": n,
+            "name": x.name,
+            "path": x.path,
+            "isFile": x.is_file(),
+            "file": x.file,
+            "totalNs": x.total_ns,
+            "shareOfParent": self.tree.share_of_parent(n),
+            "shareOfSession": self.tree.share_of_session(n),
+            "files": x.files,
+            "committed": x.committed,
+            "failed": x.failed,
+            "skipped": x.skipped,
+            "pending": x.pending,
+            "status": file.map(|f| f.status.as_str()),
+            "elapsed": file.map(|f| f.time_is_elapsed()),
+            "error": file.and_then(|f| f.error.clone()),
+            "events": file.and_then(|f| f.events),
+        })
+    }
+
+    /// The node for a path (whole components), or the file node of a file.
+    pub fn find(&self, path: &str) -> Option<u32> {
+        self.tree.find(path)
+    }
+
+    pub fn node_of_file(&self, k: usize) -> Option<u32> {
+        let f = self.manifest.files.get(k)?;
+        self.tree.find(&f.path)
+    }
+
+    /// Feeds bytes of `index.jsonl`; complete lines are parsed.
+    pub fn push_index(&mut self, bytes: &[u8]) {
+        self.index_pending.extend_from_slice(bytes);
+        let mut start = 0;
+        while let Some(nl) = self.index_pending[start..].iter().position(|&b| b == b'\n') {
+            let line = self.index_pending[start..start + nl].to_vec();
+            self.index_line_in(&line);
+            start += nl + 1;
+        }
+        self.index_pending.drain(..start);
+        if self.index_pending.len() > MAX_INDEX_LINE_BYTES {
+            self.index_line += 1;
+            self.warn(format!(
+                "index line {} is longer than {MAX_INDEX_LINE_BYTES} bytes; skipped",
+                self.index_line
+            ));
+            self.index_pending.clear();
+        }
+    }
+
+    /// The index ended; a last line without a newline is a half-written
+    /// row and is ignored.
+    pub fn end_index(&mut self) -> Value {
+        if !self.index_pending.is_empty() {
+            self.index_pending.clear();
+            self.index_skipped += 1;
+            self.warn(format!(
+                "the last line of index.jsonl (line {}) is incomplete; ignored",
+                self.index_line + 1
+            ));
+        }
+        json!({"rows": self.index.len(), "skipped": self.index_skipped, "warnings": self.index_warnings})
+    }
+
+    fn warn(&mut self, w: String) {
+        if self.index_warnings.len() < MAX_INDEX_WARNINGS {
+            self.index_warnings.push(w);
+        }
+    }
+
+    fn index_line_in(&mut self, line: &[u8]) {
+        self.index_line += 1;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            return;
+        }
+        match serde_json::from_slice::<IndexRow>(line) {
+            Ok(row) if self.committed_paths.contains_key(&row.path) => {
+                if self.index.len() < MAX_INDEX_ROWS {
+                    self.index.push(row);
+                } else {
+                    self.index_skipped += 1;
+                }
+            }
+            Ok(_) => self.index_skipped += 1,
+            Err(e) => {
+                self.index_skipped += 1;
+                let n = self.index_line;
+                self.warn(format!("index line {n} is not a valid row: {e}"));
+            }
+        }
+    }
+
+    /// Ranked rows: `kind` is file, folder, declaration or tactic; `under`
+    /// a path subtree (whole components); `filter` a substring of the
+    /// name or path; `sort` total or self.
+    pub fn rank(&self, kind: &str, filter: &str, under: &str, sort: &str, limit: usize) -> Value {
+        let under = under.trim_matches('/');
+        let inside = |path: &str| {
+            under.is_empty()
+                || path == under
+                || (path.starts_with(under) && path[under.len()..].starts_with('/'))
+        };
+        let limit = limit.clamp(1, MAX_RANKING_ROWS);
+        let mut rows: Vec<Value> = Vec::new();
+        let matched;
+        match kind {
+            "file" | "folder" => {
+                let mut nodes: Vec<u32> = (1..self.tree.len() as u32)
+                    .filter(|&n| {
+                        self.tree.node(n).is_some_and(|x| {
+                            x.is_file() == (kind == "file")
+                                && inside(&x.path)
+                                && matches_filter(filter, &[&x.path])
+                        })
+                    })
+                    .collect();
+                matched = nodes.len();
+                nodes.sort_by_key(|&n| {
+                    std::cmp::Reverse(self.tree.node(n).map_or(0, |x| x.total_ns))
+                });
+                rows.extend(nodes.into_iter().take(limit).map(|n| self.node_row(n)));
+            }
+            "declaration" | "tactic" => {
+                let want = if kind == "tactic" {
+                    RowKind::Tactic
+                } else {
+                    RowKind::Declaration
+                };
+                let mut found: Vec<&IndexRow> = self
+                    .index
+                    .iter()
+                    .filter(|r| {
+                        r.kind == want
+                            && inside(&r.path)
+                            && matches_filter(
+                                filter,
+                                &[&r.name, &r.path, r.declaration.as_deref().unwrap_or("")],
+                            )
+                    })
+                    .collect();
+                matched = found.len();
+                let key = |r: &IndexRow| {
+                    if sort == "self" {
+                        r.self_ms.unwrap_or(0.0)
+                    } else {
+                        r.duration_ms
+                    }
+                };
+                found.sort_by(|a, b| key(b).total_cmp(&key(a)));
+                rows.extend(found.into_iter().take(limit).map(|r| {
+                    let file = self.committed_paths.get(&r.path);
+                    json!({
+                        "kind": r.kind, "name": r.name, "path": r.path, "file": file,
+                        "durationMs": r.duration_ms, "selfMs": r.self_ms,
+                        "line": r.line, "endLine": r.end_line,
+                        "declaration": r.declaration, "attribution": r.attribution,
+                    })
+                }));
+            }
+            _ => matched = 0,
+        }
+        json!({"kind": kind, "matched": matched, "rows": rows, "indexRows": self.index.len()})
+    }
+}
