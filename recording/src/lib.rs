@@ -5,11 +5,13 @@
 //! It does no I/O beyond `std::io::Read`/`Write` and the atomic file publish
 //! of [`RecordingWriter`].
 
+pub mod compare;
 pub mod error;
 mod generated;
 pub mod limits;
 pub mod model;
 pub mod reader;
+pub mod summary;
 pub mod synth;
 pub mod types;
 mod varint;
