@@ -11,6 +11,8 @@ use clap::{Parser, Subcommand};
 pub mod exit {
     /// Success.
     pub const OK: u8 = 0;
+    /// `compare`: a regression, or new or missing rows under --fail-on-*.
+    pub const POLICY_FAILED: u8 = 1;
     /// Usage error or invalid input.
     pub const USAGE: u8 = 2;
 }
@@ -32,6 +34,14 @@ enum Command {
     Synth(commands::synth::Args),
     /// Print a recording's header facts, counts and validation issues.
     Info(commands::info::Args),
+    /// Summarize a recording, session, imported file or summary JSON.
+    Summary(commands::summary::Args),
+    /// Compare a candidate against a baseline with tolerances (exit 1 on a regression).
+    Compare(commands::compare::Args),
+    /// Import another profiler's file (Chrome, Firefox, folded, lean --profile) as a recording.
+    Import(commands::import::Args),
+    /// Export a recording as Chrome trace, speedscope, folded stacks or summary JSON.
+    Export(commands::export::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +49,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Synth(a) => commands::synth::run(a),
         Command::Info(a) => commands::info::run(a),
+        Command::Summary(a) => commands::summary::run(a),
+        Command::Compare(a) => commands::compare::run(a),
+        Command::Import(a) => commands::import::run(a),
+        Command::Export(a) => commands::export::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

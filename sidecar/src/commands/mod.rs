@@ -1,4 +1,9 @@
 //! One module per subcommand.
 
+pub mod compare;
+pub mod export;
+pub mod import;
 pub mod info;
+pub mod inputs;
+pub mod summary;
 pub mod synth;
