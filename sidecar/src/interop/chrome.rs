@@ -5,7 +5,8 @@
 //! (`{"traceEvents": [...], ...}`). It understands complete events (`X`),
 //! duration events (`B`/`E`, matched per thread), nestable async events
 //! (`b`/`e`, matched per process, category and id, each id becoming its own
-//! track) and metadata (`M`: `process_name`, `thread_name`). Other phases
+//! track; an async half whose other half the trace cut off is dropped and
+//! counted in a note, while an unmatched `B` or `E` is an error) and metadata (`M`: `process_name`, `thread_name`). Other phases
 //! (instant, counter, flow, object, sample events) carry no interval and are
 //! counted in a note. Timestamps and durations are microseconds; they are
 //! read as exact decimals and rounded to whole nanoseconds.
@@ -278,6 +279,7 @@ struct Importer<'s> {
     keys: Vec<TrackKey>,
     waiting: usize,
     ignored: std::collections::BTreeMap<String, u64>,
+    unmatched_async: u64,
     header: Option<Header>,
 }
 
@@ -426,6 +428,12 @@ impl<'s> Importer<'s> {
             }
             _ => {
                 let track = &mut self.tracks[t];
+                if ph == "e" && track.open.is_empty() {
+                    // Async events are commonly cut off at the start of a
+                    // recorded trace; they are dropped and counted.
+                    self.unmatched_async += 1;
+                    return Ok(());
+                }
                 let Some(open) = track.open.pop() else {
                     return Err(InteropError::invalid(
                         FORMAT,
@@ -585,6 +593,10 @@ impl<'s> Importer<'s> {
 
     fn finish(mut self) -> Result<ChromeImport> {
         for t in 0..self.tracks.len() {
+            if matches!(self.keys[t], TrackKey::Async(..)) {
+                self.unmatched_async += self.tracks[t].open.len() as u64;
+                self.tracks[t].open.clear();
+            }
             if let Some(open) = self.tracks[t].open.first() {
                 return Err(InteropError::invalid(
                     FORMAT,
@@ -632,6 +644,12 @@ impl<'s> Importer<'s> {
             };
             let thread = self.tracks[t].thread as usize;
             self.sink.threads[thread].name = name;
+        }
+        if self.unmatched_async > 0 {
+            self.sink.notes.push(format!(
+                "dropped {} async `b`/`e` events whose other half is not in the trace",
+                self.unmatched_async
+            ));
         }
         if !self.ignored.is_empty() {
             let parts: Vec<String> = self
@@ -734,6 +752,7 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<ChromeImport> {
         keys: Vec::new(),
         waiting: 0,
         ignored: Default::default(),
+        unmatched_async: 0,
         header: None,
     };
     match s.peek()? {

@@ -223,17 +223,35 @@ pub fn import_to<W: Write>(
             }
         )));
     }
-    let file = File::open(input)?;
+    let name = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    import_reader(File::open(input)?, &name, format, opts, spill_dir, out)
+}
+
+/// Imports from any reader; `name` names the input in the header.
+pub fn import_reader<R: Read, W: Write>(
+    file: R,
+    name: &str,
+    format: Format,
+    opts: ImportOptions,
+    spill_dir: &Path,
+    out: W,
+) -> Result<(W, ImportReport)> {
+    if !format.is_importable() {
+        return Err(InteropError::Unrecognized(format!(
+            "{name}: a {} cannot be imported as a recording",
+            format.name()
+        )));
+    }
     let mut sink = TraceSink::new(format.name(), spill_dir)?;
     let mut header = Header {
         capture_mode: CaptureMode::Imported,
         clock: ClockKind::Measured,
         producer: format!("leanscope {} import", env!("CARGO_PKG_VERSION")),
         created_unix_ms: unix_ms(),
-        source_path: input
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        source_path: name.to_owned(),
         ..Header::default()
     };
     match format {
@@ -277,14 +295,9 @@ pub fn import_to<W: Write>(
         }
         _ => unreachable!("checked above"),
     }
-    header.notes.push(format!(
-        "imported from the {} {}",
-        format.name(),
-        input
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
+    header
+        .notes
+        .push(format!("imported from the {} {name}", format.name()));
     let events = sink.event_count();
     let threads = sink.threads.len();
     let out = sink.finish(header, out)?;
@@ -315,7 +328,21 @@ pub fn import_file(
     Ok(report)
 }
 
-/// Imports `input` into memory and decodes it.
+/// Imports bytes of `format` into an encoded recording in memory (the
+/// spill file goes to the system's temporary folder).
+pub fn import_from_bytes(data: &[u8], format: Format) -> Result<Vec<u8>> {
+    let (bytes, _) = import_reader(
+        data,
+        "input",
+        format,
+        ImportOptions::default(),
+        &std::env::temp_dir(),
+        Vec::new(),
+    )?;
+    Ok(bytes)
+}
+
+/// Imports `input` into a temporary recording and decodes it.
 pub fn import_recording(
     input: &Path,
     format: Option<Format>,
