@@ -68,12 +68,11 @@ fn generate(path: &Path, bytes: u64) -> std::io::Result<u64> {
     let threads = 4u64;
     let mut clock = vec![0u64; threads as usize];
     let mut line = 0u64;
-    let mut emit =
-        |out: &mut BufWriter<File>, s: String, written: &mut u64| -> std::io::Result<()> {
-            out.write_all(s.as_bytes())?;
-            *written += s.len() as u64;
-            Ok(())
-        };
+    let emit = |out: &mut BufWriter<File>, s: String, written: &mut u64| -> std::io::Result<()> {
+        out.write_all(s.as_bytes())?;
+        *written += s.len() as u64;
+        Ok(())
+    };
     emit(
         &mut out,
         "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n".into(),
@@ -87,7 +86,7 @@ fn generate(path: &Path, bytes: u64) -> std::io::Result<u64> {
         )?;
     }
     let mut first = true;
-    let mut sep = |first: &mut bool| if std::mem::take(first) { "" } else { ",\n" };
+    let sep = |first: &mut bool| if std::mem::take(first) { "" } else { ",\n" };
     while written < bytes {
         let t = rng.below(threads);
         let steps = 2 + rng.below(5);

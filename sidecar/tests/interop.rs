@@ -427,7 +427,8 @@ fn lean_profile() -> String {
 fn reads_leans_trace_profiler_output() {
     let rec = import_bytes(lean_profile().as_bytes(), Format::Firefox).unwrap();
     let ms = 1_000_000;
-    let got: Vec<(u16, &str, &str, u64, u64, Option<u32>)> = (0..rec.len() as u32)
+    type Row<'a> = (u16, &'a str, &'a str, u64, u64, Option<u32>);
+    let got: Vec<Row> = (0..rec.len() as u32)
         .map(|i| {
             (
                 rec.thread(i),

@@ -26,7 +26,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::io::{Read, Write};
 
 use recording::{Header, RangeKind, Recording, SourceRange};
@@ -253,9 +253,56 @@ struct Open {
     range: Option<(SourceRange, RangeKind)>,
 }
 
+/// Completed events waiting to be placed, in start order: events that
+/// arrive in order (the usual case) queue up in `run` at O(1) each; only
+/// out-of-order ones go through the heap.
+#[derive(Default)]
+struct Waiting {
+    run: VecDeque<Pending>,
+    heap: BinaryHeap<Reverse<Pending>>,
+}
+
+impl Waiting {
+    fn len(&self) -> usize {
+        self.run.len() + self.heap.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn push(&mut self, p: Pending) {
+        if self.run.back().is_none_or(|b| *b <= p) {
+            self.run.push_back(p);
+        } else {
+            self.heap.push(Reverse(p));
+        }
+    }
+
+    fn peek(&self) -> Option<&Pending> {
+        match (self.run.front(), self.heap.peek()) {
+            (Some(a), Some(Reverse(b))) => Some(if a <= b { a } else { b }),
+            (a, b) => a.or(b.map(|r| &r.0)),
+        }
+    }
+
+    fn pop(&mut self) -> Option<Pending> {
+        let from_run = match (self.run.front(), self.heap.peek()) {
+            (Some(a), Some(Reverse(b))) => a <= b,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if from_run {
+            self.run.pop_front()
+        } else {
+            self.heap.pop().map(|r| r.0)
+        }
+    }
+}
+
 struct Track {
     thread: u32,
-    waiting: BinaryHeap<Reverse<Pending>>,
+    waiting: Waiting,
     open: Vec<Open>,
     /// Placed events that may still contain later ones: (start, end, index).
     stack: Vec<(u64, u64, u32)>,
@@ -318,7 +365,7 @@ impl<'s> Importer<'s> {
                 })?;
                 self.tracks.push(Track {
                     thread,
-                    waiting: BinaryHeap::new(),
+                    waiting: Waiting::default(),
                     open: Vec::new(),
                     stack: Vec::new(),
                     last_start: 0,
@@ -510,11 +557,11 @@ impl<'s> Importer<'s> {
     }
 
     fn complete(&mut self, t: usize, p: Pending) -> Result<()> {
-        self.tracks[t].waiting.push(Reverse(p));
+        self.tracks[t].waiting.push(p);
         self.waiting += 1;
         while self.tracks[t].waiting.len() > MAX_REORDER_EVENTS {
             let track = &self.tracks[t];
-            let min = &track.waiting.peek().expect("not empty").0;
+            let min = track.waiting.peek().expect("not empty");
             if track.open.first().is_some_and(|o| o.start <= min.start) {
                 // An open `B` may still turn out to contain it.
                 break;
@@ -540,7 +587,7 @@ impl<'s> Importer<'s> {
     /// Places the earliest waiting event of track `t`.
     fn place_next(&mut self, t: usize) -> Result<()> {
         let track = &mut self.tracks[t];
-        let Some(Reverse(p)) = track.waiting.pop() else {
+        let Some(p) = track.waiting.pop() else {
             return Ok(());
         };
         self.waiting -= 1;

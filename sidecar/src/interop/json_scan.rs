@@ -201,24 +201,34 @@ impl<R: Read> Scanner<R> {
 }
 
 /// Finds where a JSON value ends, fed the text piece by piece. It tracks
-/// only strings and bracket depth; the value itself is validated later by
-/// the parser that reads it.
+/// strings and the depth of the value's own kind of bracket (`{}` for an
+/// object, `[]` for an array: in valid JSON the other kind is balanced
+/// within); the value itself is validated later by the parser that reads it.
 struct ValueScan {
     depth: u32,
     in_string: bool,
     escape: bool,
     started: bool,
     scalar: bool,
+    open: u8,
+    close: u8,
 }
 
 impl ValueScan {
     fn new(first: u8) -> Self {
+        let (open, close) = if first == b'[' {
+            (b'[', b']')
+        } else {
+            (b'{', b'}')
+        };
         ValueScan {
             depth: 0,
             in_string: false,
             escape: false,
             started: false,
             scalar: !matches!(first, b'{' | b'[' | b'"'),
+            open,
+            close,
         }
     }
 
@@ -241,6 +251,15 @@ impl ValueScan {
             }
             return None;
         }
+        if !self.started && !text.is_empty() {
+            self.started = true;
+            if text[0] == b'"' {
+                self.in_string = true;
+            } else {
+                self.depth = 1;
+            }
+            i = 1;
+        }
         while i < text.len() {
             if self.in_string {
                 if self.escape {
@@ -248,43 +267,30 @@ impl ValueScan {
                     i += 1;
                     continue;
                 }
-                match memchr::memchr2(b'"', b'\\', &text[i..]) {
-                    None => return None,
-                    Some(k) => {
-                        i += k;
-                        if text[i] == b'\\' {
-                            self.escape = true;
-                        } else {
-                            self.in_string = false;
-                            if self.depth == 0 {
-                                return Some(i + 1);
-                            }
-                        }
-                        i += 1;
+                let k = memchr::memchr2(b'"', b'\\', &text[i..])?;
+                i += k;
+                if text[i] == b'\\' {
+                    self.escape = true;
+                } else {
+                    self.in_string = false;
+                    if self.depth == 0 {
+                        return Some(i + 1);
                     }
-                }
-                continue;
-            }
-            if !self.started {
-                self.started = true;
-                match text[i] {
-                    b'"' => self.in_string = true,
-                    _ => self.depth = 1,
                 }
                 i += 1;
                 continue;
             }
-            // Outside strings only quotes and brackets matter.
+            let k = memchr::memchr3(b'"', self.open, self.close, &text[i..])?;
+            i += k;
             match text[i] {
                 b'"' => self.in_string = true,
-                b'{' | b'[' => self.depth += 1,
-                b'}' | b']' => {
+                b if b == self.open => self.depth += 1,
+                _ => {
                     self.depth -= 1;
                     if self.depth == 0 {
                         return Some(i + 1);
                     }
                 }
-                _ => {}
             }
             i += 1;
         }

@@ -16,6 +16,35 @@ use super::error::{InteropError, Result};
 use super::limits::{MAX_IMPORT_STRINGS, MAX_IMPORT_STRING_BYTES};
 
 const NONE: u32 = u32::MAX;
+
+/// A fast hasher for interning (names are not attacker-chosen keys of a
+/// long-lived table; the limits bound the table): 8 bytes at a time,
+/// multiply and rotate.
+#[derive(Default, Clone, Copy)]
+pub struct QuickHasher(u64);
+
+impl std::hash::Hasher for QuickHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail) ^ (bytes.len() as u64)).wrapping_mul(K);
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+}
+
+type QuickMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<QuickHasher>>;
 /// parent, class, label, thread, range (u32 each), start, duration (u64),
 /// range kind (u8).
 const RECORD_BYTES: usize = 5 * 4 + 2 * 8 + 1;
@@ -48,10 +77,10 @@ pub struct InternedEvent {
 pub struct TraceSink {
     format: &'static str,
     spill: BufWriter<File>,
-    strings: HashMap<Box<str>, u32>,
-    string_list: Vec<Box<str>>,
+    strings: QuickMap<std::rc::Rc<str>, u32>,
+    string_list: Vec<std::rc::Rc<str>>,
     string_bytes: usize,
-    ranges: HashMap<SourceRange, u32>,
+    ranges: QuickMap<SourceRange, u32>,
     range_list: Vec<SourceRange>,
     pub threads: Vec<Thread>,
     count: u64,
@@ -65,10 +94,10 @@ impl TraceSink {
         Ok(TraceSink {
             format,
             spill: BufWriter::with_capacity(1 << 20, file),
-            strings: HashMap::new(),
+            strings: QuickMap::default(),
             string_list: Vec::new(),
             string_bytes: 0,
-            ranges: HashMap::new(),
+            ranges: QuickMap::default(),
             range_list: Vec::new(),
             threads: Vec::new(),
             count: 0,
@@ -120,7 +149,7 @@ impl TraceSink {
             ));
         }
         let id = self.string_list.len() as u32;
-        let owned: Box<str> = s.into();
+        let owned: std::rc::Rc<str> = s.into();
         self.string_list.push(owned.clone());
         self.strings.insert(owned, id);
         Ok(id)
