@@ -47,7 +47,7 @@ fn lp_summary(rows: &[(&str, &[u64], u64)], issues: usize) -> Value {
             "calls": st.count, "self_ns": st.self_ns, "total_ns": st.total_ns,
             "self_heartbeats": 0, "total_heartbeats": 0,
             "min_ns": st.min_ns, "mean_ns": st.mean_ns, "median_ns": st.median_ns, "p95_ns": st.p95_ns, "max_ns": st.max_ns,
-            "share_permille": if recorded == 0 { 0 } else { self_ns * 1000 / recorded },
+            "share_permille": (self_ns * 1000).checked_div(recorded).unwrap_or(0),
             "alloc_bytes": 0, "peak_live_bytes": 0, "alloc_delta_bytes": 0
         }));
     }
