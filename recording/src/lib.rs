@@ -5,12 +5,14 @@
 //! It does no I/O beyond `std::io::Read`/`Write` and the atomic file publish
 //! of [`RecordingWriter`].
 
+pub mod compare;
 pub mod error;
 mod generated;
 pub mod limits;
 pub mod model;
 pub mod reader;
 pub mod session;
+pub mod summary;
 pub mod synth;
 pub mod types;
 mod varint;

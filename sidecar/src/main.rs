@@ -15,6 +15,8 @@ pub mod exit {
     pub const OK: u8 = 0;
     /// Lean reported errors in the file; the recording was written and keeps them.
     pub const LEAN_ERRORS: u8 = 1;
+    /// `compare`: a regression, or new or missing rows under --fail-on-*.
+    pub const POLICY_FAILED: u8 = 1;
     /// Usage error or invalid input.
     pub const USAGE: u8 = 2;
     /// The toolchain could not be found or the capture failed; nothing was written.
@@ -50,6 +52,14 @@ enum Command {
     Publish(commands::publish::Args),
     /// Write a deterministic synthetic session (for tests and demos).
     SynthSession(commands::synth_session::Args),
+    /// Summarize a recording, session, imported file or summary JSON.
+    Summary(commands::summary::Args),
+    /// Compare a candidate against a baseline with tolerances (exit 1 on a regression).
+    Compare(commands::compare::Args),
+    /// Import another profiler's file (Chrome, Firefox, folded, lean --profile) as a recording.
+    Import(commands::import::Args),
+    /// Export a recording as Chrome trace, speedscope, folded stacks or summary JSON.
+    Export(commands::export::Args),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +71,10 @@ fn main() -> ExitCode {
         Command::View(a) => commands::view::run(a),
         Command::Publish(a) => commands::publish::run(a),
         Command::SynthSession(a) => commands::synth_session::run(a),
+        Command::Summary(a) => commands::summary::run(a),
+        Command::Compare(a) => commands::compare::run(a),
+        Command::Import(a) => commands::import::run(a),
+        Command::Export(a) => commands::export::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,8 +1,13 @@
 //! One module per subcommand.
 
+pub mod compare;
+pub mod export;
+pub mod import;
 pub mod info;
 pub mod profile;
 pub mod publish;
+pub mod inputs;
+pub mod summary;
 pub mod synth;
 pub mod synth_session;
 pub mod view;

@@ -1,0 +1,214 @@
+//! `leanscope compare`: a candidate against a baseline, with tolerances.
+//! Exit 0 when the policy passes, 1 on a regression or a triggered
+//! `--fail-on-*`, 2 on usage errors or invalid or incomplete input.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use leanscope::interop::{Format, ImportOptions};
+use recording::compare::{
+    compare, ensure_complete, Comparison, FailPolicy, Metric, Status, Tolerance, UnmatchedRow,
+};
+use recording::summary::GroupBy;
+use recording::AtomicFile;
+use serde_json::json;
+
+use super::export::parse_group_by;
+use super::inputs::{default_grouping, summarize, Input};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Recording, session folder, importable file, or summary JSON.
+    baseline: PathBuf,
+    /// Recording, session folder, importable file, or summary JSON.
+    candidate: PathBuf,
+    /// The statistic compared: total_ns, self_ns, mean_ns, median_ns, p95_ns,
+    /// max_ns, min_ns, calls (and, for LeanProfiler summaries,
+    /// total_heartbeats, self_heartbeats, alloc_bytes, peak_live_bytes).
+    #[arg(long, value_parser = parse_metric, default_value = "mean_ns")]
+    metric: Metric,
+    /// Allowed increase in the metric's unit (nanoseconds for *_ns).
+    #[arg(long, default_value_t = 0)]
+    absolute_tolerance: u64,
+    /// Allowed increase in basis points of the baseline (100 = 1 %).
+    #[arg(long, default_value_t = 0)]
+    relative_tolerance_bps: u64,
+    /// Write comparison JSON to this file (`-` for standard output).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Fail when the candidate has rows the baseline lacks.
+    #[arg(long)]
+    fail_on_new: bool,
+    /// Fail when the candidate lacks rows the baseline has.
+    #[arg(long)]
+    fail_on_missing: bool,
+    /// Compare inputs with dropped events or validation issues anyway.
+    #[arg(long)]
+    allow_incomplete: bool,
+    /// Row keys of recordings and sessions (default: declaration when they
+    /// have declarations, else name).
+    #[arg(long, value_parser = parse_group_by)]
+    group_by: Option<GroupBy>,
+    /// Nanoseconds per count of folded stacks.
+    #[arg(long, default_value_t = 1)]
+    unit_ns: u64,
+}
+
+fn parse_metric(s: &str) -> Result<Metric, String> {
+    Metric::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = Metric::ALL.iter().map(|m| m.as_str()).collect();
+        format!("unknown metric `{s}`; expected one of {}", names.join(", "))
+    })
+}
+
+pub fn run(a: Args) -> Result<u8> {
+    let opts = ImportOptions { unit_ns: a.unit_ns };
+    let base_in = Input::classify(&a.baseline, None::<Format>)?;
+    let cand_in = Input::classify(&a.candidate, None::<Format>)?;
+    let group_by = match a.group_by {
+        Some(g) => g,
+        None if base_in.is_session() || cand_in.is_session() => GroupBy::Declaration,
+        None => default_grouping(&base_in, opts)?,
+    };
+    let given = a.group_by.is_some();
+    let baseline = summarize(&base_in, group_by, given, opts)
+        .with_context(|| format!("baseline {}", a.baseline.display()))?;
+    let candidate = summarize(&cand_in, group_by, given, opts)
+        .with_context(|| format!("candidate {}", a.candidate.display()))?;
+    if !a.allow_incomplete {
+        ensure_complete("baseline", &baseline)?;
+        ensure_complete("candidate", &candidate)?;
+    }
+    let tolerance = Tolerance {
+        absolute: a.absolute_tolerance,
+        relative_bps: a.relative_tolerance_bps,
+    };
+    let c = compare(&baseline, &candidate, a.metric, tolerance)?;
+    let policy = FailPolicy {
+        fail_on_new: a.fail_on_new,
+        fail_on_missing: a.fail_on_missing,
+    };
+    let failed = c.policy_failed(&policy);
+    let doc = comparison_json(&c, &policy, a.allow_incomplete, baseline.group_by);
+    match a.json.as_deref() {
+        Some(p) if p.as_os_str() == "-" => {
+            println!("{}", serde_json::to_string_pretty(&doc)?);
+        }
+        Some(p) => {
+            print_comparison(&c, &policy, baseline.group_by);
+            let (file, mut w) =
+                AtomicFile::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+            serde_json::to_writer_pretty(&mut w, &doc)?;
+            std::io::Write::write_all(&mut w, b"\n")?;
+            file.publish(w)?;
+            println!("Comparison JSON: {}", p.display());
+        }
+        None => print_comparison(&c, &policy, baseline.group_by),
+    }
+    Ok(if failed {
+        crate::exit::POLICY_FAILED
+    } else {
+        crate::exit::OK
+    })
+}
+
+/// The comparison as JSON (`schemas/comparison.schema.json`): LeanProfiler's
+/// comparison fields, plus the grouping.
+pub fn comparison_json(
+    c: &Comparison,
+    policy: &FailPolicy,
+    allow_incomplete: bool,
+    group_by: Option<GroupBy>,
+) -> serde_json::Value {
+    let unmatched = |rows: &[UnmatchedRow]| -> Vec<serde_json::Value> {
+        rows.iter()
+            .map(|r| json!({"key": r.key, "value": r.value, "calls": r.calls}))
+            .collect()
+    };
+    let matched: Vec<serde_json::Value> = c
+        .matched
+        .iter()
+        .map(|r| {
+            json!({
+                "key": r.key,
+                "status": r.status.as_str(),
+                "baseline": r.baseline,
+                "candidate": r.candidate,
+                "delta": delta_json(r.delta),
+                "change_bps": r.change_bps,
+                "baseline_calls": r.baseline_calls,
+                "candidate_calls": r.candidate_calls,
+            })
+        })
+        .collect();
+    json!({
+        "schema_version": 1,
+        "metric": c.metric.as_str(),
+        "group_by": group_by.map(GroupBy::as_str),
+        "absolute_tolerance": c.tolerance.absolute,
+        "relative_tolerance_bps": c.tolerance.relative_bps,
+        "has_regression": c.has_regression(),
+        "matched": matched,
+        "missing": unmatched(&c.missing),
+        "new": unmatched(&c.new),
+        "fail_on_new": policy.fail_on_new,
+        "fail_on_missing": policy.fail_on_missing,
+        "allow_incomplete": allow_incomplete,
+        "policy_failed": c.policy_failed(policy),
+    })
+}
+
+/// candidate − baseline of two u64 values as a JSON integer.
+fn delta_json(d: i128) -> serde_json::Value {
+    match u64::try_from(d) {
+        Ok(u) => json!(u),
+        Err(_) => json!(i64::try_from(d).unwrap_or(i64::MIN)),
+    }
+}
+
+fn print_comparison(c: &Comparison, policy: &FailPolicy, group_by: Option<GroupBy>) {
+    let (reg, imp) = (c.count(Status::Regression), c.count(Status::Improvement));
+    println!(
+        "Compared {} matched row(s) with metric {}{}; {reg} regression(s), {imp} improvement(s), {} within tolerance.",
+        c.matched.len(),
+        c.metric,
+        group_by.map(|g| format!(" (grouped by {g})")).unwrap_or_default(),
+        c.matched.len() - reg - imp
+    );
+    println!(
+        "Allowed increase: {} absolute units and {} basis points. A matched increase must exceed both; a zero baseline uses the absolute allowance.",
+        c.tolerance.absolute, c.tolerance.relative_bps
+    );
+    for r in c.matched.iter().filter(|r| r.status == Status::Regression) {
+        println!(
+            "Regression: {}; baseline={}, candidate={}, delta={}, {}.",
+            r.key.label(),
+            r.baseline,
+            r.candidate,
+            r.delta,
+            match r.change_bps {
+                Some(b) => format!("change={b} bps"),
+                None => "relative change unavailable".into(),
+            }
+        );
+    }
+    for (what, rows, fails) in [
+        ("New", &c.new, policy.fail_on_new),
+        ("Missing", &c.missing, policy.fail_on_missing),
+    ] {
+        if !rows.is_empty() {
+            println!(
+                "{what} rows: {} ({}).",
+                rows.len(),
+                if fails {
+                    "fails this comparison"
+                } else {
+                    "reported only"
+                }
+            );
+            for r in rows.iter() {
+                println!("  {}: {}", r.key.label(), r.value);
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! What `summary`, `compare` and `export` accept: a recording, a session
+//! (a folder of recordings), an importable file, or summary JSON.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use leanscope::interop::{self, Format, ImportOptions};
+use recording::summary::{GroupBy, Summary, SummaryBuilder};
+use recording::Recording;
+
+/// An input, classified.
+pub enum Input {
+    Recording(PathBuf),
+    /// A session folder's recordings, in path order.
+    Session(Vec<PathBuf>),
+    /// A file of another profiler's format.
+    Foreign(PathBuf, Format),
+    /// Summary JSON (leanscope's or LeanProfiler's).
+    Summary(PathBuf, Format),
+}
+
+impl Input {
+    pub fn classify(path: &Path, format: Option<Format>) -> Result<Input> {
+        if path.is_dir() {
+            return Ok(Input::Session(session_recordings(path)?));
+        }
+        let format = match format {
+            Some(f) => f,
+            None => interop::detect(path)?,
+        };
+        Ok(match format {
+            Format::Recording => Input::Recording(path.to_path_buf()),
+            Format::Summary | Format::LeanprofilerSummary => {
+                Input::Summary(path.to_path_buf(), format)
+            }
+            Format::Speedscope => bail!(
+                "{}: speedscope files can be written (export --format speedscope) but not read",
+                path.display()
+            ),
+            f => Input::Foreign(path.to_path_buf(), f),
+        })
+    }
+
+    pub fn is_session(&self) -> bool {
+        matches!(self, Input::Session(_))
+    }
+}
+
+/// The recordings of a session folder: `files/*.lsrec` (or `*.lsrec` in
+/// the folder itself).
+fn session_recordings(dir: &Path) -> Result<Vec<PathBuf>> {
+    let files = dir.join("files");
+    let from = if files.is_dir() {
+        files
+    } else {
+        dir.to_path_buf()
+    };
+    let mut out = Vec::new();
+    for entry in
+        std::fs::read_dir(&from).with_context(|| format!("cannot list {}", from.display()))?
+    {
+        let p = entry?.path();
+        if p.extension()
+            .is_some_and(|e| e == recording::FILE_EXTENSION)
+            && p.is_file()
+        {
+            out.push(p);
+        }
+    }
+    out.sort();
+    if out.is_empty() {
+        bail!(
+            "{}: a folder given as a session must hold recordings (files/*.{} or *.{})",
+            dir.display(),
+            recording::FILE_EXTENSION,
+            recording::FILE_EXTENSION
+        );
+    }
+    Ok(out)
+}
+
+/// Opens a recording, importing another profiler's file first if needed.
+pub fn open_recording(input: &Input, opts: ImportOptions) -> Result<Recording> {
+    match input {
+        Input::Recording(p) => {
+            Recording::open(p).with_context(|| format!("cannot read the recording {}", p.display()))
+        }
+        Input::Foreign(p, f) => interop::import_recording(p, Some(*f), opts)
+            .with_context(|| format!("cannot import {}", p.display())),
+        Input::Session(_) => bail!("a session holds several recordings; give one of its files"),
+        Input::Summary(p, _) => bail!("{} is a summary, not a recording", p.display()),
+    }
+}
+
+/// The grouping to use when none is given: declarations for sessions and
+/// recordings that have them, otherwise names.
+pub fn default_grouping(input: &Input, opts: ImportOptions) -> Result<GroupBy> {
+    Ok(match input {
+        Input::Session(_) => GroupBy::Declaration,
+        Input::Recording(_) | Input::Foreign(..) => {
+            let rec = open_recording(input, opts)?;
+            if rec.header.declarations.is_empty() {
+                GroupBy::Name
+            } else {
+                GroupBy::Declaration
+            }
+        }
+        Input::Summary(..) => GroupBy::Name,
+    })
+}
+
+/// Summarizes an input (summary JSON is read, strictly).
+pub fn summarize(
+    input: &Input,
+    group_by: GroupBy,
+    given: bool,
+    opts: ImportOptions,
+) -> Result<Summary> {
+    match input {
+        Input::Summary(p, f) => {
+            let s = interop::read_summary(p, *f)
+                .with_context(|| format!("invalid summary {}", p.display()))?;
+            if given {
+                match s.group_by {
+                    Some(g) if g != group_by => bail!(
+                        "{} is grouped by {g}; it cannot be regrouped by {group_by}",
+                        p.display()
+                    ),
+                    None => bail!(
+                        "{} is a LeanProfiler summary; its rows are grouped by LeanProfiler's key and cannot be regrouped",
+                        p.display()
+                    ),
+                    _ => {}
+                }
+            }
+            Ok(s)
+        }
+        Input::Session(files) => {
+            let mut b = SummaryBuilder::new(group_by);
+            for f in files {
+                let rec = Recording::open(f)
+                    .with_context(|| format!("cannot read the recording {}", f.display()))?;
+                let label = if rec.header.source_path.is_empty() {
+                    f.file_name().map(|n| n.to_string_lossy().into_owned())
+                } else {
+                    None
+                };
+                b.add(&rec, label.as_deref());
+            }
+            Ok(b.finish())
+        }
+        _ => {
+            let rec = open_recording(input, opts)?;
+            Ok(recording::summary::summarize(&rec, group_by))
+        }
+    }
+}

@@ -1,0 +1,1024 @@
+//! Chrome/Perfetto trace-event JSON: import (streaming) and export.
+//!
+//! Import reads the JSON array form (`[ {...}, ... ]`, whose closing `]`
+//! the format lets a truncated trace omit) and the object form
+//! (`{"traceEvents": [...], ...}`). It understands complete events (`X`),
+//! duration events (`B`/`E`, matched per thread), nestable async events
+//! (`b`/`e`, matched per process, category and id, each id becoming its own
+//! track; an async half whose other half the trace cut off is dropped and
+//! counted in a note, while an unmatched `B` or `E` is an error) and metadata (`M`: `process_name`, `thread_name`). Other phases
+//! (instant, counter, flow, object, sample events) carry no interval and are
+//! counted in a note. Timestamps and durations are microseconds; they are
+//! read as exact decimals and rounded to whole nanoseconds.
+//!
+//! Events are nested per thread by time, in constant memory: each thread
+//! holds back at most [`MAX_REORDER_EVENTS`] completed events to put them
+//! in start order (parents before children), so a trace may be out of
+//! order by that much per thread.
+//!
+//! Export writes the object form with `displayTimeUnit: "ns"`, one process,
+//! named threads, and one `X` event per event (`ts`/`dur` in microseconds
+//! with three decimals, exact to the nanosecond), with the source file,
+//! 1-based line and leanscope's range in `args`. leanscope's header (source
+//! text, declarations, ...) rides along in `otherData.leanscope`, so that
+//! importing an exported trace gives back the same recording, except for
+//! links between threads, which the format cannot express.
+
+use std::borrow::Cow;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::io::{Read, Write};
+
+use recording::{Header, RangeKind, Recording, SourceRange};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::error::{InteropError, Result};
+use super::json_scan::Scanner;
+use super::limits::{
+    MAX_CHROME_EVENT_BYTES, MAX_OPEN_SPANS, MAX_PENDING_EVENTS, MAX_REORDER_EVENTS, MAX_STACK_DEPTH,
+};
+use super::sink::{InternedEvent, TraceSink};
+
+const FORMAT: &str = "Chrome trace";
+
+/// A `pid` or `tid`: a number or a string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Id<'a> {
+    Num(i64),
+    Str(Cow<'a, str>),
+}
+
+impl Id<'_> {
+    fn to_static(&self) -> Id<'static> {
+        match self {
+            Id::Num(n) => Id::Num(*n),
+            Id::Str(s) => Id::Str(Cow::Owned(s.to_string())),
+        }
+    }
+}
+
+impl std::fmt::Display for Id<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Id::Num(n) => write!(f, "{n}"),
+            Id::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Id<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Id<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an integer or a string")
+            }
+            fn visit_i64<E>(self, v: i64) -> std::result::Result<Id<'de>, E> {
+                Ok(Id::Num(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Id<'de>, E> {
+                i64::try_from(v)
+                    .map(Id::Num)
+                    .map_err(|_| E::custom("id is too large"))
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Id<'de>, E> {
+                Ok(Id::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Id<'de>, E> {
+                Ok(Id::Str(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The fields of a trace event that the importer reads.
+#[derive(Deserialize)]
+struct RawEvent<'a> {
+    #[serde(borrow)]
+    ph: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    cat: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    ts: Option<&'a RawValue>,
+    #[serde(borrow)]
+    dur: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pid: Option<Id<'a>>,
+    #[serde(borrow)]
+    tid: Option<Id<'a>>,
+    #[serde(borrow)]
+    id: Option<Id<'a>>,
+    #[serde(borrow)]
+    args: Option<&'a RawValue>,
+}
+
+/// What the importer reads from `args`.
+#[derive(Deserialize)]
+struct RangeArgs<'a> {
+    range: Option<[u32; 4]>,
+    #[serde(borrow)]
+    range_kind: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct NameArgs {
+    name: Option<String>,
+}
+
+/// A microsecond decimal (JSON number text) as whole nanoseconds, rounded
+/// half away from zero; exact for up to three decimals.
+pub fn micros_to_ns(text: &str) -> std::result::Result<i128, String> {
+    let t = text.as_bytes();
+    let mut i = 0;
+    let negative = t.first() == Some(&b'-');
+    if negative {
+        i += 1;
+    }
+    let mut mantissa: i128 = 0;
+    let mut digits = 0;
+    let mut exponent: i32 = 0;
+    let mut seen_digit = false;
+    let mut push = |d: u8, frac: bool, exponent: &mut i32| {
+        // Digits past 30 significant ones only shift the magnitude.
+        if digits < 30 {
+            mantissa = mantissa * 10 + i128::from(d - b'0');
+            if mantissa != 0 {
+                digits += 1;
+            }
+            if frac {
+                *exponent -= 1;
+            }
+        } else if !frac {
+            *exponent += 1;
+        }
+    };
+    while i < t.len() && t[i].is_ascii_digit() {
+        push(t[i], false, &mut exponent);
+        seen_digit = true;
+        i += 1;
+    }
+    if i < t.len() && t[i] == b'.' {
+        i += 1;
+        while i < t.len() && t[i].is_ascii_digit() {
+            push(t[i], true, &mut exponent);
+            seen_digit = true;
+            i += 1;
+        }
+    }
+    if !seen_digit {
+        return Err(format!("`{text}` is not a number"));
+    }
+    if i < t.len() && (t[i] == b'e' || t[i] == b'E') {
+        i += 1;
+        let neg_exp = t.get(i) == Some(&b'-');
+        if matches!(t.get(i), Some(b'-') | Some(b'+')) {
+            i += 1;
+        }
+        let mut e: i32 = 0;
+        let mut any = false;
+        while i < t.len() && t[i].is_ascii_digit() {
+            e = e.saturating_mul(10).saturating_add(i32::from(t[i] - b'0'));
+            any = true;
+            i += 1;
+        }
+        if !any {
+            return Err(format!("`{text}` is not a number"));
+        }
+        exponent = exponent.saturating_add(if neg_exp { -e } else { e });
+    }
+    if i != t.len() {
+        return Err(format!("`{text}` is not a number"));
+    }
+    // Microseconds to nanoseconds.
+    let exponent = exponent.saturating_add(3);
+    let magnitude = if mantissa == 0 {
+        0
+    } else if exponent >= 0 {
+        if exponent > 38 - digits.max(1) {
+            return Err(format!("`{text}` is too large"));
+        }
+        mantissa * 10i128.pow(exponent as u32)
+    } else if exponent < -38 {
+        0
+    } else {
+        let div = 10i128.pow((-exponent) as u32);
+        (mantissa + div / 2) / div
+    };
+    Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// Where an event's interval goes: a thread, or a nestable async id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum TrackKey {
+    Thread(Id<'static>, Id<'static>),
+    Async(Id<'static>, String, Id<'static>),
+}
+
+/// A completed event waiting to be placed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Pending {
+    start: u64,
+    dur: u64,
+    /// Its index in `traceEvents`.
+    seq: u64,
+    class: u32,
+    label: u32,
+    range: Option<(SourceRange, RangeKind)>,
+}
+
+impl Ord for Pending {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.start, Reverse(self.dur), self.seq).cmp(&(o.start, Reverse(o.dur), o.seq))
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// An open `B` (or `b`) event.
+struct Open {
+    start: u64,
+    seq: u64,
+    name: String,
+    class: u32,
+    label: u32,
+    range: Option<(SourceRange, RangeKind)>,
+}
+
+/// Completed events waiting to be placed, in start order: events that
+/// arrive in order (the usual case) queue up in `run` at O(1) each; only
+/// out-of-order ones go through the heap.
+#[derive(Default)]
+struct Waiting {
+    run: VecDeque<Pending>,
+    heap: BinaryHeap<Reverse<Pending>>,
+}
+
+impl Waiting {
+    fn len(&self) -> usize {
+        self.run.len() + self.heap.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn push(&mut self, p: Pending) {
+        if self.run.back().is_none_or(|b| *b <= p) {
+            self.run.push_back(p);
+        } else {
+            self.heap.push(Reverse(p));
+        }
+    }
+
+    fn peek(&self) -> Option<&Pending> {
+        match (self.run.front(), self.heap.peek()) {
+            (Some(a), Some(Reverse(b))) => Some(if a <= b { a } else { b }),
+            (a, b) => a.or(b.map(|r| &r.0)),
+        }
+    }
+
+    fn pop(&mut self) -> Option<Pending> {
+        let from_run = match (self.run.front(), self.heap.peek()) {
+            (Some(a), Some(Reverse(b))) => a <= b,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if from_run {
+            self.run.pop_front()
+        } else {
+            self.heap.pop().map(|r| r.0)
+        }
+    }
+}
+
+struct Track {
+    thread: u32,
+    waiting: Waiting,
+    open: Vec<Open>,
+    /// Placed events that may still contain later ones: (start, end, index).
+    stack: Vec<(u64, u64, u32)>,
+    last_start: u64,
+}
+
+/// What an import found besides events.
+#[derive(Debug, Default)]
+pub struct ChromeImport {
+    /// leanscope's header, when the trace was exported by leanscope.
+    pub header: Option<Header>,
+}
+
+struct Importer<'s> {
+    sink: &'s mut TraceSink,
+    tracks: Vec<Track>,
+    track_index: HashMap<TrackKey, usize>,
+    last: Option<(TrackKey, usize)>,
+    process_names: HashMap<Id<'static>, String>,
+    thread_names: HashMap<(Id<'static>, Id<'static>), String>,
+    keys: Vec<TrackKey>,
+    waiting: usize,
+    ignored: std::collections::BTreeMap<String, u64>,
+    unmatched_async: u64,
+    header: Option<Header>,
+}
+
+fn at(seq: u64) -> String {
+    format!("traceEvents[{seq}]")
+}
+
+impl<'s> Importer<'s> {
+    fn track(&mut self, key: TrackKey, seq: u64) -> Result<usize> {
+        if let Some((k, i)) = &self.last {
+            if *k == key {
+                return Ok(*i);
+            }
+        }
+        let i = match self.track_index.get(&key) {
+            Some(&i) => i,
+            None => {
+                let (id, name) = match &key {
+                    TrackKey::Thread(pid, tid) => (
+                        match tid {
+                            Id::Num(n) if *n >= 0 => *n as u64,
+                            _ => self.tracks.len() as u64,
+                        },
+                        format!("pid {pid} tid {tid}"),
+                    ),
+                    TrackKey::Async(pid, cat, id) => (
+                        self.tracks.len() as u64,
+                        format!("pid {pid} async {cat} #{id}"),
+                    ),
+                };
+                let thread = self.sink.add_thread(id, name).map_err(|e| match e {
+                    InteropError::Limit {
+                        what, limit, name, ..
+                    } => InteropError::limit(FORMAT, at(seq), what, limit, name),
+                    e => e,
+                })?;
+                self.tracks.push(Track {
+                    thread,
+                    waiting: Waiting::default(),
+                    open: Vec::new(),
+                    stack: Vec::new(),
+                    last_start: 0,
+                });
+                self.keys.push(key.clone());
+                self.track_index.insert(key.clone(), self.tracks.len() - 1);
+                self.tracks.len() - 1
+            }
+        };
+        self.last = Some((key, i));
+        Ok(i)
+    }
+
+    fn event(&mut self, seq: u64, slice: &[u8], offset: u64) -> Result<()> {
+        let where_ = || format!("{} (byte {offset})", at(seq));
+        if slice.first() != Some(&b'{') {
+            return Err(InteropError::invalid(
+                FORMAT,
+                where_(),
+                "a trace event must be a JSON object",
+            ));
+        }
+        let ev: RawEvent = serde_json::from_slice(slice).map_err(|e| {
+            if e.is_syntax() || e.is_eof() {
+                InteropError::syntax(FORMAT, where_(), format!("not JSON: {e}"))
+            } else {
+                InteropError::invalid(FORMAT, where_(), e.to_string())
+            }
+        })?;
+        let ph = ev
+            .ph
+            .as_deref()
+            .ok_or_else(|| InteropError::invalid(FORMAT, where_(), "the event has no `ph`"))?;
+        match ph {
+            "X" | "B" | "E" | "b" | "e" => {}
+            "M" => return self.metadata(&ev, seq),
+            other => {
+                *self.ignored.entry(other.to_owned()).or_default() += 1;
+                return Ok(());
+            }
+        }
+        let ts = time_field(ev.ts, "ts", &where_)?.ok_or_else(|| {
+            InteropError::invalid(FORMAT, where_(), format!("a `{ph}` event needs `ts`"))
+        })?;
+        let pid = ev.pid.clone().unwrap_or(Id::Num(0)).to_static();
+        let key = match ph {
+            "b" | "e" => {
+                let id = ev.id.as_ref().ok_or_else(|| {
+                    InteropError::invalid(FORMAT, where_(), format!("a `{ph}` event needs `id`"))
+                })?;
+                TrackKey::Async(
+                    pid,
+                    ev.cat.as_deref().unwrap_or("").to_owned(),
+                    id.to_static(),
+                )
+            }
+            _ => TrackKey::Thread(pid, ev.tid.clone().unwrap_or(Id::Num(0)).to_static()),
+        };
+        let t = self.track(key, seq)?;
+        let name = ev.name.as_deref().unwrap_or("");
+        let range = match ev.args {
+            Some(a) if memchr::memmem::find(a.get().as_bytes(), b"\"range\"").is_some() => {
+                range_arg(a, &where_)?
+            }
+            _ => None,
+        };
+        match ph {
+            "X" => {
+                let dur = time_field(ev.dur, "dur", &where_)?.ok_or_else(|| {
+                    InteropError::invalid(FORMAT, where_(), "an `X` event needs `dur`")
+                })?;
+                let class = self.sink.intern(ev.cat.as_deref().unwrap_or(""))?;
+                let label = self.sink.intern(name)?;
+                self.complete(
+                    t,
+                    Pending {
+                        start: ts,
+                        dur,
+                        seq,
+                        class,
+                        label,
+                        range,
+                    },
+                )
+            }
+            "B" | "b" => {
+                if self.tracks[t].open.len() >= MAX_OPEN_SPANS {
+                    return Err(InteropError::limit(
+                        FORMAT,
+                        where_(),
+                        "the nesting of open `B` events",
+                        MAX_OPEN_SPANS as u64,
+                        "MAX_OPEN_SPANS",
+                    ));
+                }
+                let class = self.sink.intern(ev.cat.as_deref().unwrap_or(""))?;
+                let label = self.sink.intern(name)?;
+                self.tracks[t].open.push(Open {
+                    start: ts,
+                    seq,
+                    name: name.to_owned(),
+                    class,
+                    label,
+                    range,
+                });
+                Ok(())
+            }
+            _ => {
+                let track = &mut self.tracks[t];
+                if ph == "e" && track.open.is_empty() {
+                    // Async events are commonly cut off at the start of a
+                    // recorded trace; they are dropped and counted.
+                    self.unmatched_async += 1;
+                    return Ok(());
+                }
+                let Some(open) = track.open.pop() else {
+                    return Err(InteropError::invalid(
+                        FORMAT,
+                        where_(),
+                        format!(
+                            "unmatched `{ph}` event{}: no `{}` event is open on {}",
+                            if name.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" `{name}`")
+                            },
+                            if ph == "E" { "B" } else { "b" },
+                            self.keys[t].describe()
+                        ),
+                    ));
+                };
+                if !name.is_empty() && !open.name.is_empty() && name != open.name {
+                    return Err(InteropError::invalid(
+                        FORMAT,
+                        where_(),
+                        format!(
+                            "`{ph}` event `{name}` does not match the open event `{}` ({})",
+                            open.name,
+                            at(open.seq)
+                        ),
+                    ));
+                }
+                let dur = ts.checked_sub(open.start).ok_or_else(|| {
+                    InteropError::invalid(
+                        FORMAT,
+                        where_(),
+                        format!(
+                            "negative duration: `{ph}` at {ts} ns ends before its begin ({}) at {} ns",
+                            at(open.seq),
+                            open.start
+                        ),
+                    )
+                })?;
+                self.complete(
+                    t,
+                    Pending {
+                        start: open.start,
+                        dur,
+                        seq: open.seq,
+                        class: open.class,
+                        label: open.label,
+                        range: open.range.or(range),
+                    },
+                )
+            }
+        }
+    }
+
+    fn metadata(&mut self, ev: &RawEvent, seq: u64) -> Result<()> {
+        let name = ev.name.as_deref().unwrap_or("");
+        if name != "thread_name" && name != "process_name" {
+            return Ok(());
+        }
+        let Some(args) = ev.args else { return Ok(()) };
+        let args: NameArgs = serde_json::from_str(args.get()).map_err(|e| {
+            InteropError::invalid(FORMAT, format!("{}.args", at(seq)), e.to_string())
+        })?;
+        let Some(value) = args.name else {
+            return Ok(());
+        };
+        let pid = ev.pid.clone().unwrap_or(Id::Num(0)).to_static();
+        if name == "process_name" {
+            self.process_names.insert(pid, value);
+        } else {
+            let tid = ev.tid.clone().unwrap_or(Id::Num(0)).to_static();
+            self.thread_names.insert((pid, tid), value);
+        }
+        Ok(())
+    }
+
+    fn complete(&mut self, t: usize, p: Pending) -> Result<()> {
+        self.tracks[t].waiting.push(p);
+        self.waiting += 1;
+        while self.tracks[t].waiting.len() > MAX_REORDER_EVENTS {
+            let track = &self.tracks[t];
+            let min = track.waiting.peek().expect("not empty");
+            if track.open.first().is_some_and(|o| o.start <= min.start) {
+                // An open `B` may still turn out to contain it.
+                break;
+            }
+            self.place_next(t)?;
+        }
+        if self.waiting > MAX_PENDING_EVENTS {
+            let open = self.tracks[t].open.first().map(|o| o.seq);
+            return Err(InteropError::limit(
+                FORMAT,
+                match open {
+                    Some(s) => format!("{} (an open `B` event)", at(s)),
+                    None => format!("thread {}", self.keys[t].describe()),
+                },
+                "the number of events waiting to be placed",
+                MAX_PENDING_EVENTS as u64,
+                "MAX_PENDING_EVENTS",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Places the earliest waiting event of track `t`.
+    fn place_next(&mut self, t: usize) -> Result<()> {
+        let track = &mut self.tracks[t];
+        let Some(p) = track.waiting.pop() else {
+            return Ok(());
+        };
+        self.waiting -= 1;
+        if p.start < track.last_start {
+            return Err(InteropError::invalid(
+                FORMAT,
+                at(p.seq),
+                format!(
+                    "the event starts at {} ns on {}, before events already placed there; \
+                     events of one thread may be out of start order by at most {} events \
+                     (MAX_REORDER_EVENTS)",
+                    p.start,
+                    self.keys[t].describe(),
+                    MAX_REORDER_EVENTS
+                ),
+            ));
+        }
+        track.last_start = p.start;
+        let end = p.start + p.dur;
+        while let Some(&(s, e, _)) = track.stack.last() {
+            let inside = s <= p.start && end <= e && !(p.start == e && s < e);
+            if inside {
+                break;
+            }
+            track.stack.pop();
+        }
+        if track.stack.len() >= MAX_STACK_DEPTH {
+            return Err(InteropError::limit(
+                FORMAT,
+                at(p.seq),
+                "the nesting depth",
+                MAX_STACK_DEPTH as u64,
+                "MAX_STACK_DEPTH",
+            ));
+        }
+        let parent = track.stack.last().map(|&(_, _, i)| i);
+        let thread = track.thread;
+        let index = self.sink.push_interned(&InternedEvent {
+            parent,
+            class: p.class,
+            label: p.label,
+            start_ns: p.start,
+            duration_ns: p.dur,
+            thread,
+            range: p.range,
+        })?;
+        self.tracks[t].stack.push((p.start, end, index));
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<ChromeImport> {
+        for t in 0..self.tracks.len() {
+            if matches!(self.keys[t], TrackKey::Async(..)) {
+                self.unmatched_async += self.tracks[t].open.len() as u64;
+                self.tracks[t].open.clear();
+            }
+            if let Some(open) = self.tracks[t].open.first() {
+                return Err(InteropError::invalid(
+                    FORMAT,
+                    at(open.seq),
+                    format!(
+                        "unmatched begin event `{}` on {}: it never ends",
+                        open.name,
+                        self.keys[t].describe()
+                    ),
+                ));
+            }
+            while !self.tracks[t].waiting.is_empty() {
+                self.place_next(t)?;
+            }
+        }
+        // Name threads by their metadata; the process too when there are several.
+        let pids: std::collections::HashSet<&Id> = self
+            .keys
+            .iter()
+            .map(|k| match k {
+                TrackKey::Thread(p, _) | TrackKey::Async(p, _, _) => p,
+            })
+            .collect();
+        let several = pids.len() > 1;
+        for (t, key) in self.keys.iter().enumerate() {
+            let (pid, name) = match key {
+                TrackKey::Thread(pid, tid) => (
+                    pid,
+                    self.thread_names
+                        .get(&(pid.clone(), tid.clone()))
+                        .cloned()
+                        .unwrap_or_else(|| format!("tid {tid}")),
+                ),
+                TrackKey::Async(pid, cat, id) => (pid, format!("async {cat} #{id}")),
+            };
+            let name = if several {
+                let process = self
+                    .process_names
+                    .get(pid)
+                    .cloned()
+                    .unwrap_or_else(|| format!("pid {pid}"));
+                format!("{process} / {name}")
+            } else {
+                name
+            };
+            let thread = self.tracks[t].thread as usize;
+            self.sink.threads[thread].name = name;
+        }
+        if self.unmatched_async > 0 {
+            self.sink.notes.push(format!(
+                "dropped {} async `b`/`e` events whose other half is not in the trace",
+                self.unmatched_async
+            ));
+        }
+        if !self.ignored.is_empty() {
+            let parts: Vec<String> = self
+                .ignored
+                .iter()
+                .map(|(ph, n)| format!("{n} `{ph}`"))
+                .collect();
+            self.sink.notes.push(format!(
+                "ignored events without an interval: {}",
+                parts.join(", ")
+            ));
+        }
+        Ok(ChromeImport {
+            header: self.header,
+        })
+    }
+}
+
+impl TrackKey {
+    fn describe(&self) -> String {
+        match self {
+            TrackKey::Thread(pid, tid) => format!("pid {pid} tid {tid}"),
+            TrackKey::Async(pid, cat, id) => format!("pid {pid} async category `{cat}` id {id}"),
+        }
+    }
+}
+
+fn time_field(
+    v: Option<&RawValue>,
+    field: &str,
+    where_: &dyn Fn() -> String,
+) -> Result<Option<u64>> {
+    let Some(v) = v else { return Ok(None) };
+    let ns = micros_to_ns(v.get())
+        .map_err(|e| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), e))?;
+    if ns < 0 {
+        return Err(InteropError::invalid(
+            FORMAT,
+            format!("{}.{field}", where_()),
+            format!("`{field}` is negative ({})", v.get()),
+        ));
+    }
+    u64::try_from(ns)
+        .ok()
+        .filter(|&n| n <= recording::limits::MAX_TIME_NS)
+        .map(Some)
+        .ok_or_else(|| {
+            InteropError::invalid(
+                FORMAT,
+                format!("{}.{field}", where_()),
+                format!("`{field}` is too large ({})", v.get()),
+            )
+        })
+}
+
+fn range_arg(
+    args: &RawValue,
+    where_: &dyn Fn() -> String,
+) -> Result<Option<(SourceRange, RangeKind)>> {
+    let a: RangeArgs = serde_json::from_str(args.get())
+        .map_err(|e| InteropError::invalid(FORMAT, format!("{}.args", where_()), e.to_string()))?;
+    let Some([sl, sc, el, ec]) = a.range else {
+        return Ok(None);
+    };
+    let kind = match a.range_kind.as_deref() {
+        None | Some("exact") => RangeKind::Exact,
+        Some("matched") => RangeKind::Matched,
+        Some("inherited") => RangeKind::Inherited,
+        Some(other) => {
+            return Err(InteropError::invalid(
+                FORMAT,
+                format!("{}.args.range_kind", where_()),
+                format!("unknown range kind `{other}`"),
+            ))
+        }
+    };
+    Ok(Some((SourceRange::new(sl, sc, el, ec), kind)))
+}
+
+#[derive(Deserialize)]
+struct OtherData {
+    leanscope: Option<LeanscopeData>,
+}
+
+#[derive(Deserialize)]
+struct LeanscopeData {
+    header: Header,
+}
+
+/// Imports a Chrome trace from `input` into `sink`.
+pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<ChromeImport> {
+    let mut s = Scanner::new(input, FORMAT);
+    let mut imp = Importer {
+        sink,
+        tracks: Vec::new(),
+        track_index: HashMap::new(),
+        last: None,
+        process_names: HashMap::new(),
+        thread_names: HashMap::new(),
+        keys: Vec::new(),
+        waiting: 0,
+        ignored: Default::default(),
+        unmatched_async: 0,
+        header: None,
+    };
+    match s.peek()? {
+        None => return Err(InteropError::syntax(FORMAT, "byte 0", "the input is empty")),
+        Some(b'[') => events_array(&mut s, &mut imp, true)?,
+        Some(b'{') => {
+            s.bump();
+            let mut found = false;
+            if s.peek()? == Some(b'}') {
+                s.bump();
+            } else {
+                loop {
+                    let key_at = s.offset();
+                    if s.peek()? != Some(b'"') {
+                        s.expect(b'"', "an object key")?;
+                    }
+                    let key = s.read_key(MAX_CHROME_EVENT_BYTES)?;
+                    s.expect(b':', "`:` after an object key")?;
+                    match key.as_str() {
+                        "traceEvents" => {
+                            if found {
+                                return Err(InteropError::invalid(
+                                    FORMAT,
+                                    format!("byte {key_at}"),
+                                    "`traceEvents` appears twice",
+                                ));
+                            }
+                            found = true;
+                            if s.peek()? != Some(b'[') {
+                                return Err(InteropError::invalid(
+                                    FORMAT,
+                                    "traceEvents",
+                                    "`traceEvents` must be an array",
+                                ));
+                            }
+                            events_array(&mut s, &mut imp, false)?;
+                        }
+                        "otherData" => {
+                            let value = s.take_value(MAX_CHROME_EVENT_BYTES, "`otherData`")?;
+                            if memchr::memmem::find(value, b"\"leanscope\"").is_some() {
+                                let d: OtherData = serde_json::from_slice(value).map_err(|e| {
+                                    InteropError::invalid(FORMAT, "otherData", e.to_string())
+                                })?;
+                                imp.header = d.leanscope.map(|l| l.header);
+                            }
+                        }
+                        _ => s.skip_value()?,
+                    }
+                    match s.peek()? {
+                        Some(b',') => s.bump(),
+                        Some(b'}') => {
+                            s.bump();
+                            break;
+                        }
+                        _ => s.expect(b'}', "`,` or `}` in the top-level object")?,
+                    }
+                }
+            }
+            if !found {
+                return Err(InteropError::invalid(
+                    FORMAT,
+                    "$",
+                    "the object has no `traceEvents` array: not a Chrome trace",
+                ));
+            }
+        }
+        Some(c) => {
+            return Err(InteropError::syntax(
+                FORMAT,
+                "byte 0",
+                format!(
+                    "not JSON trace events: expected `[` or `{{`, found `{}`",
+                    (c as char).escape_default()
+                ),
+            ))
+        }
+    }
+    if let Some(c) = s.peek()? {
+        return Err(InteropError::syntax(
+            FORMAT,
+            format!("byte {}", s.offset()),
+            format!(
+                "unexpected `{}` after the end of the trace",
+                (c as char).escape_default()
+            ),
+        ));
+    }
+    imp.finish()
+}
+
+fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool) -> Result<()> {
+    s.expect(b'[', "`[`")?;
+    let mut seq = 0u64;
+    if s.peek()? == Some(b']') {
+        s.bump();
+        return Ok(());
+    }
+    loop {
+        let offset = s.offset();
+        let slice = s.take_value(MAX_CHROME_EVENT_BYTES, "a trace event")?;
+        imp.event(seq, slice, offset)?;
+        seq += 1;
+        match s.peek()? {
+            Some(b',') => {
+                s.bump();
+                // A trailing comma before `]` (or the end) is tolerated, as
+                // Chrome writes traces that way when it is cut short.
+                match s.peek()? {
+                    Some(b']') => {
+                        s.bump();
+                        return Ok(());
+                    }
+                    None if top_level => return Ok(()),
+                    _ => {}
+                }
+            }
+            Some(b']') => {
+                s.bump();
+                return Ok(());
+            }
+            // The JSON array form may omit its closing bracket.
+            None if top_level => return Ok(()),
+            _ => s.expect(b']', "`,` or `]` after a trace event")?,
+        }
+    }
+}
+
+/// A time in nanoseconds as trace-event microseconds with three decimals.
+pub fn ns_to_micros(ns: u64) -> String {
+    format!("{}.{:03}", ns / 1000, ns % 1000)
+}
+
+/// Writes `rec` as a Chrome trace.
+pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
+    let json = |v: &str| serde_json::to_string(v).expect("strings serialize");
+    out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
+    let process = if rec.header.source_path.is_empty() {
+        "lean".to_string()
+    } else {
+        format!("lean {}", rec.header.source_path)
+    };
+    write!(
+        out,
+        "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{{\"name\":{}}}}}",
+        json(&process)
+    )?;
+    for (t, thread) in rec.header.threads.iter().enumerate() {
+        write!(
+            out,
+            ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":{t},\"args\":{{\"name\":{}}}}}",
+            json(&thread.name)
+        )?;
+        write!(
+            out,
+            ",\n{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":{t},\"args\":{{\"sort_index\":{t}}}}}"
+        )?;
+    }
+    let file = json(&rec.header.source_path);
+    for i in 0..rec.len() as u32 {
+        write!(
+            out,
+            ",\n{{\"ph\":\"X\",\"name\":{},\"cat\":{},\"ts\":{},\"dur\":{},\"pid\":1,\"tid\":{}",
+            json(rec.label(i)),
+            json(rec.class(i)),
+            ns_to_micros(rec.start(i)),
+            ns_to_micros(rec.inclusive_ns(i)),
+            rec.thread(i)
+        )?;
+        if let Some(r) = rec.range(i) {
+            write!(
+                out,
+                ",\"args\":{{\"file\":{file},\"line\":{},\"column\":{},\"range\":[{},{},{},{}],\"range_kind\":\"{}\"}}",
+                r.start_line + 1,
+                r.start_col,
+                r.start_line,
+                r.start_col,
+                r.end_line,
+                r.end_col,
+                rec.range_kind(i).as_str()
+            )?;
+        }
+        out.write_all(b"}")?;
+    }
+    // leanscope's header last, so the events start near the top of the file.
+    let mut header = rec.header.clone();
+    header.threads.clear();
+    writeln!(
+        out,
+        "\n],\"otherData\":{{\"leanscope\":{{\"header\":{}}}}}}}",
+        serde_json::to_string(&header).map_err(std::io::Error::other)?
+    )?;
+    out.flush()?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::micros_to_ns;
+
+    #[test]
+    fn microsecond_decimals_become_exact_nanoseconds() {
+        let table = [
+            ("0", 0),
+            ("1", 1000),
+            ("1.234", 1234),
+            ("1.2345", 1235),
+            ("1.2344", 1234),
+            ("-2.5", -2500),
+            ("1e3", 1_000_000),
+            ("1.5E-3", 2),
+            ("0.0004", 0),
+            ("141171.917", 141_171_917),
+            ("1700000000000000.001", 1_700_000_000_000_000_001),
+        ];
+        for (text, ns) in table {
+            assert_eq!(micros_to_ns(text), Ok(ns), "{text}");
+        }
+        for bad in ["", "-", "1.2.3", "abc", "1e", "\"1\"", "1e40"] {
+            assert!(micros_to_ns(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Errors of importing and exporting other profilers' formats.
+
+use std::io;
+
+/// What went wrong with a foreign file. `at` says where: a JSON path
+/// (`traceEvents[12]`), a line (`line 7`) or a byte offset.
+#[derive(Debug, thiserror::Error)]
+pub enum InteropError {
+    #[error("I/O error: {0}")]
+    Io(#[from] io::Error),
+    /// Not the syntax the format needs (not JSON, a bad number, ...).
+    #[error("{format}: {at}: {detail}")]
+    Syntax {
+        format: &'static str,
+        at: String,
+        detail: String,
+    },
+    /// Valid syntax, wrong content (missing field, wrong type, unmatched
+    /// `B`/`E`, negative duration, ...).
+    #[error("{format}: {at}: {detail}")]
+    Invalid {
+        format: &'static str,
+        at: String,
+        detail: String,
+    },
+    #[error("{format}: {at}: {what} is over the limit of {limit} ({name})")]
+    Limit {
+        format: &'static str,
+        at: String,
+        what: &'static str,
+        limit: u64,
+        name: &'static str,
+    },
+    #[error("{0}")]
+    Unrecognized(String),
+    #[error(transparent)]
+    Recording(#[from] recording::RecordingError),
+}
+
+pub type Result<T, E = InteropError> = std::result::Result<T, E>;
+
+impl InteropError {
+    pub fn syntax(format: &'static str, at: impl Into<String>, detail: impl Into<String>) -> Self {
+        InteropError::Syntax {
+            format,
+            at: at.into(),
+            detail: detail.into(),
+        }
+    }
+
+    pub fn invalid(format: &'static str, at: impl Into<String>, detail: impl Into<String>) -> Self {
+        InteropError::Invalid {
+            format,
+            at: at.into(),
+            detail: detail.into(),
+        }
+    }
+
+    pub fn limit(
+        format: &'static str,
+        at: impl Into<String>,
+        what: &'static str,
+        limit: u64,
+        name: &'static str,
+    ) -> Self {
+        InteropError::Limit {
+            format,
+            at: at.into(),
+            what,
+            limit,
+            name,
+        }
+    }
+}

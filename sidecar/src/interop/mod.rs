@@ -1,0 +1,433 @@
+//! Other profilers' formats: importers (streaming, bounded by the named
+//! limits in [`limits`]) that turn them into recordings, exporters that
+//! write recordings in them, and readers of summary JSON (leanscope's and
+//! LeanProfiler's).
+
+pub mod chrome;
+pub mod error;
+pub mod firefox;
+pub mod folded;
+pub mod json_scan;
+pub mod lean_profile_text;
+pub mod leanprofiler_summary;
+pub mod limits;
+pub mod sink;
+pub mod speedscope;
+pub mod summary_json;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use recording::summary::{Summary, SUMMARY_FORMAT};
+use recording::{CaptureMode, ClockKind, Header, Recording};
+
+pub use error::{InteropError, Result};
+use sink::TraceSink;
+
+/// A file format leanscope reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A leanscope recording (.lsrec).
+    Recording,
+    /// Chrome/Perfetto trace-event JSON (also LeanProfiler's traces).
+    Chrome,
+    /// Firefox Profiler processed profile (Lean's `trace.profiler.output`).
+    Firefox,
+    /// Folded/collapsed stacks (perf, inferno, py-spy).
+    Folded,
+    /// The text `lean --profile` prints.
+    LeanProfile,
+    /// leanscope summary JSON.
+    Summary,
+    /// LeanProfiler summary JSON (schema version 1).
+    LeanprofilerSummary,
+    /// speedscope JSON (leanscope writes it; it does not read it).
+    Speedscope,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Recording => "leanscope recording",
+            Format::Chrome => "Chrome trace",
+            Format::Firefox => "Firefox profile",
+            Format::Folded => "folded stacks",
+            Format::LeanProfile => "lean --profile output",
+            Format::Summary => "leanscope summary",
+            Format::LeanprofilerSummary => "LeanProfiler summary",
+            Format::Speedscope => "speedscope profile",
+        }
+    }
+
+    /// Whether `import` turns this format into a recording.
+    pub fn is_importable(self) -> bool {
+        matches!(
+            self,
+            Format::Chrome | Format::Firefox | Format::Folded | Format::LeanProfile
+        )
+    }
+
+    pub fn is_summary(self) -> bool {
+        matches!(self, Format::Summary | Format::LeanprofilerSummary)
+    }
+}
+
+/// How many bytes format detection looks at.
+pub const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Recognizes a file's format from its first bytes.
+pub fn detect(path: &Path) -> Result<Format> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    File::open(path)?
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
+    detect_bytes(&head).ok_or_else(|| {
+        InteropError::Unrecognized(format!(
+            "{}: unrecognized format (not a recording, Chrome trace, Firefox profile, folded stacks, \
+             lean --profile output or summary JSON); name it with --format",
+            path.display()
+        ))
+    })
+}
+
+/// Recognizes a format from the start of a file.
+pub fn detect_bytes(head: &[u8]) -> Option<Format> {
+    if head.starts_with(&recording::MAGIC) {
+        return Some(Format::Recording);
+    }
+    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let first = text.iter().copied().find(|b| !b.is_ascii_whitespace())?;
+    let has = |needle: &str| memchr::memmem::find(text, needle.as_bytes()).is_some();
+    match first {
+        b'[' => Some(Format::Chrome),
+        b'{' => {
+            if has("\"traceEvents\"") {
+                Some(Format::Chrome)
+            } else if has(&format!("\"{SUMMARY_FORMAT}\"")) {
+                Some(Format::Summary)
+            } else if has("\"schema_version\"") && (has("\"event_timings\"") || has("\"rows\"")) {
+                Some(Format::LeanprofilerSummary)
+            } else if has("speedscope.app/file-format-schema") {
+                Some(Format::Speedscope)
+            } else if has("\"meta\"") || has("\"threads\"") {
+                Some(Format::Firefox)
+            } else {
+                None
+            }
+        }
+        _ => {
+            let text = String::from_utf8_lossy(text);
+            if text.contains(lean_profile_text::CUMULATIVE_HEADER)
+                || text.lines().any(|l| {
+                    l.rsplit_once(" took ").is_some_and(|(_, t)| {
+                        lean_profile_text::parse_lean_duration(t.trim_end()).is_some()
+                    })
+                })
+            {
+                return Some(Format::LeanProfile);
+            }
+            let line = text.lines().find(|l| !l.trim().is_empty())?;
+            let (_, count) = line.trim_end().rsplit_once(' ')?;
+            count.parse::<f64>().ok().map(|_| Format::Folded)
+        }
+    }
+}
+
+/// Reads one line (with its `\n`) into `buf`, refusing lines longer than
+/// `max` without reading them whole. Returns false at the end.
+pub fn read_line_bounded<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+    format: &'static str,
+    line: u64,
+) -> Result<bool> {
+    buf.clear();
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(!buf.is_empty());
+        }
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if buf.len() + take > max + 1 {
+            return Err(InteropError::limit(
+                format,
+                format!("line {line}"),
+                "the line's length",
+                max as u64,
+                "MAX_LINE_BYTES",
+            ));
+        }
+        buf.extend_from_slice(&chunk[..take]);
+        input.consume(take);
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
+/// Options of importing.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportOptions {
+    /// Nanoseconds per count of folded stacks.
+    pub unit_ns: u64,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions { unit_ns: 1 }
+    }
+}
+
+/// What an import produced.
+#[derive(Debug, Clone)]
+pub struct ImportReport {
+    pub format: Format,
+    pub events: u64,
+    pub threads: usize,
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Imports `input` (of `format`, or detected) and writes the recording to
+/// `out`, with `spill_dir` holding the temporary spill file.
+pub fn import_to<W: Write>(
+    input: &Path,
+    format: Option<Format>,
+    opts: ImportOptions,
+    spill_dir: &Path,
+    out: W,
+) -> Result<(W, ImportReport)> {
+    let format = match format {
+        Some(f) => f,
+        None => detect(input)?,
+    };
+    if !format.is_importable() {
+        return Err(InteropError::Unrecognized(format!(
+            "{}: a {} cannot be imported as a recording{}",
+            input.display(),
+            format.name(),
+            if format.is_summary() {
+                "; summary and compare read it directly"
+            } else {
+                ""
+            }
+        )));
+    }
+    let name = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    import_reader(File::open(input)?, &name, format, opts, spill_dir, out)
+}
+
+/// Imports from any reader; `name` names the input in the header.
+pub fn import_reader<R: Read, W: Write>(
+    file: R,
+    name: &str,
+    format: Format,
+    opts: ImportOptions,
+    spill_dir: &Path,
+    out: W,
+) -> Result<(W, ImportReport)> {
+    if !format.is_importable() {
+        return Err(InteropError::Unrecognized(format!(
+            "{name}: a {} cannot be imported as a recording",
+            format.name()
+        )));
+    }
+    let mut sink = TraceSink::new(format.name(), spill_dir)?;
+    let mut header = Header {
+        capture_mode: CaptureMode::Imported,
+        clock: ClockKind::Measured,
+        producer: format!("leanscope {} import", env!("CARGO_PKG_VERSION")),
+        created_unix_ms: unix_ms(),
+        source_path: name.to_owned(),
+        ..Header::default()
+    };
+    match format {
+        Format::Chrome => {
+            let imported = chrome::import(file, &mut sink)?;
+            header.clock_description = "Chrome trace-event timestamps (microseconds)".into();
+            if let Some(h) = imported.header {
+                let mode = h.capture_mode;
+                header = Header {
+                    capture_mode: CaptureMode::Imported,
+                    producer: header.producer,
+                    created_unix_ms: header.created_unix_ms,
+                    ..h
+                };
+                header
+                    .notes
+                    .push(format!("exported by leanscope from a {mode} capture"));
+            }
+        }
+        Format::Firefox => {
+            firefox::import(file, &mut sink)?;
+            header.clock_description = "Firefox profile sample times (milliseconds)".into();
+        }
+        Format::Folded => {
+            folded::import(
+                BufReader::with_capacity(1 << 16, file),
+                &mut sink,
+                opts.unit_ns,
+            )?;
+            header.clock = ClockKind::DurationsOnly;
+            header.clock_description = format!(
+                "folded-stack counts of {} ns each, laid out back to back",
+                opts.unit_ns
+            );
+        }
+        Format::LeanProfile => {
+            lean_profile_text::import(BufReader::with_capacity(1 << 16, file), &mut sink)?;
+            header.clock = ClockKind::DurationsOnly;
+            header.clock_description =
+                "lean --profile durations (three significant digits), laid out back to back".into();
+        }
+        _ => unreachable!("checked above"),
+    }
+    header
+        .notes
+        .push(format!("imported from the {} {name}", format.name()));
+    let events = sink.event_count();
+    let threads = sink.threads.len();
+    let out = sink.finish(header, out)?;
+    Ok((
+        out,
+        ImportReport {
+            format,
+            events,
+            threads,
+        },
+    ))
+}
+
+/// Imports `input` into a recording file published atomically at `out`.
+pub fn import_file(
+    input: &Path,
+    format: Option<Format>,
+    opts: ImportOptions,
+    out: &Path,
+) -> Result<ImportReport> {
+    let dir = match out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let (file, writer) = recording::AtomicFile::create(out)?;
+    let (writer, report) = import_to(input, format, opts, &dir, writer)?;
+    file.publish(writer)?;
+    Ok(report)
+}
+
+/// Imports bytes of `format` into an encoded recording in memory (the
+/// spill file goes to the system's temporary folder).
+pub fn import_from_bytes(data: &[u8], format: Format) -> Result<Vec<u8>> {
+    let (bytes, _) = import_reader(
+        data,
+        "input",
+        format,
+        ImportOptions::default(),
+        &std::env::temp_dir(),
+        Vec::new(),
+    )?;
+    Ok(bytes)
+}
+
+/// Imports `input` into a temporary recording and decodes it.
+pub fn import_recording(
+    input: &Path,
+    format: Option<Format>,
+    opts: ImportOptions,
+) -> Result<Recording> {
+    let tmp = tempfile::NamedTempFile::new()?;
+    let dir = tmp
+        .path()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(std::env::temp_dir);
+    let (writer, _) = import_to(
+        input,
+        format,
+        opts,
+        &dir,
+        std::io::BufWriter::new(tmp.reopen()?),
+    )?;
+    drop(writer);
+    Ok(Recording::open(tmp.path())?)
+}
+
+/// Reads a summary JSON file (leanscope's or LeanProfiler's).
+pub fn read_summary(path: &Path, format: Format) -> Result<Summary> {
+    let name = format.name();
+    let value = summary_json::read_json(File::open(path)?, name)?;
+    match format {
+        Format::Summary => summary_json::parse(&value),
+        _ => leanprofiler_summary::parse(&value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_formats_from_their_first_bytes() {
+        let cases: [(&[u8], Option<Format>); 10] = [
+            (b"[{\"ph\":\"X\"}]", Some(Format::Chrome)),
+            (
+                b"  {\"displayTimeUnit\":\"ns\",\"traceEvents\":[]}",
+                Some(Format::Chrome),
+            ),
+            (b"{\"meta\":{},\"threads\":[]}", Some(Format::Firefox)),
+            (
+                b"{\"format\":\"leanscope-summary\",\"rows\":[]}",
+                Some(Format::Summary),
+            ),
+            (
+                b"{\"schema_version\":1,\"event_timings\":[]}",
+                Some(Format::LeanprofilerSummary),
+            ),
+            (b"main;foo;bar 12\nmain 3\n", Some(Format::Folded)),
+            (
+                b"import took 354ms\ncumulative profiling times:\n\timport 354ms\n",
+                Some(Format::LeanProfile),
+            ),
+            (b"hello world\n", None),
+            (b"{\"what\":1}", None),
+            (b"", None),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(
+                detect_bytes(bytes),
+                want,
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+
+    #[test]
+    fn long_lines_are_refused_at_the_limit() {
+        let text = format!("{}\n{}\n", "a".repeat(10), "b".repeat(11));
+        let mut input = std::io::BufReader::with_capacity(4, text.as_bytes());
+        let mut buf = Vec::new();
+        // 10 bytes plus the newline fit a limit of 10.
+        assert!(read_line_bounded(&mut input, &mut buf, 10, "test", 1).unwrap());
+        assert_eq!(buf.len(), 11);
+        let e = read_line_bounded(&mut input, &mut buf, 10, "test", 2).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("line 2: the line's length is over the limit of 10"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,288 @@
+//! Where importers put events: a spill file next to the output, so that
+//! what a streaming importer learns only at the end of its input (thread
+//! names, the trace's metadata) can still go into the recording's header,
+//! which comes first. Memory stays bounded: each event is written to the
+//! spill as a fixed-size record; only distinct strings and ranges are kept.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use recording::limits::{MAX_EVENTS, MAX_THREADS, MAX_TIME_NS};
+use recording::{Encoder, Header, NewEvent, RangeKind, SourceRange, Thread};
+
+use super::error::{InteropError, Result};
+use super::limits::{MAX_IMPORT_STRINGS, MAX_IMPORT_STRING_BYTES};
+
+const NONE: u32 = u32::MAX;
+
+/// A fast hasher for interning (names are not attacker-chosen keys of a
+/// long-lived table; the limits bound the table): 8 bytes at a time,
+/// multiply and rotate.
+#[derive(Default, Clone, Copy)]
+pub struct QuickHasher(u64);
+
+impl std::hash::Hasher for QuickHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail) ^ (bytes.len() as u64)).wrapping_mul(K);
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+}
+
+type QuickMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<QuickHasher>>;
+/// parent, class, label, thread, range (u32 each), start, duration (u64),
+/// range kind (u8).
+const RECORD_BYTES: usize = 5 * 4 + 2 * 8 + 1;
+
+/// One event as an importer hands it over.
+#[derive(Debug, Clone, Copy)]
+pub struct SinkEvent<'a> {
+    pub parent: Option<u32>,
+    pub class: &'a str,
+    pub label: &'a str,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub thread: u32,
+    pub range: Option<(SourceRange, RangeKind)>,
+}
+
+/// An event whose names went through [`TraceSink::intern`].
+#[derive(Debug, Clone, Copy)]
+pub struct InternedEvent {
+    pub parent: Option<u32>,
+    pub class: u32,
+    pub label: u32,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub thread: u32,
+    pub range: Option<(SourceRange, RangeKind)>,
+}
+
+/// Collects an import's events, threads and notes.
+pub struct TraceSink {
+    format: &'static str,
+    spill: BufWriter<File>,
+    strings: QuickMap<std::rc::Rc<str>, u32>,
+    string_list: Vec<std::rc::Rc<str>>,
+    string_bytes: usize,
+    ranges: QuickMap<SourceRange, u32>,
+    range_list: Vec<SourceRange>,
+    pub threads: Vec<Thread>,
+    count: u64,
+    pub notes: Vec<String>,
+}
+
+impl TraceSink {
+    /// A sink whose spill file lives in `dir` (removed when done).
+    pub fn new(format: &'static str, dir: &Path) -> Result<Self> {
+        let file = tempfile::tempfile_in(dir)?;
+        Ok(TraceSink {
+            format,
+            spill: BufWriter::with_capacity(1 << 20, file),
+            strings: QuickMap::default(),
+            string_list: Vec::new(),
+            string_bytes: 0,
+            ranges: QuickMap::default(),
+            range_list: Vec::new(),
+            threads: Vec::new(),
+            count: 0,
+            notes: Vec::new(),
+        })
+    }
+
+    pub fn event_count(&self) -> u64 {
+        self.count
+    }
+
+    /// Adds a thread and returns its index.
+    pub fn add_thread(&mut self, id: u64, name: String) -> Result<u32> {
+        if self.threads.len() >= MAX_THREADS {
+            return Err(InteropError::limit(
+                self.format,
+                format!("thread {name}"),
+                "the number of threads",
+                MAX_THREADS as u64,
+                "recording::limits::MAX_THREADS",
+            ));
+        }
+        self.threads.push(Thread { id, name });
+        Ok(self.threads.len() as u32 - 1)
+    }
+
+    /// The id of a name, for [`TraceSink::push_interned`].
+    pub fn intern(&mut self, s: &str) -> Result<u32> {
+        if let Some(&id) = self.strings.get(s) {
+            return Ok(id);
+        }
+        if self.string_list.len() >= MAX_IMPORT_STRINGS {
+            return Err(InteropError::limit(
+                self.format,
+                format!("event {}", self.count),
+                "the number of distinct names",
+                MAX_IMPORT_STRINGS as u64,
+                "MAX_IMPORT_STRINGS",
+            ));
+        }
+        self.string_bytes += s.len();
+        if self.string_bytes > MAX_IMPORT_STRING_BYTES {
+            return Err(InteropError::limit(
+                self.format,
+                format!("event {}", self.count),
+                "the total size of distinct names",
+                MAX_IMPORT_STRING_BYTES as u64,
+                "MAX_IMPORT_STRING_BYTES",
+            ));
+        }
+        let id = self.string_list.len() as u32;
+        let owned: std::rc::Rc<str> = s.into();
+        self.string_list.push(owned.clone());
+        self.strings.insert(owned, id);
+        Ok(id)
+    }
+
+    fn intern_range(&mut self, r: SourceRange) -> u32 {
+        if let Some(&id) = self.ranges.get(&r) {
+            return id;
+        }
+        let id = self.range_list.len() as u32;
+        self.range_list.push(r);
+        self.ranges.insert(r, id);
+        id
+    }
+
+    /// Appends an event; its parent must already have been pushed. Returns
+    /// its index.
+    pub fn push(&mut self, ev: &SinkEvent<'_>) -> Result<u32> {
+        let class = self.intern(ev.class)?;
+        let label = self.intern(ev.label)?;
+        self.push_interned(&InternedEvent {
+            parent: ev.parent,
+            class,
+            label,
+            start_ns: ev.start_ns,
+            duration_ns: ev.duration_ns,
+            thread: ev.thread,
+            range: ev.range,
+        })
+    }
+
+    /// Like [`TraceSink::push`], with names already interned.
+    pub fn push_interned(&mut self, ev: &InternedEvent) -> Result<u32> {
+        let at = || format!("event {}", self.count);
+        if self.count >= MAX_EVENTS {
+            return Err(InteropError::limit(
+                self.format,
+                at(),
+                "the number of events",
+                MAX_EVENTS,
+                "recording::limits::MAX_EVENTS",
+            ));
+        }
+        if let Some(p) = ev.parent {
+            if u64::from(p) >= self.count {
+                return Err(InteropError::invalid(
+                    self.format,
+                    at(),
+                    format!("parent {p} comes after its child"),
+                ));
+            }
+        }
+        if ev.thread as usize >= self.threads.len() {
+            return Err(InteropError::invalid(
+                self.format,
+                at(),
+                format!("thread {} is unknown", ev.thread),
+            ));
+        }
+        if ev
+            .start_ns
+            .checked_add(ev.duration_ns)
+            .is_none_or(|e| e > MAX_TIME_NS)
+        {
+            return Err(InteropError::invalid(
+                self.format,
+                at(),
+                format!(
+                    "the interval starting at {} ns and lasting {} ns ends past the largest time",
+                    ev.start_ns, ev.duration_ns
+                ),
+            ));
+        }
+        let (range, kind) = match ev.range {
+            Some((r, k)) if k != RangeKind::None => (self.intern_range(r), k as u8),
+            _ => (NONE, RangeKind::None as u8),
+        };
+        let mut rec = [0u8; RECORD_BYTES];
+        rec[0..4].copy_from_slice(&ev.parent.unwrap_or(NONE).to_le_bytes());
+        rec[4..8].copy_from_slice(&ev.class.to_le_bytes());
+        rec[8..12].copy_from_slice(&ev.label.to_le_bytes());
+        rec[12..16].copy_from_slice(&ev.thread.to_le_bytes());
+        rec[16..20].copy_from_slice(&range.to_le_bytes());
+        rec[20..28].copy_from_slice(&ev.start_ns.to_le_bytes());
+        rec[28..36].copy_from_slice(&ev.duration_ns.to_le_bytes());
+        rec[36] = kind;
+        self.spill.write_all(&rec)?;
+        self.count += 1;
+        Ok(self.count as u32 - 1)
+    }
+
+    /// Writes the recording: `header` (its threads and notes are replaced
+    /// by the sink's) and then every event. Ranges are kept only when the
+    /// header carries source text for them to refer to.
+    pub fn finish<W: Write>(mut self, mut header: Header, out: W) -> Result<W> {
+        header.threads = std::mem::take(&mut self.threads);
+        header.notes.append(&mut self.notes);
+        let keep_ranges = !header.source_text.is_empty();
+        let mut file = self
+            .spill
+            .into_inner()
+            .map_err(|e| InteropError::Io(e.into_error()))?;
+        file.seek(SeekFrom::Start(0))?;
+        let mut input = BufReader::with_capacity(1 << 20, file);
+        let mut enc = Encoder::new(out, &header)?;
+        let mut rec = [0u8; RECORD_BYTES];
+        let u32_at = |r: &[u8; RECORD_BYTES], o: usize| {
+            u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
+        };
+        for _ in 0..self.count {
+            input.read_exact(&mut rec)?;
+            let parent = u32_at(&rec, 0);
+            let range = u32_at(&rec, 16);
+            let range = (keep_ranges && range != NONE).then(|| self.range_list[range as usize]);
+            let mut start = [0u8; 8];
+            start.copy_from_slice(&rec[20..28]);
+            let mut duration = [0u8; 8];
+            duration.copy_from_slice(&rec[28..36]);
+            enc.push(&NewEvent {
+                parent: (parent != NONE).then_some(parent),
+                class: &self.string_list[u32_at(&rec, 4) as usize],
+                label: &self.string_list[u32_at(&rec, 8) as usize],
+                start_ns: u64::from_le_bytes(start),
+                duration_ns: u64::from_le_bytes(duration),
+                thread: u32_at(&rec, 12),
+                range,
+                range_kind: if range.is_some() {
+                    RangeKind::from_bits(rec[36])
+                } else {
+                    RangeKind::None
+                },
+            })?;
+        }
+        Ok(enc.finish()?)
+    }
+}

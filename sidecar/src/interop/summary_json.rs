@@ -1,0 +1,369 @@
+//! leanscope's summary JSON (schema `schemas/summary.schema.json`): writing,
+//! and strict reading (every field required, no unknown fields, integers
+//! only, invariants checked; errors name the JSON path).
+
+use std::io::{Read, Write};
+
+use recording::model::Stats;
+use recording::summary::{
+    GroupBy, LeanscopeKey, Summary, SummaryIssue, SummaryKey, SummaryKind, SummaryRow,
+    SUMMARY_FORMAT, SUMMARY_SCHEMA_VERSION,
+};
+use serde_json::{json, Map, Value};
+
+use super::error::{InteropError, Result};
+use super::json_scan::LimitedStrings;
+use super::limits::{MAX_JSON_STRING_BYTES, MAX_SUMMARY_BYTES};
+
+const FORMAT: &str = "leanscope summary";
+
+/// A summary as leanscope's summary JSON.
+pub fn to_json(s: &Summary) -> Value {
+    let rows: Vec<Value> = s
+        .rows
+        .iter()
+        .map(|r| {
+            let st = &r.stats;
+            json!({
+                "key": r.key,
+                "calls": st.count,
+                "total_ns": st.total_ns,
+                "self_ns": st.self_ns,
+                "min_ns": st.min_ns,
+                "mean_ns": st.mean_ns,
+                "median_ns": st.median_ns,
+                "p95_ns": st.p95_ns,
+                "max_ns": st.max_ns,
+                "share_permille": r.share_permille,
+            })
+        })
+        .collect();
+    json!({
+        "format": SUMMARY_FORMAT,
+        "schema_version": SUMMARY_SCHEMA_VERSION,
+        "time_unit": "nanoseconds",
+        "group_by": s.group_by.map(GroupBy::as_str),
+        "event_count": s.event_count,
+        "thread_count": s.thread_count,
+        "max_depth": s.max_depth,
+        "trace_origin_ns": s.trace_origin_ns,
+        "trace_window_ns": s.trace_window_ns,
+        "recorded_thread_time_ns": s.recorded_thread_time_ns,
+        "dropped_events": s.dropped_events,
+        "validation_issue_count": s.validation_issue_count,
+        "validation_issues": s.validation_issues,
+        "rows": rows,
+    })
+}
+
+/// Writes a summary as pretty JSON.
+pub fn write<W: Write>(s: &Summary, mut out: W) -> std::io::Result<W> {
+    serde_json::to_writer_pretty(&mut out, &to_json(s)).map_err(std::io::Error::other)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(out)
+}
+
+/// Reads JSON of at most [`MAX_SUMMARY_BYTES`] with strings bounded.
+pub fn read_json<R: Read>(input: R, format: &'static str) -> Result<Value> {
+    let limited = LimitedStrings::new(input.take(MAX_SUMMARY_BYTES + 1), MAX_JSON_STRING_BYTES);
+    let mut counting = Counting {
+        inner: limited,
+        n: 0,
+    };
+    let v: Value =
+        serde_json::from_reader(std::io::BufReader::new(&mut counting)).map_err(|e| {
+            if e.is_io() {
+                InteropError::limit(
+                    format,
+                    format!("line {} column {}", e.line(), e.column()),
+                    "a JSON string",
+                    MAX_JSON_STRING_BYTES as u64,
+                    "MAX_JSON_STRING_BYTES",
+                )
+            } else {
+                InteropError::syntax(
+                    format,
+                    format!("line {} column {}", e.line(), e.column()),
+                    format!("not JSON: {e}"),
+                )
+            }
+        })?;
+    if counting.n > MAX_SUMMARY_BYTES {
+        return Err(InteropError::limit(
+            format,
+            "$",
+            "the file size",
+            MAX_SUMMARY_BYTES,
+            "MAX_SUMMARY_BYTES",
+        ));
+    }
+    Ok(v)
+}
+
+struct Counting<R> {
+    inner: R,
+    n: u64,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+}
+
+/// Path-aware strict accessors for one summary format.
+pub struct Strict {
+    pub format: &'static str,
+}
+
+impl Strict {
+    pub fn err(&self, path: impl Into<String>, detail: impl Into<String>) -> InteropError {
+        InteropError::invalid(self.format, path, detail)
+    }
+
+    /// The object at `path`, which must have exactly the `expected` fields.
+    pub fn object<'v>(
+        &self,
+        path: &str,
+        v: &'v Value,
+        expected: &[&str],
+    ) -> Result<&'v Map<String, Value>> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| self.err(path, format!("expected an object, found {}", kind(v))))?;
+        for key in expected {
+            if !obj.contains_key(*key) {
+                return Err(self.err(path, format!("required field `{key}` is missing")));
+            }
+        }
+        for key in obj.keys() {
+            if !expected.contains(&key.as_str()) {
+                return Err(self.err(
+                    path,
+                    format!(
+                        "field `{key}` is not part of {} schema version 1",
+                        self.format
+                    ),
+                ));
+            }
+        }
+        Ok(obj)
+    }
+
+    pub fn nat(&self, path: &str, obj: &Map<String, Value>, key: &str) -> Result<u64> {
+        let v = &obj[key];
+        v.as_u64().ok_or_else(|| {
+            self.err(
+                format!("{path}.{key}"),
+                format!("expected a non-negative integer, found {}", kind(v)),
+            )
+        })
+    }
+
+    pub fn int(&self, path: &str, obj: &Map<String, Value>, key: &str) -> Result<i64> {
+        let v = &obj[key];
+        v.as_i64().ok_or_else(|| {
+            self.err(
+                format!("{path}.{key}"),
+                format!("expected an integer, found {}", kind(v)),
+            )
+        })
+    }
+
+    pub fn opt_nat(&self, path: &str, obj: &Map<String, Value>, key: &str) -> Result<Option<u64>> {
+        if obj[key].is_null() {
+            Ok(None)
+        } else {
+            self.nat(path, obj, key).map(Some)
+        }
+    }
+
+    pub fn string(&self, path: &str, obj: &Map<String, Value>, key: &str) -> Result<String> {
+        let v = &obj[key];
+        v.as_str().map(str::to_owned).ok_or_else(|| {
+            self.err(
+                format!("{path}.{key}"),
+                format!("expected a string, found {}", kind(v)),
+            )
+        })
+    }
+
+    pub fn opt_string(
+        &self,
+        path: &str,
+        obj: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Option<String>> {
+        if obj[key].is_null() {
+            Ok(None)
+        } else {
+            self.string(path, obj, key).map(Some)
+        }
+    }
+
+    pub fn array<'v>(
+        &self,
+        path: &str,
+        obj: &'v Map<String, Value>,
+        key: &str,
+    ) -> Result<&'v Vec<Value>> {
+        let v = &obj[key];
+        v.as_array().ok_or_else(|| {
+            self.err(
+                format!("{path}.{key}"),
+                format!("expected an array, found {}", kind(v)),
+            )
+        })
+    }
+}
+
+/// What a JSON value is, for messages.
+pub fn kind(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "a boolean".into(),
+        Value::Number(n) if n.is_f64() => format!("the number {n} (not an integer)"),
+        Value::Number(n) if n.as_i64().is_some_and(|i| i < 0) => format!("the negative number {n}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("the string {:?}", s.chars().take(40).collect::<String>()),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+const TOP: [&str; 14] = [
+    "format",
+    "schema_version",
+    "time_unit",
+    "group_by",
+    "event_count",
+    "thread_count",
+    "max_depth",
+    "trace_origin_ns",
+    "trace_window_ns",
+    "recorded_thread_time_ns",
+    "dropped_events",
+    "validation_issue_count",
+    "validation_issues",
+    "rows",
+];
+
+const ROW: [&str; 10] = [
+    "key",
+    "calls",
+    "total_ns",
+    "self_ns",
+    "min_ns",
+    "mean_ns",
+    "median_ns",
+    "p95_ns",
+    "max_ns",
+    "share_permille",
+];
+
+/// Parses leanscope summary JSON strictly.
+pub fn parse(v: &Value) -> Result<Summary> {
+    let s = Strict { format: FORMAT };
+    let top = s.object("$", v, &TOP)?;
+    let format = s.string("$", top, "format")?;
+    if format != SUMMARY_FORMAT {
+        return Err(s.err(
+            "$.format",
+            format!("expected `{SUMMARY_FORMAT}`, found `{format}`"),
+        ));
+    }
+    let version = s.nat("$", top, "schema_version")?;
+    if version != SUMMARY_SCHEMA_VERSION {
+        return Err(s.err(
+            "$.schema_version",
+            format!("expected {SUMMARY_SCHEMA_VERSION}, found {version}"),
+        ));
+    }
+    let unit = s.string("$", top, "time_unit")?;
+    if unit != "nanoseconds" {
+        return Err(s.err(
+            "$.time_unit",
+            format!("expected `nanoseconds`, found `{unit}`"),
+        ));
+    }
+    let group_by = match s.opt_string("$", top, "group_by")? {
+        None => None,
+        Some(g) => Some(GroupBy::parse(&g).ok_or_else(|| {
+            s.err(
+                "$.group_by",
+                format!("unknown grouping `{g}` (name, declaration, tactic, file or class)"),
+            )
+        })?),
+    };
+    let mut issues = Vec::new();
+    for (i, item) in s.array("$", top, "validation_issues")?.iter().enumerate() {
+        let p = format!("$.validation_issues[{i}]");
+        let o = s.object(&p, item, &["file", "event_index", "kind", "message"])?;
+        issues.push(SummaryIssue {
+            file: s.opt_string(&p, o, "file")?,
+            event_index: s.opt_nat(&p, o, "event_index")?,
+            kind: s.opt_string(&p, o, "kind")?,
+            message: s.string(&p, o, "message")?,
+        });
+    }
+    let mut rows = Vec::new();
+    for (i, item) in s.array("$", top, "rows")?.iter().enumerate() {
+        let p = format!("$.rows[{i}]");
+        let o = s.object(&p, item, &ROW)?;
+        let kp = format!("{p}.key");
+        let k = s.object(
+            &kp,
+            &o["key"],
+            &["name", "class", "file", "declaration", "line", "column"],
+        )?;
+        let narrow = |key: &str| -> Result<Option<u32>> {
+            s.opt_nat(&kp, k, key)?
+                .map(|n| u32::try_from(n).map_err(|_| s.err(format!("{kp}.{key}"), "too large")))
+                .transpose()
+        };
+        let key = LeanscopeKey {
+            name: s.string(&kp, k, "name")?,
+            class: s.opt_string(&kp, k, "class")?,
+            file: s.opt_string(&kp, k, "file")?,
+            declaration: s.opt_string(&kp, k, "declaration")?,
+            line: narrow("line")?,
+            column: narrow("column")?,
+        };
+        rows.push(SummaryRow {
+            key: SummaryKey::Leanscope(key),
+            stats: Stats {
+                count: s.nat(&p, o, "calls")?,
+                total_ns: s.nat(&p, o, "total_ns")?,
+                self_ns: s.nat(&p, o, "self_ns")?,
+                min_ns: s.nat(&p, o, "min_ns")?,
+                mean_ns: s.nat(&p, o, "mean_ns")?,
+                median_ns: s.nat(&p, o, "median_ns")?,
+                p95_ns: s.nat(&p, o, "p95_ns")?,
+                max_ns: s.nat(&p, o, "max_ns")?,
+            },
+            share_permille: s.nat(&p, o, "share_permille")?,
+            counters: None,
+        });
+    }
+    let summary = Summary {
+        kind: SummaryKind::Leanscope,
+        group_by,
+        event_count: s.nat("$", top, "event_count")?,
+        thread_count: s.nat("$", top, "thread_count")?,
+        max_depth: s.nat("$", top, "max_depth")?,
+        trace_origin_ns: s.nat("$", top, "trace_origin_ns")?,
+        trace_window_ns: s.nat("$", top, "trace_window_ns")?,
+        recorded_thread_time_ns: s.nat("$", top, "recorded_thread_time_ns")?,
+        dropped_events: s.nat("$", top, "dropped_events")?,
+        validation_issue_count: s.nat("$", top, "validation_issue_count")?,
+        validation_issues: issues,
+        rows,
+    };
+    summary
+        .check()
+        .map_err(|e| InteropError::invalid(FORMAT, e.path, e.message))?;
+    Ok(summary)
+}

@@ -1,0 +1,4 @@
+//! The library side of the `leanscope` binary: what its subcommands share
+//! with tests, benchmarks and fuzz targets.
+
+pub mod interop;
