@@ -2,14 +2,17 @@
 //! and the timing math everything else uses.
 
 mod aggregate;
+pub mod annotations;
 mod classify;
 mod stats;
 mod timing;
 mod validate;
 
 pub use aggregate::{
-    declaration_times, file_time, line_rows, tactic_rows, FileTime, LineRow, TacticRow, TimeRow,
+    declaration_times, events_by_line, file_time, line_rows, tactic_rows, FileTime, LineRow,
+    TacticRow, TimeRow,
 };
+pub use annotations::{annotations, Annotations};
 pub use classify::{is_tactic, EventKind, TACTIC_CLASS};
 pub use stats::Stats;
 pub use timing::{self_pieces, union_ns, Interval};
