@@ -3,6 +3,7 @@
 mod capture;
 mod commands;
 mod output;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -43,6 +44,8 @@ enum Command {
     Info(commands::info::Args),
     /// Capture a Lean file: run Lean with profiling on and write a recording.
     Profile(commands::profile::Args),
+    /// Answer JSON-RPC (LSP framing) on stdin/stdout: capture, open, annotations.
+    Serve(commands::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Synth(a) => commands::synth::run(a),
         Command::Info(a) => commands::info::run(a),
         Command::Profile(a) => commands::profile::run(a),
+        Command::Serve(a) => commands::serve::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -2,4 +2,5 @@
 
 pub mod info;
 pub mod profile;
+pub mod serve;
 pub mod synth;
