@@ -791,6 +791,25 @@ fn a_client_that_goes_away_takes_lean_with_it() {
 }
 
 #[test]
+fn exit_during_a_capture_stops_lean() {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let mut c = Client::start(
+        &w,
+        &[
+            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
+            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    c.initialize(true);
+    start_slow_capture(&mut c, &w, &pidfile, json!({}));
+    assert_eq!(c.call("shutdown", Value::Null), Value::Null);
+    c.notify("exit", Value::Null);
+    assert_eq!(wait_exit(&mut c.child), 0);
+    assert_stopped_and_nothing_written(&w, &pidfile);
+}
+
+#[test]
 fn the_schema_states_the_limits_the_code_applies() {
     let s = schema();
     assert_eq!(
