@@ -3,6 +3,7 @@
 mod capture;
 mod commands;
 mod output;
+mod serve;
 mod viewer_site;
 
 use std::process::ExitCode;
@@ -60,6 +61,8 @@ enum Command {
     Import(commands::import::Args),
     /// Export a recording as Chrome trace, speedscope, folded stacks or summary JSON.
     Export(commands::export::Args),
+    /// Answer JSON-RPC (LSP framing) on stdin/stdout: capture, open, annotations.
+    Serve(commands::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => commands::compare::run(a),
         Command::Import(a) => commands::import::run(a),
         Command::Export(a) => commands::export::run(a),
+        Command::Serve(a) => commands::serve::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -170,13 +170,7 @@ pub struct LineRow {
 
 /// Lines with events starting on them, in order.
 pub fn line_rows(rec: &Recording) -> Vec<LineRow> {
-    let mut by_line: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-    for i in 0..rec.len() as u32 {
-        if let Some(r) = rec.range(i) {
-            by_line.entry(r.start_line).or_default().push(i);
-        }
-    }
-    by_line
+    events_by_line(rec)
         .into_iter()
         .map(|(line, events)| LineRow {
             line,
@@ -185,8 +179,20 @@ pub fn line_rows(rec: &Recording) -> Vec<LineRow> {
         .collect()
 }
 
+/// The events that belong to each source line (those whose range starts on
+/// it), in event order; lines in order.
+pub fn events_by_line(rec: &Recording) -> std::collections::BTreeMap<u32, Vec<u32>> {
+    let mut by_line: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+    for i in 0..rec.len() as u32 {
+        if let Some(r) = rec.range(i) {
+            by_line.entry(r.start_line).or_default().push(i);
+        }
+    }
+    by_line
+}
+
 /// The union of `events`' intervals and of their self pieces.
-fn time_of(rec: &Recording, events: &[u32]) -> TimeRow {
+pub(crate) fn time_of(rec: &Recording, events: &[u32]) -> TimeRow {
     let mut ivs: Vec<Interval> = events.iter().map(|&i| rec.interval(i)).collect();
     let total = union_ns(&mut ivs);
     ivs.clear();

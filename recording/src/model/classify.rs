@@ -25,6 +25,17 @@ pub enum EventKind {
     Other,
 }
 
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Command => "command",
+            EventKind::Tactic => "tactic",
+            EventKind::Term => "term",
+            EventKind::Other => "other",
+        }
+    }
+}
+
 /// Classifies event `i`.
 pub fn kind_of(rec: &Recording, i: u32) -> EventKind {
     let class = rec.class(i);

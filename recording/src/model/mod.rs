@@ -2,6 +2,7 @@
 //! and the timing math everything else uses.
 
 mod aggregate;
+pub mod annotations;
 mod classify;
 mod explore;
 mod folders;
@@ -10,8 +11,10 @@ mod timing;
 mod validate;
 
 pub use aggregate::{
-    declaration_times, file_time, line_rows, tactic_rows, FileTime, LineRow, TacticRow, TimeRow,
+    declaration_times, events_by_line, file_time, line_rows, tactic_rows, FileTime, LineRow,
+    TacticRow, TimeRow,
 };
+pub use annotations::{annotations, Annotations};
 pub use classify::{is_tactic, kind_of, EventKind, TACTIC_CLASS};
 pub use explore::{
     ancestors, children_slowest_first, declaration_of_event, declaration_operations, depths,

@@ -7,6 +7,7 @@ pub mod info;
 pub mod inputs;
 pub mod profile;
 pub mod publish;
+pub mod serve;
 pub mod summary;
 pub mod synth;
 pub mod synth_session;

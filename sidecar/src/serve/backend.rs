@@ -1,0 +1,129 @@
+//! The language-server side of `leanscope serve`: `initialize`,
+//! `shutdown`, and the `leanscope/*` methods.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde_json::json;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::{
+    InitializeParams, InitializeResult, InitializedParams, ServerCapabilities, ServerInfo,
+    WorkDoneProgressCancelParams,
+};
+use tower_lsp_server::{Client, LanguageServer};
+
+use super::annotations::{self, AnnotationsAnswer, AnnotationsParams};
+use super::capture::{self, CaptureParams, Captures};
+use super::errors;
+use super::open::{self, OpenAnswer, OpenParams};
+use super::recordings::{Loaded, Recordings};
+use super::uri::path_or_uri;
+use crate::capture::CaptureResult;
+
+/// The methods `leanscope serve` answers besides LSP's own.
+pub const METHODS: [&str; 3] = [
+    "leanscope/capture",
+    "leanscope/open",
+    "leanscope/annotations",
+];
+
+/// State shared by the server and the process that runs it.
+#[derive(Default)]
+pub struct Shared {
+    pub captures: Arc<Captures>,
+    pub recordings: Recordings,
+    /// `shutdown` was received (so `exit` exits 0).
+    pub shutdown: AtomicBool,
+    /// The client handles `window/workDoneProgress/create`.
+    pub client_progress: AtomicBool,
+}
+
+pub struct Backend {
+    client: Client,
+    shared: Arc<Shared>,
+}
+
+impl Backend {
+    pub fn new(client: Client, shared: Arc<Shared>) -> Self {
+        Backend { client, shared }
+    }
+
+    pub async fn capture(&self, p: CaptureParams) -> Result<CaptureResult> {
+        let creates = self.shared.client_progress.load(Ordering::SeqCst);
+        capture::run(&self.client, &self.shared.captures, creates, p).await
+    }
+
+    pub async fn open(&self, p: OpenParams) -> Result<OpenAnswer> {
+        let path = path_or_uri(&p.recording, "recording").map_err(errors::invalid_params)?;
+        self.with_recording(path.clone(), move |loaded| open::answer(path, loaded))
+            .await
+    }
+
+    pub async fn annotations(&self, p: AnnotationsParams) -> Result<AnnotationsAnswer> {
+        let path = path_or_uri(&p.recording, "recording").map_err(errors::invalid_params)?;
+        let text = p.text;
+        self.with_recording(path, move |loaded| annotations::answer(loaded, &text))
+            .await
+    }
+
+    /// The Cancel button of a capture's progress.
+    pub async fn work_done_progress_cancel(&self, p: WorkDoneProgressCancelParams) {
+        if !self.shared.captures.cancel_progress(&p.token) {
+            eprintln!(
+                "leanscope serve: no running capture reports progress on {:?}",
+                p.token
+            );
+        }
+    }
+
+    /// Loads the recording and computes `f` off the async threads.
+    async fn with_recording<T: Send + 'static>(
+        &self,
+        path: std::path::PathBuf,
+        f: impl FnOnce(&Loaded) -> T + Send + 'static,
+    ) -> Result<T> {
+        let shared = self.shared.clone();
+        tokio::task::spawn_blocking(move || shared.recordings.get(&path).map(|l| f(&l)))
+            .await
+            .map_err(|e| errors::internal(format!("reading the recording failed: {e}")))?
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let progress = params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false);
+        self.shared
+            .client_progress
+            .store(progress, Ordering::SeqCst);
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                experimental: Some(json!({
+                    "leanscope": {
+                        "methods": METHODS,
+                        "recordingSchemaVersion": recording::SCHEMA_VERSION,
+                    }
+                })),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "leanscope".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            ..InitializeResult::default()
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        eprintln!("leanscope serve: ready");
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+}

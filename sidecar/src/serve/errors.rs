@@ -1,0 +1,176 @@
+//! JSON-RPC errors of `leanscope serve`: a code per kind of failure and a
+//! message a user can act on. Error `data` carries `kind` (a stable name)
+//! and, where there is one, the `path` concerned and Lean's `stderr` tail.
+//! The README and `schemas/rpc/serve.schema.json` list them.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode};
+
+use crate::capture::process::RunError;
+use crate::capture::project::ProjectError;
+use crate::capture::CaptureError;
+
+/// The file (source, recording or output directory) does not exist.
+pub const NO_SUCH_FILE: i64 = -32010;
+/// The file exists but is not a readable leanscope recording.
+pub const NOT_A_RECORDING: i64 = -32011;
+/// The source file is not inside a Lean project.
+pub const NOT_IN_PROJECT: i64 = -32012;
+/// No `lake` was found where it was looked for.
+pub const TOOLCHAIN_NOT_FOUND: i64 = -32013;
+/// Lean failed, timed out or printed what cannot be understood, or the
+/// recording could not be written; nothing was written.
+pub const CAPTURE_FAILED: i64 = -32014;
+
+fn error(code: ErrorCode, message: impl Into<String>, data: Value) -> Error {
+    Error {
+        code,
+        message: message.into().into(),
+        data: Some(data),
+    }
+}
+
+/// Parameters that parse but make no sense (a relative path, a URI that is
+/// not a local file, a zero timeout).
+pub fn invalid_params(message: impl Into<String>) -> Error {
+    Error::invalid_params(message.into())
+}
+
+pub fn no_such_file(what: &str, path: &Path) -> Error {
+    error(
+        ErrorCode::ServerError(NO_SUCH_FILE),
+        format!("{what} {} does not exist or is not a file", path.display()),
+        json!({"kind": "noSuchFile", "path": path}),
+    )
+}
+
+pub fn no_such_directory(what: &str, path: &Path) -> Error {
+    error(
+        ErrorCode::ServerError(NO_SUCH_FILE),
+        format!(
+            "{what} {} does not exist or is not a directory",
+            path.display()
+        ),
+        json!({"kind": "noSuchFile", "path": path}),
+    )
+}
+
+/// A recording that cannot be read.
+pub fn recording(path: &Path, e: &recording::RecordingError) -> Error {
+    if let recording::RecordingError::Io(io) = e {
+        if io.kind() == std::io::ErrorKind::NotFound {
+            return no_such_file("the recording", path);
+        }
+        return error(
+            ErrorCode::ServerError(NOT_A_RECORDING),
+            format!("cannot read the recording {}: {io}", path.display()),
+            json!({"kind": "unreadable", "path": path}),
+        );
+    }
+    error(
+        ErrorCode::ServerError(NOT_A_RECORDING),
+        format!("{} is not a usable recording: {e}", path.display()),
+        json!({"kind": "notARecording", "path": path}),
+    )
+}
+
+/// A capture that failed; a cancelled one answers RequestCancelled.
+pub fn capture(file: &Path, e: CaptureError) -> Error {
+    let message = e.to_string();
+    let (code, data) = match &e {
+        CaptureError::NoSuchFile(_) | CaptureError::Project(ProjectError::Missing(_)) => {
+            return no_such_file("the Lean file", file);
+        }
+        CaptureError::Run(RunError::Cancelled) => return cancelled(),
+        CaptureError::Project(ProjectError::OutsideProject { .. }) => (
+            NOT_IN_PROJECT,
+            json!({"kind": "notInProject", "path": file}),
+        ),
+        CaptureError::Project(ProjectError::NoLake { .. }) => {
+            (TOOLCHAIN_NOT_FOUND, json!({"kind": "noLake"}))
+        }
+        CaptureError::Run(RunError::Spawn { program, .. }) => (
+            TOOLCHAIN_NOT_FOUND,
+            json!({"kind": "cannotStart", "path": program}),
+        ),
+        CaptureError::Run(RunError::TimedOut(_)) => (CAPTURE_FAILED, json!({"kind": "timedOut"})),
+        CaptureError::Run(RunError::OutputTooLarge { .. }) => {
+            (CAPTURE_FAILED, json!({"kind": "outputTooLarge"}))
+        }
+        CaptureError::Run(RunError::Io(_)) | CaptureError::Io(_) => {
+            (CAPTURE_FAILED, json!({"kind": "io"}))
+        }
+        CaptureError::LeanFailed { stderr, .. } => (
+            CAPTURE_FAILED,
+            json!({"kind": "leanFailed", "stderr": stderr}),
+        ),
+        CaptureError::BadOutput(_) => (CAPTURE_FAILED, json!({"kind": "badOutput"})),
+        CaptureError::BadSource(_) => (CAPTURE_FAILED, json!({"kind": "badSource", "path": file})),
+        CaptureError::Write(path, _) => {
+            (CAPTURE_FAILED, json!({"kind": "cannotWrite", "path": path}))
+        }
+    };
+    error(ErrorCode::ServerError(code), message, data)
+}
+
+/// The LSP RequestCancelled error (-32800).
+pub fn cancelled() -> Error {
+    Error {
+        code: ErrorCode::RequestCancelled,
+        message: "cancelled; Lean was stopped and no recording was written".into(),
+        data: None,
+    }
+}
+
+/// Something inside the server went wrong (a worker thread panicked).
+pub fn internal(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: message.into().into(),
+        data: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_errors_get_their_codes() {
+        let f = Path::new("/p/A.lean");
+        let e = capture(
+            f,
+            CaptureError::LeanFailed {
+                status: "exited with code 3".into(),
+                stderr: "PANIC at foo".into(),
+            },
+        );
+        assert_eq!(e.code, ErrorCode::ServerError(CAPTURE_FAILED));
+        assert_eq!(
+            e.data,
+            Some(json!({"kind": "leanFailed", "stderr": "PANIC at foo"}))
+        );
+        assert!(e.message.contains("exited with code 3"), "{}", e.message);
+        let e = capture(f, CaptureError::Run(RunError::Cancelled));
+        assert_eq!(e.code, ErrorCode::RequestCancelled);
+        let e = capture(f, CaptureError::NoSuchFile("/p/A.lean".into()));
+        assert_eq!(e.code, ErrorCode::ServerError(NO_SUCH_FILE));
+        assert_eq!(
+            e.message,
+            "the Lean file /p/A.lean does not exist or is not a file"
+        );
+    }
+
+    #[test]
+    fn a_missing_recording_is_a_missing_file() {
+        let p = Path::new("/nope.lsrec");
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = recording(p, &recording::RecordingError::Io(io));
+        assert_eq!(e.code, ErrorCode::ServerError(NO_SUCH_FILE));
+        let e = recording(p, &recording::RecordingError::WrongMagic);
+        assert_eq!(e.code, ErrorCode::ServerError(NOT_A_RECORDING));
+        assert!(e.message.contains("wrong magic bytes"), "{}", e.message);
+    }
+}

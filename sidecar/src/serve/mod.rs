@@ -1,0 +1,71 @@
+//! `leanscope serve`: JSON-RPC over stdio with LSP framing
+//! (`Content-Length` headers), on `tower-lsp-server`.
+//!
+//! After `initialize`, it answers `leanscope/capture`, `leanscope/open` and
+//! `leanscope/annotations` (README, "JSON-RPC"; `schemas/rpc/`). Captures
+//! run on blocking threads with `$/progress`, and stop Lean when cancelled.
+
+mod annotations;
+mod backend;
+mod capture;
+mod errors;
+mod open;
+mod progress;
+mod recordings;
+mod stdin;
+mod uri;
+mod wire;
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tower_lsp_server::{LspService, Server};
+
+use backend::{Backend, Shared};
+
+/// Requests handled at once (a long capture does not hold up annotations).
+pub const MAX_CONCURRENT_REQUESTS: usize = 8;
+
+/// How long the process waits, after the client is gone, for cancelled
+/// captures to stop Lean (SIGTERM, then SIGKILL after its grace period).
+const STOP_WAIT: Duration = Duration::from_secs(5);
+
+/// Serves on stdin/stdout until `exit` or the end of stdin. Returns 0 after
+/// `shutdown` then `exit`, 1 otherwise (as LSP asks).
+pub fn run() -> anyhow::Result<u8> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let shared = Arc::new(Shared::default());
+    let serving = shared.clone();
+    rt.block_on(async move {
+        let on_end = serving.clone();
+        let (service, socket) = LspService::build(|client| Backend::new(client, serving))
+            .custom_method("leanscope/capture", Backend::capture)
+            .custom_method("leanscope/open", Backend::open)
+            .custom_method("leanscope/annotations", Backend::annotations)
+            .custom_method(
+                "window/workDoneProgress/cancel",
+                Backend::work_done_progress_cancel,
+            )
+            .finish();
+        let input = stdin::WatchEnd::new(tokio::io::stdin(), move || {
+            on_end.captures.cancel_all();
+        });
+        Server::new(input, tokio::io::stdout(), socket)
+            .concurrency_level(MAX_CONCURRENT_REQUESTS)
+            .serve(service)
+            .await;
+    });
+    // `exit` dropped the handlers of running captures, which cancelled them;
+    // their threads stop Lean before the process goes.
+    shared.captures.cancel_all();
+    rt.shutdown_timeout(STOP_WAIT);
+    Ok(if shared.shutdown.load(Ordering::SeqCst) {
+        0
+    } else {
+        1
+    })
+}

@@ -1,0 +1,151 @@
+//! The JSON shapes of answers: recording values converted for editors.
+//! Ranges are LSP ranges (0-based lines, UTF-16 columns, end exclusive);
+//! times are integer nanoseconds; shares are fractions of the file's time
+//! (0 to 1, `null` when the file's time is zero).
+
+use recording::model::annotations::{DeclarationAnnotation, FileShare, LineAnnotation, Operation};
+use recording::{Diagnostic, SourceRange};
+use serde::Serialize;
+use tower_lsp_server::ls_types::{Position, Range};
+
+pub fn range(r: &SourceRange) -> Range {
+    Range::new(
+        Position::new(r.start_line, r.start_col),
+        Position::new(r.end_line, r.end_col),
+    )
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileTimeJson {
+    /// What shares are relative to.
+    pub file_ns: u64,
+    /// `elapsed` (Lean's elapsed time, imports included) or `traced` (the
+    /// union of everything recorded).
+    pub share_basis: &'static str,
+}
+
+impl From<&FileShare> for FileTimeJson {
+    fn from(f: &FileShare) -> Self {
+        FileTimeJson {
+            file_ns: f.ns,
+            share_basis: f.basis.as_str(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeclarationJson {
+    pub index: usize,
+    pub name: String,
+    pub kind: String,
+    pub range: Range,
+    pub selection_range: Range,
+    pub generated: bool,
+    /// Events inside the declaration (0 when it has no time).
+    pub events: u64,
+    /// `null`: no event was recorded inside the declaration (no time, not zero).
+    pub total_ns: Option<u64>,
+    pub self_ns: Option<u64>,
+    pub share: Option<f64>,
+    pub self_share: Option<f64>,
+}
+
+impl From<&DeclarationAnnotation> for DeclarationJson {
+    fn from(d: &DeclarationAnnotation) -> Self {
+        DeclarationJson {
+            index: d.index,
+            name: d.name.clone(),
+            kind: d.kind.clone(),
+            range: range(&d.range),
+            selection_range: range(&d.selection_range),
+            generated: d.generated,
+            events: d.time.map_or(0, |t| t.count),
+            total_ns: d.time.map(|t| t.total_ns),
+            self_ns: d.time.map(|t| t.self_ns),
+            share: d.share,
+            self_share: d.self_share,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperationJson {
+    pub event: u32,
+    pub class: String,
+    pub label: String,
+    pub kind: &'static str,
+    pub inclusive_ns: u64,
+    pub self_ns: u64,
+    pub thread: u16,
+    pub range: Option<Range>,
+    /// How the range was obtained: `exact`, `matched`, `inherited` or `none`.
+    pub range_kind: &'static str,
+}
+
+impl From<&Operation> for OperationJson {
+    fn from(o: &Operation) -> Self {
+        OperationJson {
+            event: o.event,
+            class: o.class.clone(),
+            label: o.label.clone(),
+            kind: o.kind,
+            inclusive_ns: o.inclusive_ns,
+            self_ns: o.self_ns,
+            thread: o.thread,
+            range: o.range.as_ref().map(range),
+            range_kind: o.range_kind.as_str(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineJson {
+    /// 0-based line.
+    pub line: u32,
+    /// Events whose range starts on the line.
+    pub events: u64,
+    /// The union of those events' intervals.
+    pub total_ns: u64,
+    /// The union of their self pieces.
+    pub self_ns: u64,
+    pub share: Option<f64>,
+    pub self_share: Option<f64>,
+    pub top: Vec<OperationJson>,
+}
+
+impl From<&LineAnnotation> for LineJson {
+    fn from(l: &LineAnnotation) -> Self {
+        LineJson {
+            line: l.line,
+            events: l.time.count,
+            total_ns: l.time.total_ns,
+            self_ns: l.time.self_ns,
+            share: l.share,
+            self_share: l.self_share,
+            top: l.top.iter().map(OperationJson::from).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosticJson {
+    /// `error`, `warning` or `information`.
+    pub severity: &'static str,
+    pub range: Range,
+    pub message: String,
+}
+
+impl From<&Diagnostic> for DiagnosticJson {
+    fn from(d: &Diagnostic) -> Self {
+        DiagnosticJson {
+            severity: d.severity.as_str(),
+            range: range(&d.range),
+            message: d.text.clone(),
+        }
+    }
+}

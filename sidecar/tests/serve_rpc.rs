@@ -1,0 +1,839 @@
+//! `leanscope serve` end to end: the real binary over pipes with LSP
+//! framing, the fake Lean replaying fixtures/lean-output, every answer
+//! checked against `schemas/rpc/serve.schema.json` and value by value.
+
+mod common;
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use common::{repo, World};
+use recording::model::annotations::{OPERATION_LABEL_MAX_CHARS, TOP_OPERATIONS_PER_LINE};
+use recording::model::declaration_times;
+use recording::{sha256_hex, Recording};
+use serde_json::{json, Value};
+
+/// How long any one answer may take.
+const ANSWER_WAIT: Duration = Duration::from_secs(30);
+
+fn schema() -> Value {
+    let text = std::fs::read_to_string(repo().join("schemas/rpc/serve.schema.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Fails unless `value` is valid against `#/$defs/<def>`.
+fn check(def: &str, value: &Value) {
+    let mut root = schema();
+    assert!(root["$defs"].get(def).is_some(), "no $defs/{def}");
+    root["$ref"] = json!(format!("#/$defs/{def}"));
+    let validator = jsonschema::validator_for(&root).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{def} does not match the schema: {errors:#?}\n{value:#}"
+    );
+}
+
+/// A JSON-RPC client of `leanscope serve` over its stdin/stdout.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    incoming: Receiver<Value>,
+    /// Messages seen while waiting for something else.
+    seen: VecDeque<Value>,
+    /// Every notification and server request, in arrival order.
+    log: Vec<Value>,
+    next_id: i64,
+    stderr: std::thread::JoinHandle<String>,
+}
+
+impl Client {
+    fn start(w: &World, env: &[(&str, &str)]) -> Client {
+        let mut cmd = w.command(&["serve"]);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, incoming) = channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            while let Some(m) = read_message(&mut r) {
+                if tx.send(m).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut err = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            s
+        });
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            incoming,
+            seen: VecDeque::new(),
+            log: Vec::new(),
+            next_id: 1,
+            stderr,
+        }
+    }
+
+    fn write(&mut self, m: &Value) {
+        let body = serde_json::to_vec(m).unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        write!(stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        stdin.write_all(&body).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// One message from the server within `wait`, answering
+    /// `window/workDoneProgress/create` and logging notifications and
+    /// server requests on the way.
+    fn receive(&mut self, wait: Duration) -> Option<Value> {
+        let m = self.incoming.recv_timeout(wait).ok()?;
+        if m.get("method").is_some() {
+            self.log.push(m.clone());
+            if m["method"] == "window/workDoneProgress/create" {
+                let id = m["id"].clone();
+                self.write(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
+            }
+        }
+        Some(m)
+    }
+
+    /// Receives what arrives within `wait` and keeps it for later.
+    fn pump(&mut self, wait: Duration) {
+        if let Some(m) = self.receive(wait) {
+            self.seen.push_back(m);
+        }
+    }
+
+    /// The next message.
+    fn next(&mut self) -> Value {
+        match self.seen.pop_front() {
+            Some(m) => m,
+            None => self
+                .receive(ANSWER_WAIT)
+                .unwrap_or_else(|| panic!("no message within {ANSWER_WAIT:?}")),
+        }
+    }
+
+    /// The response to request `id`.
+    fn response(&mut self, id: i64) -> Value {
+        loop {
+            let m = self.next();
+            if m.get("method").is_none() && m["id"] == json!(id) {
+                return m;
+            }
+        }
+    }
+
+    /// The result of request `id`, which must have succeeded.
+    fn result(&mut self, id: i64) -> Value {
+        let r = self.response(id);
+        assert!(r.get("error").is_none(), "request {id} failed: {r:#}");
+        r["result"].clone()
+    }
+
+    /// The error of request `id`, which must have failed.
+    fn error(&mut self, id: i64) -> Value {
+        let r = self.response(id);
+        assert!(r.get("result").is_none(), "request {id} succeeded: {r:#}");
+        r["error"].clone()
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.request(method, params);
+        self.result(id)
+    }
+
+    fn call_err(&mut self, method: &str, params: Value) -> Value {
+        let id = self.request(method, params);
+        self.error(id)
+    }
+
+    fn initialize(&mut self, progress: bool) -> Value {
+        let r = self.call(
+            "initialize",
+            json!({"processId": null, "rootUri": null,
+                   "capabilities": {"window": {"workDoneProgress": progress}}}),
+        );
+        self.notify("initialized", json!({}));
+        r
+    }
+
+    /// `$/progress` values sent on `token`, in order.
+    fn progress(&self, token: &Value) -> Vec<Value> {
+        self.log
+            .iter()
+            .filter(|m| m["method"] == "$/progress" && &m["params"]["token"] == token)
+            .map(|m| m["params"]["value"].clone())
+            .collect()
+    }
+
+    /// Waits for `$/progress` `end` on `token`.
+    fn wait_progress_end(&mut self, token: &Value) -> Value {
+        let started = Instant::now();
+        loop {
+            if let Some(end) = self
+                .progress(token)
+                .into_iter()
+                .find(|v| v["kind"] == "end")
+            {
+                return end;
+            }
+            assert!(
+                started.elapsed() < ANSWER_WAIT,
+                "no progress end on {token}"
+            );
+            self.pump(Duration::from_millis(20));
+        }
+    }
+
+    /// `shutdown`, `exit`, and the process's exit code and stderr.
+    fn shut_down(mut self) -> (i32, String) {
+        assert_eq!(self.call("shutdown", Value::Null), Value::Null);
+        self.notify("exit", Value::Null);
+        self.stdin = None;
+        let code = wait_exit(&mut self.child);
+        (code, self.stderr.join().unwrap())
+    }
+}
+
+fn wait_exit(child: &mut Child) -> i32 {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code().unwrap_or(-1);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "leanscope serve did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// One LSP-framed message, or None at the end of the stream.
+fn read_message(r: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.strip_prefix("Content-Length:") {
+            length = v.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0u8; length?];
+    r.read_exact(&mut body).ok()?;
+    Some(serde_json::from_slice(&body).expect("the server writes JSON"))
+}
+
+fn file_uri(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+fn is_running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+        .unwrap_or(false)
+}
+
+fn pids(pidfile: &Path) -> Vec<(String, i32)> {
+    std::fs::read_to_string(pidfile)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (name, pid) = l.split_once(' ')?;
+            Some((name.to_string(), pid.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+fn recordings_dir(w: &World) -> PathBuf {
+    w.project.join(".leanscope/recordings")
+}
+
+fn names(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn capture_open_and_annotate_a_file_over_json_rpc() {
+    let w = World::new();
+    let mut c = Client::start(&w, &[]);
+
+    // Anything but initialize first is refused, as LSP says.
+    let e = c.call_err("leanscope/open", json!({"recording": "/x.lsrec"}));
+    assert_eq!(e["code"], -32002, "{e}");
+
+    let init = c.initialize(true);
+    check("initializeResult", &init);
+    assert_eq!(
+        init["capabilities"]["experimental"]["leanscope"]["methods"],
+        json!([
+            "leanscope/capture",
+            "leanscope/open",
+            "leanscope/annotations"
+        ])
+    );
+
+    // Capture Demo/Clean.lean: the server creates a progress token, then
+    // begin, reports with message counts, end.
+    let source = w.project.join("Demo/Clean.lean");
+    let params = json!({"uri": file_uri(&source), "thresholdMs": 1});
+    check("captureParams", &params);
+    let captured = c.call("leanscope/capture", params);
+    check("captureResult", &captured);
+    let create = c
+        .log
+        .iter()
+        .find(|m| m["method"] == "window/workDoneProgress/create")
+        .expect("the server asked for a progress token")
+        .clone();
+    let token = create["params"]["token"].clone();
+    // tower-lsp-server writes responses and notifications through separate
+    // queues, so `end` may arrive just after the answer.
+    c.wait_progress_end(&token);
+    let progress = c.progress(&token);
+    let kinds: Vec<&str> = progress
+        .iter()
+        .map(|v| v["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.first(), Some(&"begin"), "{progress:#?}");
+    assert_eq!(kinds.last(), Some(&"end"), "{progress:#?}");
+    assert!(kinds[1..kinds.len() - 1].iter().all(|k| *k == "report"));
+    assert_eq!(progress[0]["title"], "Profiling Clean.lean");
+    assert_eq!(progress[0]["cancellable"], true);
+    let reports: Vec<&str> = progress
+        .iter()
+        .filter_map(|v| v["message"].as_str())
+        .collect();
+    assert!(
+        reports
+            .iter()
+            .any(|m| m.starts_with("Starting Lean on Demo.Clean (lake: ")),
+        "{reports:#?}"
+    );
+    // The fake prints Lean's JSON messages, one per line.
+    let fixture_lines = std::fs::read_to_string(w.fixtures.join("clean/stdout"))
+        .unwrap()
+        .lines()
+        .count();
+    let finished = reports
+        .iter()
+        .find_map(|m| m.strip_prefix("Lean finished after "))
+        .expect("a report with the message count");
+    let count: usize = finished.split(' ').next().unwrap().parse().unwrap();
+    assert!(
+        count >= fixture_lines,
+        "{finished}: fixture has {fixture_lines} lines"
+    );
+    assert_eq!(
+        progress.last().unwrap()["message"],
+        format!(
+            "Recorded {} events in 5 declarations (ok)",
+            captured["events"]
+        )
+    );
+
+    assert_eq!(captured["status"], "ok");
+    assert_eq!(captured["module"], "Demo.Clean");
+    assert_eq!(captured["leanVersion"], "4.31.0");
+    assert_eq!(captured["declarations"], 5);
+    assert_eq!(captured["errors"], 0);
+    assert_eq!(captured["clock"], "measured");
+    let path = PathBuf::from(captured["recording"].as_str().unwrap());
+    assert_eq!(
+        path.parent().unwrap(),
+        recordings_dir(&w).canonicalize().unwrap()
+    );
+    let rec = Recording::open(&path).unwrap();
+    assert_eq!(captured["events"], rec.len());
+    assert_eq!(captured["elapsedNs"], json!(rec.header.elapsed_ns));
+
+    // open: the header facts and the declarations with their times.
+    let params = json!({"recording": path});
+    check("openParams", &params);
+    let opened = c.call("leanscope/open", params);
+    check("openResult", &opened);
+    assert_eq!(opened["module"], "Demo.Clean");
+    assert_eq!(opened["sourcePath"], "Demo/Clean.lean");
+    assert_eq!(opened["leanVersion"], "4.31.0");
+    assert_eq!(opened["toolchain"], "leanprover/lean4:v4.31.0");
+    assert_eq!(opened["clock"], "measured");
+    assert_eq!(opened["status"], "ok");
+    assert_eq!(opened["captureMode"], "stock");
+    assert_eq!(opened["thresholdNs"], 1_000_000);
+    assert_eq!(opened["shareBasis"], "elapsed");
+    assert_eq!(opened["fileNs"], captured["elapsedNs"]);
+    assert_eq!(opened["counts"]["events"], rec.len());
+    assert_eq!(opened["counts"]["threadsWithEvents"], 3);
+    assert_eq!(opened["counts"]["declarations"], 5);
+    assert_eq!(opened["counts"]["declarationsWithTime"], 5);
+    assert_eq!(opened["counts"]["errors"], 0);
+    assert_eq!(opened["diagnostics"], json!([]));
+    let source_text = std::fs::read_to_string(&source).unwrap();
+    assert_eq!(opened["sourceSha256"], sha256_hex(source_text.as_bytes()));
+    assert_eq!(
+        names(&opened["declarations"]),
+        [
+            "Demo.Clean.double",
+            "Demo.Clean.double_add",
+            "Demo.Clean.length_append_comm",
+            "Demo.Clean.le_double",
+            "Demo.Clean.cases_example"
+        ]
+    );
+    let times = declaration_times(&rec);
+    for (d, t) in opened["declarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(&times)
+    {
+        let t = t.unwrap();
+        assert_eq!(
+            (
+                d["totalNs"].as_u64(),
+                d["selfNs"].as_u64(),
+                d["events"].as_u64()
+            ),
+            (Some(t.total_ns), Some(t.self_ns), Some(t.count)),
+            "{d}"
+        );
+    }
+    // double_add: `theorem` on 0-based line 6, its name selected.
+    let double_add = &opened["declarations"][1];
+    assert_eq!(double_add["kind"], "theorem");
+    assert_eq!(
+        double_add["range"],
+        json!({"start": {"line": 6, "character": 0}, "end": {"line": 8, "character": 7}})
+    );
+    assert_eq!(
+        double_add["selectionRange"],
+        json!({"start": {"line": 6, "character": 8}, "end": {"line": 6, "character": 18}})
+    );
+
+    // annotations with the unchanged buffer.
+    let params = json!({"recording": path, "text": source_text});
+    check("annotationsParams", &params);
+    let a = c.call("leanscope/annotations", params);
+    check("annotationsResult", &a);
+    assert_eq!(a["stale"], false);
+    assert_eq!(a["fileNs"], opened["fileNs"]);
+    let file_ns = a["fileNs"].as_f64().unwrap();
+    let lines = a["lines"].as_array().unwrap();
+    let line = |n: u64| {
+        lines
+            .iter()
+            .find(|l| l["line"] == n)
+            .unwrap_or_else(|| panic!("no bar on line {n}"))
+    };
+    // `omega` of double_add, 0-based line 8: Lean's profiler said 6.22ms.
+    let omega = line(8);
+    let omega_ns = omega["totalNs"].as_u64().unwrap();
+    assert!(omega_ns >= 6_220_000, "{omega}");
+    assert!((omega_ns as f64 - 6.22e6).abs() / 6.22e6 < 0.005, "{omega}");
+    assert_eq!(omega["selfNs"], omega["totalNs"]);
+    let share = omega["share"].as_f64().unwrap();
+    assert!((share - omega_ns as f64 / file_ns).abs() < 1e-12);
+    let top = &omega["top"][0];
+    assert_eq!(
+        (
+            &top["class"],
+            &top["label"],
+            &top["kind"],
+            &top["rangeKind"]
+        ),
+        (
+            &json!("Elab.step"),
+            &json!("omega"),
+            &json!("tactic"),
+            &json!("matched")
+        )
+    );
+    assert_eq!(top["inclusiveNs"], omega["totalNs"]);
+    assert_eq!(
+        top["range"],
+        json!({"start": {"line": 8, "character": 2}, "end": {"line": 8, "character": 7}})
+    );
+    // Every bar is a union of intervals within the file's time.
+    for l in lines {
+        assert!(l["totalNs"].as_u64() >= l["selfNs"].as_u64(), "{l}");
+        assert!(l["share"].as_f64().unwrap() <= 1.0, "{l}");
+        let tops = l["top"].as_array().unwrap();
+        assert!(!tops.is_empty() && tops.len() <= TOP_OPERATIONS_PER_LINE);
+        assert!(tops
+            .windows(2)
+            .all(|p| p[0]["inclusiveNs"].as_u64() >= p[1]["inclusiveNs"].as_u64()));
+    }
+    // The declaration line of double_add holds its asynchronous proof.
+    assert_eq!(line(6)["top"][0]["class"], "Elab.async");
+    assert_eq!(a["declarations"], opened["declarations"]);
+    let decl_total = a["declarations"][1]["totalNs"].as_u64().unwrap();
+    assert!(decl_total >= omega_ns);
+
+    // annotations with an edited buffer: stale, with both hashes.
+    let edited = source_text.replace("omega", "simp_arith");
+    let a = c.call(
+        "leanscope/annotations",
+        json!({"recording": path, "text": edited}),
+    );
+    check("annotationsResult", &a);
+    assert_eq!(
+        a,
+        json!({"stale": true,
+               "recordedSha256": sha256_hex(source_text.as_bytes()),
+               "bufferSha256": sha256_hex(edited.as_bytes())})
+    );
+
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn errors_are_json_rpc_errors_with_clear_messages() {
+    let w = World::new();
+    let mut c = Client::start(&w, &[]);
+    c.initialize(false);
+    let source = w.project.join("Demo/Clean.lean");
+    let missing = w.project.join("Demo/Missing.lean");
+    let outside = w.path("Lone.lean");
+    std::fs::write(&outside, "theorem t : True := trivial\n").unwrap();
+    let junk = w.path("junk.lsrec");
+    std::fs::write(&junk, b"\x89LSREC\r\nnot really").unwrap();
+
+    let cases: Vec<(&str, Value, i64, &str)> = vec![
+        (
+            "leanscope/capture",
+            json!({"uri": "untitled:Untitled-1"}),
+            -32602,
+            "\"untitled:Untitled-1\" is not a file:// URI",
+        ),
+        (
+            "leanscope/capture",
+            json!({"uri": file_uri(&missing)}),
+            -32010,
+            "the Lean file",
+        ),
+        (
+            "leanscope/capture",
+            json!({"uri": file_uri(&outside)}),
+            -32012,
+            "is not inside a Lean project: no lean-toolchain, lakefile.toml or lakefile.lean in",
+        ),
+        (
+            "leanscope/capture",
+            json!({"uri": file_uri(&source), "lake": w.path("no-lake").display().to_string()}),
+            -32013,
+            "cannot find lake: looked for",
+        ),
+        (
+            "leanscope/capture",
+            json!({"uri": file_uri(&source), "treshold": 1}),
+            -32602,
+            "unknown field `treshold`",
+        ),
+        (
+            "leanscope/capture",
+            json!({"uri": file_uri(&source), "timeoutSeconds": 0}),
+            -32602,
+            "timeoutSeconds must be at least 1",
+        ),
+        (
+            "leanscope/open",
+            json!({"recording": source}),
+            -32011,
+            "not a leanscope recording (wrong magic bytes",
+        ),
+        (
+            "leanscope/open",
+            json!({"recording": junk}),
+            -32011,
+            "junk.lsrec is not a usable recording: ",
+        ),
+        (
+            "leanscope/open",
+            json!({"recording": w.path("none.lsrec")}),
+            -32010,
+            "none.lsrec does not exist or is not a file",
+        ),
+        (
+            "leanscope/open",
+            json!({"recording": "rel/x.lsrec"}),
+            -32602,
+            "the recording must be an absolute path or a file:// URI",
+        ),
+        (
+            "leanscope/annotations",
+            json!({"recording": w.path("none.lsrec")}),
+            -32602,
+            "missing field `text`",
+        ),
+        ("leanscope/nope", json!({}), -32601, "Method not found"),
+    ];
+    for (method, params, code, says) in cases {
+        let e = c.call_err(method, params.clone());
+        assert_eq!(e["code"], code, "{method} {params}: {e:#}");
+        let message = e["message"].as_str().unwrap();
+        assert!(
+            message.contains(says),
+            "{method} {params}: {message:?} should say {says:?}"
+        );
+        if (-32014..=-32010).contains(&code) {
+            check("errorData", &e["data"]);
+        }
+    }
+    // Lean failing: its stderr tail comes along. The broken fixture fails
+    // only for a toolchain that does not know the file; a missing fixture
+    // for this file makes the fake Lean exit 1 with its complaint.
+    let unknown = w.project.join("Demo/Unknown.lean");
+    std::fs::write(&unknown, "theorem u : True := trivial\n").unwrap();
+    let e = c.call_err(
+        "leanscope/capture",
+        json!({"uri": file_uri(&unknown), "thresholdMs": 1}),
+    );
+    assert_eq!(e["code"], -32014, "{e:#}");
+    check("errorData", &e["data"]);
+    assert_eq!(e["data"]["kind"], "leanFailed");
+    assert!(
+        e["data"]["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("no recorded Lean output for Demo/Unknown.lean"),
+        "{e:#}"
+    );
+    // Nothing was written for the failures.
+    assert!(std::fs::read_dir(recordings_dir(&w)).map_or(true, |mut d| d.next().is_none()));
+
+    // An exit without shutdown exits 1, as LSP says.
+    c.notify("exit", Value::Null);
+    c.stdin = None;
+    assert_eq!(wait_exit(&mut c.child), 1);
+}
+
+/// Starts a slow capture of Demo/Clean.lean and waits until the fake
+/// `lean --json` runs (the second `lean`: the first prints its version).
+fn start_slow_capture(c: &mut Client, w: &World, pidfile: &Path, extra: Value) -> i64 {
+    let mut params = json!({"uri": file_uri(&w.project.join("Demo/Clean.lean")), "thresholdMs": 1});
+    for (k, v) in extra.as_object().unwrap() {
+        params[k] = v.clone();
+    }
+    check("captureParams", &params);
+    let id = c.request("leanscope/capture", params);
+    let started = Instant::now();
+    while pids(pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
+        assert!(started.elapsed() < ANSWER_WAIT, "fake lean never started");
+        // Keep answering the server (progress token creation).
+        c.pump(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    id
+}
+
+/// The fake lake and lean are gone within the kill grace period, and no
+/// recording (nor a temporary file) is left.
+fn assert_stopped_and_nothing_written(w: &World, pidfile: &Path) {
+    let all = pids(pidfile);
+    assert_eq!(all.len(), 4, "{all:?}");
+    let started = Instant::now();
+    while all.iter().any(|(_, p)| is_running(*p)) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "still running: {:?}",
+            all.iter()
+                .filter(|(_, p)| is_running(*p))
+                .collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The capture thread finishes after Lean is gone; give it a moment to
+    // clean up its temporary profile.
+    let started = Instant::now();
+    loop {
+        let tmp_empty = std::fs::read_dir(w.project.join(".leanscope/tmp"))
+            .map_or(true, |mut d| d.next().is_none());
+        if tmp_empty || started.elapsed() > Duration::from_secs(5) {
+            assert!(tmp_empty, "Lean's temporary profile was left behind");
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let left: Vec<_> = std::fs::read_dir(recordings_dir(w))
+        .map(|d| d.map(|e| e.unwrap().file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "recordings were written: {left:?}");
+}
+
+#[test]
+fn cancel_request_stops_lean_and_answers_request_cancelled() {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let mut c = Client::start(
+        &w,
+        &[
+            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
+            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    c.initialize(true);
+    let id = start_slow_capture(&mut c, &w, &pidfile, json!({}));
+    let asked = Instant::now();
+    c.notify("$/cancelRequest", json!({"id": id}));
+    let e = c.error(id);
+    assert!(asked.elapsed() < Duration::from_secs(5));
+    assert_eq!(e["code"], -32800, "{e:#}");
+    assert_stopped_and_nothing_written(&w, &pidfile);
+    // The progress was closed.
+    let token = c
+        .log
+        .iter()
+        .find(|m| m["method"] == "window/workDoneProgress/create")
+        .unwrap()["params"]["token"]
+        .clone();
+    let end = c.wait_progress_end(&token);
+    assert_eq!(end["message"], "Cancelled; Lean was stopped");
+
+    // The server is still good for work.
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("cancelled; stopping Lean"), "{stderr}");
+}
+
+#[test]
+fn the_progress_cancel_button_stops_lean_too() {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let mut c = Client::start(
+        &w,
+        &[
+            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
+            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    // The client makes the token itself and does not offer to create any.
+    c.initialize(false);
+    let id = start_slow_capture(&mut c, &w, &pidfile, json!({"workDoneToken": "tok-7"}));
+    c.notify("window/workDoneProgress/cancel", json!({"token": "tok-7"}));
+    let e = c.error(id);
+    assert_eq!(e["code"], -32800, "{e:#}");
+    assert_eq!(
+        e["message"],
+        "cancelled; Lean was stopped and no recording was written"
+    );
+    assert_stopped_and_nothing_written(&w, &pidfile);
+    assert!(!c
+        .log
+        .iter()
+        .any(|m| m["method"] == "window/workDoneProgress/create"));
+    c.wait_progress_end(&json!("tok-7"));
+    let values = c.progress(&json!("tok-7"));
+    assert_eq!(values[0]["kind"], "begin");
+    assert_eq!(values.last().unwrap()["kind"], "end");
+    let (code, _) = c.shut_down();
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_client_that_goes_away_takes_lean_with_it() {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let mut c = Client::start(
+        &w,
+        &[
+            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
+            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    c.initialize(true);
+    start_slow_capture(&mut c, &w, &pidfile, json!({}));
+    c.stdin = None;
+    assert_eq!(wait_exit(&mut c.child), 1);
+    assert_stopped_and_nothing_written(&w, &pidfile);
+}
+
+#[test]
+fn exit_during_a_capture_stops_lean() {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let mut c = Client::start(
+        &w,
+        &[
+            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
+            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    c.initialize(true);
+    start_slow_capture(&mut c, &w, &pidfile, json!({}));
+    assert_eq!(c.call("shutdown", Value::Null), Value::Null);
+    c.notify("exit", Value::Null);
+    assert_eq!(wait_exit(&mut c.child), 0);
+    assert_stopped_and_nothing_written(&w, &pidfile);
+}
+
+#[test]
+fn the_schema_states_the_limits_the_code_applies() {
+    let s = schema();
+    assert_eq!(
+        s["$defs"]["line"]["properties"]["top"]["maxItems"],
+        TOP_OPERATIONS_PER_LINE
+    );
+    assert_eq!(
+        s["$defs"]["operation"]["properties"]["label"]["maxLength"],
+        OPERATION_LABEL_MAX_CHARS
+    );
+    // The validator does reject what the schema rules out.
+    let mut root = s.clone();
+    root["$ref"] = json!("#/$defs/annotationsResult");
+    let v = jsonschema::validator_for(&root).unwrap();
+    assert!(!v.is_valid(&json!({"stale": true})));
+    assert!(!v.is_valid(
+        &json!({"stale": false, "recordedSha256": "0".repeat(64), "bufferSha256": "1".repeat(64)})
+    ));
+    assert!(v.is_valid(
+        &json!({"stale": true, "recordedSha256": "0".repeat(64), "bufferSha256": "1".repeat(64)})
+    ));
+    // Every method has params and a result.
+    for m in ["capture", "open", "annotations"] {
+        assert!(s["$defs"].get(format!("{m}Params")).is_some(), "{m}");
+        assert!(s["$defs"].get(format!("{m}Result")).is_some(), "{m}");
+    }
+}
