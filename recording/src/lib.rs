@@ -10,6 +10,7 @@ mod generated;
 pub mod limits;
 pub mod model;
 pub mod reader;
+pub mod session;
 pub mod synth;
 pub mod types;
 mod varint;

@@ -67,14 +67,14 @@ pub fn declaration_times(rec: &Recording) -> Vec<Option<TimeRow>> {
 }
 
 /// Finds the declaration whose range contains a given range.
-struct DeclarationIndex<'a> {
+pub(crate) struct DeclarationIndex<'a> {
     rec: &'a Recording,
     /// Declaration indices sorted by range start.
     by_start: Vec<usize>,
 }
 
 impl<'a> DeclarationIndex<'a> {
-    fn new(rec: &'a Recording) -> Self {
+    pub(crate) fn new(rec: &'a Recording) -> Self {
         let mut by_start: Vec<usize> = (0..rec.header.declarations.len()).collect();
         by_start.sort_by_key(|&d| {
             let r = rec.header.declarations[d].range;
@@ -83,7 +83,7 @@ impl<'a> DeclarationIndex<'a> {
         DeclarationIndex { rec, by_start }
     }
 
-    fn find(&self, r: &SourceRange) -> Option<usize> {
+    pub(crate) fn find(&self, r: &SourceRange) -> Option<usize> {
         let decls = &self.rec.header.declarations;
         let at = self.by_start.partition_point(|&d| {
             let s = decls[d].range;

@@ -7,6 +7,7 @@ mod stats;
 mod timing;
 mod validate;
 
+pub(crate) use aggregate::DeclarationIndex;
 pub use aggregate::{
     declaration_times, file_time, line_rows, tactic_rows, FileTime, LineRow, TacticRow, TimeRow,
 };
