@@ -3,6 +3,7 @@
 mod capture;
 mod commands;
 mod output;
+mod session;
 
 use std::process::ExitCode;
 
@@ -41,8 +42,10 @@ enum Command {
     Synth(commands::synth::Args),
     /// Print a recording's header facts, counts and validation issues.
     Info(commands::info::Args),
-    /// Capture a Lean file: run Lean with profiling on and write a recording.
+    /// Capture a Lean file, folder or project: run Lean with profiling on and write recordings.
     Profile(commands::profile::Args),
+    /// The slowest files, folders, declarations or tactics of a session or recording.
+    Query(commands::query::Args),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Synth(a) => commands::synth::run(a),
         Command::Info(a) => commands::info::run(a),
         Command::Profile(a) => commands::profile::run(a),
+        Command::Query(a) => commands::query::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

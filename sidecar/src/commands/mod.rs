@@ -2,4 +2,6 @@
 
 pub mod info;
 pub mod profile;
+pub mod profile_session;
+pub mod query;
 pub mod synth;
