@@ -29,7 +29,7 @@ pub use query::{
     query_index, query_rows, Committed, QueryKind, QueryOutcome, QueryRow, QuerySpec, SortBy,
     MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
 };
-pub use rows::{index_rows, tactic_name, write_row, MAX_TACTIC_NAME_CHARS};
+pub use rows::{index_rows, tactic_name, write_row, IndexRow, RowKind, MAX_TACTIC_NAME_CHARS};
 
 /// The version of `session.json` and of the index rows this build writes
 /// and reads.
