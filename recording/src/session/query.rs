@@ -7,6 +7,7 @@
 //! probed with a small scanner for flat JSON objects that reads only the
 //! fields a query needs; only the winning lines are fully parsed.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use std::io::Read;
@@ -354,6 +355,15 @@ impl<'s> Collector<'s> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
+        // Most rows are of another kind or of an uncounted capture: decide
+        // from the start of the line when it allows.
+        if let Some((capture, file, kind)) = quick_prefix(line) {
+            if kind != self.spec.kind.row_kind().as_str().as_bytes()
+                || !committed.accepts(file, capture)
+            {
+                return;
+            }
+        }
         let probe = match Probe::scan(line) {
             Some(p) => p,
             None => match serde_json::from_slice::<IndexRow>(line) {
@@ -538,7 +548,7 @@ struct Probe<'a> {
     path: Option<Token<'a>>,
     duration: Option<&'a [u8]>,
     self_time: Option<&'a [u8]>,
-    owned: Option<Resolved>,
+    owned: Option<Resolved<'static>>,
 }
 
 #[derive(Clone, Copy)]
@@ -550,11 +560,11 @@ struct Token<'a> {
     quoted: &'a [u8],
 }
 
-struct Resolved {
+struct Resolved<'a> {
     capture: u64,
     file: u64,
-    kind: Vec<u8>,
-    path: Vec<u8>,
+    kind: Cow<'a, [u8]>,
+    path: Cow<'a, [u8]>,
     duration: Option<f64>,
     self_time: Option<f64>,
 }
@@ -565,8 +575,8 @@ impl<'a> Probe<'a> {
             owned: Some(Resolved {
                 capture: r.capture,
                 file: u64::from(r.file),
-                kind: r.kind.as_str().as_bytes().to_vec(),
-                path: r.path.as_bytes().to_vec(),
+                kind: Cow::Borrowed(r.kind.as_str().as_bytes()),
+                path: Cow::Owned(r.path.as_bytes().to_vec()),
                 duration: r.duration_ms,
                 self_time: r.self_ms,
             }),
@@ -574,7 +584,7 @@ impl<'a> Probe<'a> {
         }
     }
 
-    fn resolve(self) -> Option<Resolved> {
+    fn resolve(self) -> Option<Resolved<'a>> {
         if let Some(r) = self.owned {
             return Some(r);
         }
@@ -682,14 +692,29 @@ fn string_at(line: &[u8], i: usize) -> Option<Token<'_>> {
     }
 }
 
-fn unescape(t: Token<'_>) -> Option<Vec<u8>> {
+fn unescape(t: Token<'_>) -> Option<Cow<'_, [u8]>> {
     if t.escaped {
         serde_json::from_slice::<String>(t.quoted)
             .ok()
-            .map(String::into_bytes)
+            .map(|s| Cow::Owned(s.into_bytes()))
     } else {
-        Some(t.raw.to_vec())
+        Some(Cow::Borrowed(t.raw))
     }
+}
+
+/// The capture, file and kind of a row that starts the way leanscope
+/// writes rows (`{"capture":N,"file":N,"kind":"K"`), read without looking
+/// further; `None` for any other start.
+fn quick_prefix(line: &[u8]) -> Option<(u64, u64, &[u8])> {
+    let rest = line.strip_prefix(br#"{"capture":"#)?;
+    let n = rest.iter().position(|b| !b.is_ascii_digit())?;
+    let capture = parse_u64(&rest[..n])?;
+    let rest = rest[n..].strip_prefix(br#","file":"#)?;
+    let n = rest.iter().position(|b| !b.is_ascii_digit())?;
+    let file = parse_u64(&rest[..n])?;
+    let rest = rest[n..].strip_prefix(br#","kind":""#)?;
+    let n = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+    (rest[n] == b'"').then_some((capture, file, &rest[..n]))
 }
 
 fn parse_u64(v: &[u8]) -> Option<u64> {
@@ -711,13 +736,84 @@ fn parse_time(v: &[u8]) -> Option<Option<f64>> {
     if v == b"null" {
         return Some(None);
     }
+    if let Some(x) = fast_decimal(v) {
+        return Some(Some(x));
+    }
     let x: f64 = std::str::from_utf8(v).ok()?.parse().ok()?;
     (x.is_finite() && x >= 0.0).then_some(Some(x))
+}
+
+/// `DIGITS[.DIGITS]` with at most 15 significant digits, exactly: the
+/// integer mantissa and the power of ten are both exact in an `f64`, so one
+/// division rounds correctly (as `str::parse` does). `None` otherwise.
+fn fast_decimal(v: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let mut mantissa: u64 = 0;
+    let mut digits = 0usize;
+    let mut frac: Option<usize> = None;
+    for &b in v {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                digits += 1;
+                if let Some(f) = frac.as_mut() {
+                    *f += 1;
+                }
+                if digits > 15 {
+                    return None;
+                }
+            }
+            b'.' if frac.is_none() && digits > 0 => frac = Some(0),
+            _ => return None,
+        }
+    }
+    match frac {
+        None if digits > 0 => Some(mantissa as f64),
+        Some(f) if f > 0 => Some(mantissa as f64 / POW10[f]),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_decimals_agree_with_the_standard_parser() {
+        for t in [
+            "0",
+            "7.176",
+            "6.238",
+            "0.000001",
+            "123456.789012",
+            "1869.706",
+            "999999999999999",
+            "0.1",
+            "3.0",
+        ] {
+            assert_eq!(
+                fast_decimal(t.as_bytes()),
+                Some(t.parse::<f64>().unwrap()),
+                "{t}"
+            );
+        }
+        for t in ["1e3", "-1", ".5", "5.", "1234567890123456", "1.2.3", ""] {
+            assert_eq!(fast_decimal(t.as_bytes()), None, "{t}");
+        }
+        let mut x = 1u64;
+        for _ in 0..10_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let ns = x % 100_000_000_000_000;
+            let text = (ns as f64 / 1e6).to_string();
+            if let Some(v) = fast_decimal(text.as_bytes()) {
+                assert_eq!(v, text.parse::<f64>().unwrap(), "{text}");
+            }
+        }
+    }
 
     fn row(file: u32, capture: u64, kind: RowKind, path: &str, name: &str, ms: f64) -> IndexRow {
         IndexRow {
@@ -770,7 +866,7 @@ mod tests {
             .resolve()
             .unwrap();
         assert_eq!((p.capture, p.file), (9, 3));
-        assert_eq!(p.kind, b"declaration");
+        assert_eq!(&p.kind[..], b"declaration");
         assert_eq!(p.path, "𝔽/x\ty.lean".as_bytes());
         assert_eq!((p.duration, p.self_time), (None, Some(0.5)));
         // Nested values and escaped keys fall back to the full parser.

@@ -280,7 +280,7 @@ fn check_lake(opts: &SessionOptions) -> Result<(), SessionFailure> {
 /// One capture's outcome, computed on a worker.
 enum Outcome {
     Committed {
-        entry: FileEntry,
+        entry: Box<FileEntry>,
         rows: Vec<u8>,
         lean_version: String,
     },
@@ -369,7 +369,7 @@ fn capture_one(
         ..FileEntry::planned(job.id, job.path.clone(), job.module.clone())
     };
     Outcome::Committed {
-        entry,
+        entry: Box::new(entry),
         rows,
         lean_version: result.lean_version,
     }
@@ -542,7 +542,7 @@ fn commit(
             }
             let old = m.files[id].recording.take();
             let status = entry.status;
-            m.files[id] = entry;
+            m.files[id] = *entry;
             m.next_capture = m.next_capture.max(job.capture + 1);
             m.recount();
             store.checkpoint()?;
