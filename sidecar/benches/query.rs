@@ -39,6 +39,8 @@ struct Run {
     max_rss_kb: i64,
 }
 
+// The child is reaped by `wait4` (which also gives its resource usage).
+#[allow(clippy::zombie_processes)]
 fn run_once(args: &[&str]) -> Run {
     let t = Instant::now();
     let child = Command::new(bin())
