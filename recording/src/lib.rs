@@ -16,6 +16,7 @@ pub mod summary;
 pub mod synth;
 pub mod types;
 mod varint;
+pub mod viewer_session;
 pub mod writer;
 
 pub use error::RecordingError;

@@ -4,6 +4,7 @@ mod capture;
 mod commands;
 mod output;
 mod serve;
+mod session;
 mod viewer_site;
 
 use std::process::ExitCode;
@@ -45,7 +46,7 @@ enum Command {
     Synth(commands::synth::Args),
     /// Print a recording's header facts, counts and validation issues.
     Info(commands::info::Args),
-    /// Capture a Lean file: run Lean with profiling on and write a recording.
+    /// Capture a Lean file, folder or project: run Lean with profiling on and write recordings.
     Profile(commands::profile::Args),
     /// Serve the viewer for a session or a recording on 127.0.0.1.
     View(commands::view::Args),
@@ -63,6 +64,8 @@ enum Command {
     Export(commands::export::Args),
     /// Answer JSON-RPC (LSP framing) on stdin/stdout: capture, open, annotations.
     Serve(commands::serve::Args),
+    /// The slowest files, folders, declarations or tactics of a session or recording.
+    Query(commands::query::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Import(a) => commands::import::run(a),
         Command::Export(a) => commands::export::run(a),
         Command::Serve(a) => commands::serve::run(a),
+        Command::Query(a) => commands::query::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use recording::session::{SessionManifest, MANIFEST_FILE};
+use recording::viewer_session::{SessionManifest, MANIFEST_FILE};
 
 include!(concat!(env!("OUT_DIR"), "/viewer_assets.rs"));
 
@@ -111,7 +111,7 @@ impl Target {
         match self {
             Target::Session { .. } => serde_json::json!({
                 "session": format!("{DATA_DIR}/{MANIFEST_FILE}"),
-                "index": format!("{DATA_DIR}/{}", recording::session::INDEX_FILE),
+                "index": format!("{DATA_DIR}/{}", recording::viewer_session::INDEX_FILE),
             }),
             Target::Recording { name, events, .. } => serde_json::json!({
                 "recording": format!("{DATA_DIR}/{}", url_path_segment(name)),

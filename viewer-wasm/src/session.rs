@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use recording::model::{FolderTree, Recording};
-use recording::session::{
+use recording::viewer_session::{
     FileStatus, IndexRow, RowKind, SessionFile, SessionManifest, SessionStatus, MAX_SESSION_FILES,
     SESSION_SCHEMA_VERSION,
 };
@@ -124,7 +124,7 @@ impl SessionModel {
         let f = &self.manifest.files[0];
         let entry =
             SessionFile::from_recording(0, &f.path, f.recording.as_deref().unwrap_or(""), rec);
-        let index = recording::session::index_rows(rec, &entry.path, entry.time_ns());
+        let index = recording::viewer_session::index_rows(rec, &entry.path, entry.time_ns());
         let mut manifest = self.manifest.clone();
         manifest.files[0] = entry;
         manifest.completed = 1;

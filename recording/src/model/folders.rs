@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::session::{FileStatus, SessionFile};
+use crate::viewer_session::{FileStatus, SessionFile};
 
 /// A folder or a file of the tree.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -10,6 +10,7 @@ mod stats;
 mod timing;
 mod validate;
 
+pub(crate) use aggregate::DeclarationIndex;
 pub use aggregate::{
     declaration_times, events_by_line, file_time, line_rows, tactic_rows, FileTime, LineRow,
     TacticRow, TimeRow,

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use recording::{CaptureStatus, ClockKind};
 
 pub use process::{CancelToken, RunOptions};
+pub use stock::{timestamp, PROJECT_DIR};
 
 /// What to capture and how.
 #[derive(Debug, Clone)]

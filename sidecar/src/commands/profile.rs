@@ -1,6 +1,7 @@
-//! `leanscope profile`: capture a Lean file.
+//! `leanscope profile`: capture a Lean file, or a folder or project into a
+//! session.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,12 +10,38 @@ use anyhow::Result;
 
 use crate::capture::{capture_file, CaptureRequest, Progress, RunOptions, DEFAULT_THRESHOLD_MS};
 use crate::exit;
+use crate::session::engine::MAX_JOBS;
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+A file gives one recording. A folder, or --project, gives a session directory:
+session.json (the manifest), index.jsonl (query rows) and files/*.lsrec, written
+so that Ctrl-C or a crash keeps every file captured so far; --resume completes it.
+
+Exit codes: 0 ok; 1 Lean reported errors (recordings were written); 2 usage;
+3 toolchain or capture failure (for a session: some file failed); 130 Ctrl-C; 143 SIGTERM.")]
 pub struct Args {
-    /// The Lean file to capture.
-    file: PathBuf,
-    /// Where to write the recording (default: <project>/.leanscope/recordings/<Module>-<time>.lsrec).
+    /// The Lean file or folder to capture.
+    #[arg(required_unless_present_any = ["project", "resume"], conflicts_with_all = ["project", "resume"])]
+    target: Option<PathBuf>,
+    /// Capture every .lean file of the project containing DIR (default: the current directory).
+    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = ".", conflicts_with = "resume")]
+    project: Option<PathBuf>,
+    /// Complete an interrupted, cancelled or partial session: capture the files that are missing,
+    /// failed, or whose source changed since.
+    #[arg(long, value_name = "SESSION_DIR")]
+    resume: Option<PathBuf>,
+    /// Print the files a folder, project or resume would capture, as JSON, without running Lean.
+    #[arg(long)]
+    list: bool,
+    /// Capture this many files at once. Default 1: parallel captures compete for the CPU and
+    /// memory and so disturb each other's timings; use more only to get a quick overview.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS as u64))]
+    jobs: u64,
+    /// Where to write: the recording for a file (default:
+    /// <project>/.leanscope/recordings/<Module>-<time>.lsrec); a new session directory for a
+    /// folder or project (default: <project>/.leanscope/sessions/<time>/; an existing non-empty
+    /// directory is refused).
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// Profiler threshold in milliseconds: steps faster than this are not recorded.
@@ -23,10 +50,10 @@ pub struct Args {
     /// The lake to use (default: lake on PATH, then ~/.elan/bin/lake).
     #[arg(long)]
     lake: Option<PathBuf>,
-    /// Stop Lean after this many seconds.
+    /// Stop Lean after this many seconds (per file).
     #[arg(long)]
     timeout: Option<u64>,
-    /// Print the capture's headline facts as JSON instead of the recording path.
+    /// Print the capture's (or session's) headline facts as JSON instead of its path.
     #[arg(long)]
     json: bool,
 }
@@ -65,13 +92,26 @@ impl Interrupts {
 }
 
 pub fn run(a: Args) -> Result<u8> {
+    if a.resume.is_some() || a.project.is_some() || a.target.as_deref().is_some_and(Path::is_dir) {
+        return super::profile_session::run(a.into());
+    }
+    if a.list || a.jobs != 1 {
+        eprintln!(
+            "leanscope: error: --list and --jobs apply to folders and projects, not to one file"
+        );
+        return Ok(exit::USAGE);
+    }
+    let Some(file) = a.target else {
+        eprintln!("leanscope: error: give a Lean file or folder, --project or --resume");
+        return Ok(exit::USAGE);
+    };
     let opts = RunOptions {
         timeout: a.timeout.map(Duration::from_secs),
         ..RunOptions::default()
     };
     let interrupts = Interrupts::install(&opts.cancel)?;
     let req = CaptureRequest {
-        file: a.file,
+        file,
         output: a.out,
         threshold_ms: a.threshold,
         lake: a.lake,
@@ -115,6 +155,23 @@ pub fn run(a: Args) -> Result<u8> {
             }
             eprintln!("leanscope: error: {e}");
             Ok(exit::CAPTURE_FAILED)
+        }
+    }
+}
+
+impl From<Args> for super::profile_session::Args {
+    fn from(a: Args) -> Self {
+        super::profile_session::Args {
+            target: a.target,
+            project: a.project,
+            resume: a.resume,
+            list: a.list,
+            jobs: a.jobs as usize,
+            out: a.out,
+            threshold: a.threshold,
+            lake: a.lake,
+            timeout: a.timeout,
+            json: a.json,
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use recording::session::{SessionManifest, FILES_DIR, INDEX_FILE, MANIFEST_FILE};
+use recording::viewer_session::{SessionManifest, FILES_DIR, INDEX_FILE, MANIFEST_FILE};
 
 use crate::viewer_site::{self, Target, DATA_DIR, VIEWER_ASSETS};
 

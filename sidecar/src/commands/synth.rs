@@ -1,4 +1,5 @@
-//! `leanscope synth`: deterministic synthetic recordings for tests and benchmarks.
+//! `leanscope synth`: deterministic synthetic recordings (and sessions) for
+//! tests and benchmarks.
 
 use std::path::PathBuf;
 
@@ -11,23 +12,48 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Number of events.
-    #[arg(long)]
-    events: u64,
+    #[arg(long, required_unless_present = "session")]
+    events: Option<u64>,
     /// Number of threads (the main thread plus workers for async proofs).
     #[arg(long, default_value_t = 2)]
     threads: u32,
     /// Output file (default: synth-<seed>-<events>.lsrec in the current directory).
     #[arg(long, short)]
     out: Option<PathBuf>,
+    /// Write a synthetic session (manifest and index, no recordings) into this new directory
+    /// instead of a recording; --files and --rows size it.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["events", "out"])]
+    session: Option<PathBuf>,
+    /// Files of a synthetic session.
+    #[arg(long, default_value_t = 10_000, requires = "session")]
+    files: u32,
+    /// Index rows of a synthetic session.
+    #[arg(long, default_value_t = 1_000_000, requires = "session")]
+    rows: u64,
 }
 
 pub fn run(a: Args) -> Result<u8> {
+    if let Some(dir) = &a.session {
+        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+            anyhow::bail!("{} already exists and is not empty", dir.display());
+        }
+        let p = recording::session::synth::SessionSynthParams {
+            seed: a.seed,
+            files: a.files,
+            rows: a.rows,
+        };
+        recording::session::synth::write_synthetic_session(&p, dir)
+            .with_context(|| format!("cannot write the synthetic session {}", dir.display()))?;
+        println!("{}", dir.display());
+        return Ok(crate::exit::OK);
+    }
+    let events = a.events.unwrap_or_default();
     let out = a
         .out
-        .unwrap_or_else(|| PathBuf::from(format!("synth-{}-{}.lsrec", a.seed, a.events)));
+        .unwrap_or_else(|| PathBuf::from(format!("synth-{}-{}.lsrec", a.seed, events)));
     let params = SynthParams {
         seed: a.seed,
-        events: a.events,
+        events,
         threads: a.threads,
     };
     let path = write_file(&params, &out)

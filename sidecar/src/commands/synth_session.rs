@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use recording::model::file_time;
-use recording::session::{
+use recording::synth::{synthetic_bytes, SynthParams};
+use recording::viewer_session::{
     cap_error_text, index_rows, FileStatus, SessionFile, SessionManifest, SessionStatus, FILES_DIR,
     INDEX_FILE, MANIFEST_FILE, SESSION_SCHEMA_VERSION,
 };
-use recording::synth::{synthetic_bytes, SynthParams};
 use recording::writer::{AtomicFile, Encoder, NewEvent};
 use recording::{CaptureStatus, Diagnostic, Recording, Severity, SourceRange};
 

@@ -1,0 +1,390 @@
+//! Sessions: the captures of a folder or a project, as a directory.
+//!
+//! ```text
+//! SESSION/
+//!   session.json   the manifest (rewritten atomically after every file)
+//!   index.jsonl    append-only query rows, one JSON object per line
+//!   files/*.lsrec  one recording per captured file
+//! ```
+//!
+//! The write order makes a session readable at any moment, even after the
+//! writer was killed: a recording is published first, then its index rows
+//! are appended and synced, then the manifest is rewritten to mark the file
+//! committed (with the new length of the index). Readers therefore trust an
+//! index row only when the manifest marks its file committed *with the same
+//! capture number* and the row lies within the committed length of the
+//! index; everything else (rows of an unfinished or superseded capture, a
+//! half-written last line) is ignored, with a warning where it is damage.
+//!
+//! This module holds the formats and the pure computations (index rows of a
+//! recording, queries, folder totals); the sidecar does the capturing.
+
+mod query;
+mod rows;
+pub mod synth;
+
+use serde::{Deserialize, Serialize};
+
+pub use query::{
+    query_index, query_rows, Committed, QueryKind, QueryOutcome, QueryRow, QuerySpec, SortBy,
+    MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
+};
+pub use rows::{index_rows, tactic_name, write_row, IndexRow, RowKind, MAX_TACTIC_NAME_CHARS};
+
+/// The version of `session.json` and of the index rows this build writes
+/// and reads.
+pub const SESSION_SCHEMA_VERSION: u32 = 1;
+
+/// The manifest's file name inside a session directory.
+pub const MANIFEST_FILE: &str = "session.json";
+
+/// The index's file name inside a session directory.
+pub const INDEX_FILE: &str = "index.jsonl";
+
+/// The directory of the recordings inside a session directory.
+pub const FILES_DIR: &str = "files";
+
+/// Most characters of a failed file's error text kept in the manifest.
+pub const MAX_ERROR_CHARS: usize = 4000;
+
+/// Largest manifest a reader accepts, in bytes.
+pub const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+
+/// Where a session stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionStatus {
+    /// Files are being captured, or the writer was killed (then readers
+    /// report the session as interrupted).
+    Running,
+    /// Every planned file was captured (some may have Lean errors).
+    Complete,
+    /// The run finished but some files failed to capture.
+    Partial,
+    /// Stopped by the user; the files captured before are kept.
+    Cancelled,
+}
+
+impl SessionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Running => "running",
+            SessionStatus::Complete => "complete",
+            SessionStatus::Partial => "partial",
+            SessionStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Where one file of a session stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileStatus {
+    /// Planned, not captured yet.
+    Pending,
+    /// Captured; Lean reported no errors.
+    Ok,
+    /// Captured; Lean reported errors, which the recording keeps.
+    Error,
+    /// The capture failed (Lean crashed, the source is unreadable, ...);
+    /// `error` says why. No recording.
+    Failed,
+    /// Not captured because the session was cancelled (or the file
+    /// disappeared before its turn).
+    Skipped,
+}
+
+impl FileStatus {
+    /// Committed files have a published recording and index rows.
+    pub fn is_committed(self) -> bool {
+        matches!(self, FileStatus::Ok | FileStatus::Error)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileStatus::Pending => "pending",
+            FileStatus::Ok => "ok",
+            FileStatus::Error => "error",
+            FileStatus::Failed => "failed",
+            FileStatus::Skipped => "skipped",
+        }
+    }
+}
+
+/// What a session captures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    Folder,
+    Project,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Target {
+    pub kind: TargetKind,
+    /// The folder, relative to the project root with `/` separators; `""`
+    /// for the root itself.
+    pub path: String,
+}
+
+/// How many files are planned, captured and failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Counts {
+    pub planned: u64,
+    /// Files with a recording (`ok` or `error`).
+    pub completed: u64,
+    pub failed: u64,
+}
+
+/// One file of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEntry {
+    /// The file's number in the session (its index in `files`).
+    pub id: u32,
+    /// Project-relative path with `/` separators.
+    pub path: String,
+    /// Lean's module name.
+    pub module: String,
+    pub status: FileStatus,
+    /// The capture number of the committed capture; index rows carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<u64>,
+    /// The recording, relative to the session directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<String>,
+    /// Lean's elapsed time for the file (imports included), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<f64>,
+    /// How long the whole capture took (Lean and leanscope).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture_wall_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declarations: Option<u64>,
+    /// Errors Lean reported in the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lean_errors: Option<u64>,
+    /// SHA-256 of the captured source, lowercase hex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_sha256: Option<String>,
+    /// Why the capture failed (at most [`MAX_ERROR_CHARS`] characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl FileEntry {
+    pub fn planned(id: u32, path: String, module: String) -> FileEntry {
+        FileEntry {
+            id,
+            path,
+            module,
+            status: FileStatus::Pending,
+            capture: None,
+            recording: None,
+            elapsed_ms: None,
+            capture_wall_ms: None,
+            events: None,
+            declarations: None,
+            lean_errors: None,
+            source_sha256: None,
+            error: None,
+        }
+    }
+
+    /// Forgets the outcome of an earlier capture.
+    pub fn reset(&mut self, status: FileStatus) {
+        *self = FileEntry {
+            status,
+            ..FileEntry::planned(self.id, self.path.clone(), self.module.clone())
+        };
+    }
+}
+
+/// `session.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    pub schema_version: u32,
+    pub producer: String,
+    /// Absolute path of the project root.
+    pub project_root: String,
+    pub target: Target,
+    pub threshold_ms: u64,
+    /// The toolchains (`lean-toolchain`) the files were captured with.
+    pub toolchains: Vec<String>,
+    /// Lean versions the files were captured with.
+    pub lean_versions: Vec<String>,
+    pub started_unix_ms: u64,
+    #[serde(default)]
+    pub completed_unix_ms: Option<u64>,
+    pub status: SessionStatus,
+    pub counts: Counts,
+    /// Length of `index.jsonl` up to the last committed file's rows.
+    pub index_bytes: u64,
+    /// The next capture number to hand out.
+    pub next_capture: u64,
+    #[serde(default)]
+    pub notes: Vec<String>,
+    pub files: Vec<FileEntry>,
+}
+
+impl Manifest {
+    /// Recomputes `counts` from the files.
+    pub fn recount(&mut self) {
+        let mut c = Counts {
+            planned: self.files.len() as u64,
+            ..Counts::default()
+        };
+        for f in &self.files {
+            if f.status.is_committed() {
+                c.completed += 1;
+            } else if f.status == FileStatus::Failed {
+                c.failed += 1;
+            }
+        }
+        self.counts = c;
+    }
+
+    /// Parses and checks a manifest.
+    pub fn from_json(bytes: &[u8]) -> Result<Manifest, SessionError> {
+        let m: Manifest =
+            serde_json::from_slice(bytes).map_err(|e| SessionError::BadManifest(e.to_string()))?;
+        if m.schema_version > SESSION_SCHEMA_VERSION || m.schema_version == 0 {
+            return Err(SessionError::UnsupportedVersion {
+                found: m.schema_version,
+                supported: SESSION_SCHEMA_VERSION,
+            });
+        }
+        for (i, f) in m.files.iter().enumerate() {
+            if f.id as usize != i {
+                return Err(SessionError::BadManifest(format!(
+                    "file {} ({}) has id {}",
+                    i, f.path, f.id
+                )));
+            }
+            if f.status.is_committed() && (f.capture.is_none() || f.recording.is_none()) {
+                return Err(SessionError::BadManifest(format!(
+                    "file {} ({}) is {} but names no capture or recording",
+                    i,
+                    f.path,
+                    f.status.as_str()
+                )));
+            }
+        }
+        Ok(m)
+    }
+
+    /// Serializes the manifest (pretty, newline-terminated).
+    pub fn to_json(&self) -> Vec<u8> {
+        // Serializing plain data into a Vec cannot fail.
+        let mut v = serde_json::to_vec_pretty(self).unwrap_or_default();
+        v.push(b'\n');
+        v
+    }
+
+    /// For each file id, the capture number whose index rows count.
+    pub fn committed(&self) -> Committed {
+        Committed::new(
+            self.files
+                .iter()
+                .map(|f| f.status.is_committed().then_some(f.capture).flatten())
+                .collect(),
+        )
+    }
+}
+
+/// What can be wrong with a session on disk.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("session.json is not a valid session manifest: {0}")]
+    BadManifest(String),
+    #[error("unsupported session schema version {found} (this leanscope reads up to version {supported})")]
+    UnsupportedVersion { found: u32, supported: u32 },
+    #[error("{what} is {value}, over the limit of {limit}")]
+    LimitExceeded {
+        what: &'static str,
+        value: u64,
+        limit: u64,
+    },
+}
+
+/// Nanoseconds as fractional milliseconds (exact to the nanosecond for
+/// any time below 2^53 ns, about 104 days).
+pub fn ns_to_ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// Cuts a text to at most `max` characters, marking the cut.
+pub fn cap_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cap_chars_at_the_edge() {
+        let at = "x".repeat(MAX_ERROR_CHARS);
+        assert_eq!(cap_chars(&at, MAX_ERROR_CHARS), at);
+        let over = "𝔽".repeat(MAX_ERROR_CHARS + 1);
+        let capped = cap_chars(&over, MAX_ERROR_CHARS);
+        assert_eq!(capped.chars().count(), MAX_ERROR_CHARS);
+        assert!(capped.ends_with('…'));
+    }
+
+    #[test]
+    fn manifest_round_trip_and_checks() {
+        let mut m = Manifest {
+            schema_version: SESSION_SCHEMA_VERSION,
+            producer: "test".into(),
+            project_root: "/p".into(),
+            target: Target {
+                kind: TargetKind::Project,
+                path: String::new(),
+            },
+            threshold_ms: 10,
+            toolchains: vec![],
+            lean_versions: vec![],
+            started_unix_ms: 1,
+            completed_unix_ms: None,
+            status: SessionStatus::Running,
+            counts: Counts::default(),
+            index_bytes: 0,
+            next_capture: 1,
+            notes: vec![],
+            files: vec![
+                FileEntry::planned(0, "A.lean".into(), "A".into()),
+                FileEntry::planned(1, "B.lean".into(), "B".into()),
+            ],
+        };
+        m.files[1].status = FileStatus::Failed;
+        m.recount();
+        assert_eq!(
+            m.counts,
+            Counts {
+                planned: 2,
+                completed: 0,
+                failed: 1
+            }
+        );
+        let back = Manifest::from_json(&m.to_json()).unwrap();
+        assert_eq!(back, m);
+        m.files[0].status = FileStatus::Ok;
+        let e = Manifest::from_json(&m.to_json()).unwrap_err().to_string();
+        assert!(e.contains("is ok but names no capture"), "{e}");
+        m.files[0].status = FileStatus::Pending;
+        m.schema_version = SESSION_SCHEMA_VERSION + 1;
+        let e = Manifest::from_json(&m.to_json()).unwrap_err().to_string();
+        assert!(e.contains("unsupported session schema version 2"), "{e}");
+    }
+}

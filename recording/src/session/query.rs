@@ -1,0 +1,1021 @@
+//! Queries over a session's index: the top rows of one kind, by total or
+//! self time, under a path; folder totals as sums of committed files.
+//!
+//! The index is streamed line by line and only the best `limit` rows are
+//! kept (a bounded heap holding their raw lines), so memory depends on the
+//! limit and the longest line, not on the size of the index. Lines are
+//! probed with a small scanner for flat JSON objects that reads only the
+//! fields a query needs; only the winning lines are fully parsed.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+use std::io::Read;
+
+use serde::Serialize;
+
+use super::rows::{IndexRow, RowKind};
+use super::{ns_to_ms, SessionError};
+use crate::types::RangeKind;
+
+/// Longest index line a reader accepts, in bytes; longer lines are skipped
+/// with a warning.
+pub const MAX_INDEX_LINE_BYTES: usize = 1 << 20;
+
+/// Most warnings a query reports one by one (the rest are counted).
+pub const MAX_REPORTED_WARNINGS: usize = 20;
+
+/// Size of the read buffer.
+const READ_CHUNK: usize = 1 << 20;
+
+/// What to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QueryKind {
+    File,
+    Folder,
+    Declaration,
+    Tactic,
+}
+
+impl QueryKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueryKind::File => "file",
+            QueryKind::Folder => "folder",
+            QueryKind::Declaration => "declaration",
+            QueryKind::Tactic => "tactic",
+        }
+    }
+
+    /// The index rows a query of this kind reads.
+    fn row_kind(self) -> RowKind {
+        match self {
+            QueryKind::File | QueryKind::Folder => RowKind::File,
+            QueryKind::Declaration => RowKind::Declaration,
+            QueryKind::Tactic => RowKind::Tactic,
+        }
+    }
+}
+
+/// The order of the rows: by total (inclusive) or self time, longest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortBy {
+    Total,
+    SelfTime,
+}
+
+#[derive(Debug, Clone)]
+pub struct QuerySpec {
+    pub kind: QueryKind,
+    pub sort: SortBy,
+    /// At most this many rows (`None`: all).
+    pub limit: Option<usize>,
+    /// Only rows whose path is this project-relative path or lies under it
+    /// (whole path components).
+    pub path: Option<String>,
+}
+
+/// One result row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryRow {
+    pub kind: QueryKind,
+    pub name: String,
+    pub path: String,
+    pub duration_ms: Option<f64>,
+    pub self_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declaration: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<RangeKind>,
+    /// The session's file id (file, declaration and tactic rows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<u32>,
+    /// How many committed files a folder row sums.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<u64>,
+}
+
+impl QueryRow {
+    fn from_index(r: IndexRow) -> QueryRow {
+        QueryRow {
+            kind: match r.kind {
+                RowKind::File => QueryKind::File,
+                RowKind::Declaration => QueryKind::Declaration,
+                RowKind::Tactic => QueryKind::Tactic,
+            },
+            name: r.name,
+            path: r.path,
+            duration_ms: r.duration_ms,
+            self_ms: r.self_ms,
+            line: r.line,
+            end_line: r.end_line,
+            declaration: r.declaration,
+            attribution: r.attribution,
+            file: Some(r.file),
+            files: None,
+        }
+    }
+}
+
+/// The result of a query.
+#[derive(Debug, Clone, Default)]
+pub struct QueryOutcome {
+    pub rows: Vec<QueryRow>,
+    /// Rows that matched kind and path (before the limit).
+    pub matched: u64,
+    pub warnings: Vec<String>,
+    /// All warnings, including those beyond [`MAX_REPORTED_WARNINGS`].
+    pub warning_count: u64,
+}
+
+/// For each file id, the capture whose rows count (`None`: not committed).
+#[derive(Debug, Clone, Default)]
+pub struct Committed {
+    captures: Vec<Option<u64>>,
+}
+
+impl Committed {
+    pub fn new(captures: Vec<Option<u64>>) -> Committed {
+        Committed { captures }
+    }
+
+    fn accepts(&self, file: u64, capture: u64) -> bool {
+        usize::try_from(file)
+            .ok()
+            .and_then(|f| self.captures.get(f).copied().flatten())
+            == Some(capture)
+    }
+}
+
+/// Queries an index. Reads only the first `committed_bytes` of it (the
+/// manifest's `indexBytes`); `index_len` is its length on disk, to report
+/// what lies beyond.
+pub fn query_index(
+    index: impl Read,
+    index_len: u64,
+    committed_bytes: u64,
+    committed: &Committed,
+    spec: &QuerySpec,
+) -> Result<QueryOutcome, SessionError> {
+    let mut c = Collector::new(spec);
+    if index_len > committed_bytes {
+        c.warn(format!(
+            "ignored the last {} bytes of index.jsonl: they follow the last committed file (an unfinished capture or a damaged tail)",
+            index_len - committed_bytes
+        ));
+    } else if index_len < committed_bytes {
+        c.warn(format!(
+            "index.jsonl has {index_len} bytes but the manifest committed {committed_bytes}; rows of the missing part are lost"
+        ));
+    }
+    let mut input = index.take(committed_bytes);
+    let mut buf = vec![0u8; READ_CHUNK];
+    // Bytes of a line that started in an earlier chunk.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut skipping_long = false;
+    let mut line_no: u64 = 0;
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let mut chunk = &buf[..n];
+        while let Some(nl) = memchr::memchr(b'\n', chunk) {
+            line_no += 1;
+            if skipping_long {
+                skipping_long = false;
+            } else if carry.is_empty() {
+                if nl > MAX_INDEX_LINE_BYTES {
+                    c.warn(long_line(line_no));
+                } else {
+                    c.line(&chunk[..nl], line_no, committed);
+                }
+            } else {
+                carry.extend_from_slice(&chunk[..nl]);
+                if carry.len() > MAX_INDEX_LINE_BYTES {
+                    c.warn(long_line(line_no));
+                } else {
+                    let line = std::mem::take(&mut carry);
+                    c.line(&line, line_no, committed);
+                    carry = line;
+                }
+                carry.clear();
+            }
+            chunk = &chunk[nl + 1..];
+        }
+        if !skipping_long {
+            if carry.len() + chunk.len() > MAX_INDEX_LINE_BYTES {
+                c.warn(long_line(line_no + 1));
+                carry.clear();
+                skipping_long = true;
+            } else {
+                carry.extend_from_slice(chunk);
+            }
+        }
+    }
+    if !carry.is_empty() || skipping_long {
+        c.warn(format!(
+            "ignored a partial last line of index.jsonl (line {}, {} bytes without an end)",
+            line_no + 1,
+            carry.len()
+        ));
+    }
+    Ok(c.finish())
+}
+
+/// Queries rows already in memory (the rows of one recording).
+pub fn query_rows(rows: impl IntoIterator<Item = IndexRow>, spec: &QuerySpec) -> QueryOutcome {
+    let mut c = Collector::new(spec);
+    for r in rows {
+        if r.kind != spec.kind.row_kind() || !c.path_matches(r.path.as_bytes()) {
+            continue;
+        }
+        if spec.kind == QueryKind::Folder {
+            c.add_to_folders(&r.path, r.duration_ms, r.self_ms);
+            continue;
+        }
+        let key = match spec.sort {
+            SortBy::Total => r.duration_ms,
+            SortBy::SelfTime => r.self_ms,
+        };
+        c.offer(key, || Payload::Row(r));
+    }
+    c.finish()
+}
+
+fn long_line(line_no: u64) -> String {
+    format!("skipped line {line_no} of index.jsonl: longer than {MAX_INDEX_LINE_BYTES} bytes")
+}
+
+enum Payload {
+    Line(Vec<u8>),
+    Row(IndexRow),
+}
+
+struct Entry {
+    key: Option<f64>,
+    seq: u64,
+    payload: Payload,
+}
+
+impl Entry {
+    /// Greater is better: longer time, then earlier in the index.
+    fn rank_cmp(&self, other: &Entry) -> Ordering {
+        rank_cmp(self.key, self.seq, other.key, other.seq)
+    }
+}
+
+fn rank_cmp(ka: Option<f64>, sa: u64, kb: Option<f64>, sb: u64) -> Ordering {
+    let by_key = match (ka, kb) {
+        (Some(a), Some(b)) => a.total_cmp(&b),
+        (a, b) => a.is_some().cmp(&b.is_some()),
+    };
+    by_key.then(sb.cmp(&sa))
+}
+
+/// Heap order: the worst entry on top.
+struct Worst(Entry);
+
+impl PartialEq for Worst {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Worst {}
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Worst {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.rank_cmp(&self.0)
+    }
+}
+
+#[derive(Default)]
+struct FolderSum {
+    total_ns: u64,
+    self_ns: u64,
+    files: u64,
+    timed: bool,
+}
+
+struct Collector<'s> {
+    spec: &'s QuerySpec,
+    filter: Option<Vec<u8>>,
+    heap: BinaryHeap<Worst>,
+    all: Vec<Entry>,
+    folders: HashMap<String, FolderSum>,
+    matched: u64,
+    seq: u64,
+    warnings: Vec<String>,
+    warning_count: u64,
+}
+
+impl<'s> Collector<'s> {
+    fn new(spec: &'s QuerySpec) -> Self {
+        Collector {
+            spec,
+            filter: spec.path.as_deref().and_then(normalize_filter),
+            heap: BinaryHeap::new(),
+            all: Vec::new(),
+            folders: HashMap::new(),
+            matched: 0,
+            seq: 0,
+            warnings: Vec::new(),
+            warning_count: 0,
+        }
+    }
+
+    fn warn(&mut self, w: String) {
+        self.warning_count += 1;
+        if self.warnings.len() < MAX_REPORTED_WARNINGS {
+            self.warnings.push(w);
+        }
+    }
+
+    fn path_matches(&self, path: &[u8]) -> bool {
+        match &self.filter {
+            None => true,
+            Some(f) => path.starts_with(f) && (path.len() == f.len() || path[f.len()] == b'/'),
+        }
+    }
+
+    /// Considers one index line.
+    fn line(&mut self, line: &[u8], line_no: u64, committed: &Committed) {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        // Most rows are of another kind or of an uncounted capture: decide
+        // from the start of the line when it allows.
+        if let Some((capture, file, kind)) = quick_prefix(line) {
+            if kind != self.spec.kind.row_kind().as_str().as_bytes()
+                || !committed.accepts(file, capture)
+            {
+                return;
+            }
+        }
+        let probe = match Probe::scan(line) {
+            Some(p) => p,
+            None => match serde_json::from_slice::<IndexRow>(line) {
+                Ok(r) => Probe::from_row(&r),
+                Err(e) => {
+                    self.warn(format!(
+                        "skipped line {line_no} of index.jsonl: not an index row ({e})"
+                    ));
+                    return;
+                }
+            },
+        };
+        let Some(p) = probe.resolve() else {
+            self.warn(format!(
+                "skipped line {line_no} of index.jsonl: not an index row (missing or invalid capture, file, kind, path or times)"
+            ));
+            return;
+        };
+        if !committed.accepts(p.file, p.capture) {
+            return;
+        }
+        if p.kind != self.spec.kind.row_kind().as_str().as_bytes() {
+            return;
+        }
+        if !self.path_matches(&p.path) {
+            return;
+        }
+        if self.spec.kind == QueryKind::Folder {
+            match std::str::from_utf8(&p.path) {
+                Ok(path) => {
+                    let path = path.to_string();
+                    self.add_to_folders(&path, p.duration, p.self_time);
+                }
+                Err(_) => self.warn(format!(
+                    "skipped line {line_no} of index.jsonl: its path is not UTF-8"
+                )),
+            }
+            return;
+        }
+        let key = match self.spec.sort {
+            SortBy::Total => p.duration,
+            SortBy::SelfTime => p.self_time,
+        };
+        self.offer(key, || Payload::Line(line.to_vec()));
+    }
+
+    /// Keeps a row if it ranks among the best `limit`.
+    fn offer(&mut self, key: Option<f64>, payload: impl FnOnce() -> Payload) {
+        self.matched += 1;
+        let seq = self.seq;
+        self.seq += 1;
+        let Some(limit) = self.spec.limit else {
+            self.all.push(Entry {
+                key,
+                seq,
+                payload: payload(),
+            });
+            return;
+        };
+        if limit == 0 {
+            return;
+        }
+        if self.heap.len() == limit {
+            let worst = &self.heap.peek().expect("a full heap has a top").0;
+            if rank_cmp(key, seq, worst.key, worst.seq) != Ordering::Greater {
+                return;
+            }
+            self.heap.pop();
+        }
+        self.heap.push(Worst(Entry {
+            key,
+            seq,
+            payload: payload(),
+        }));
+    }
+
+    /// Adds a file's times to each of its folders (and the root, `.`, when
+    /// no path filter is given).
+    fn add_to_folders(&mut self, path: &str, duration: Option<f64>, self_time: Option<f64>) {
+        let mut folders: Vec<&str> = path
+            .match_indices('/')
+            .map(|(i, _)| &path[..i])
+            .filter(|f| self.path_matches(f.as_bytes()))
+            .collect();
+        if self.filter.is_none() {
+            folders.push(".");
+        }
+        for f in folders {
+            let s = self.folders.entry(f.to_string()).or_default();
+            s.files += 1;
+            if let Some(d) = duration {
+                s.total_ns = s.total_ns.saturating_add(ms_to_ns(d));
+                s.timed = true;
+            }
+            if let Some(d) = self_time {
+                s.self_ns = s.self_ns.saturating_add(ms_to_ns(d));
+            }
+        }
+    }
+
+    fn finish(mut self) -> QueryOutcome {
+        if self.spec.kind == QueryKind::Folder {
+            let folders = std::mem::take(&mut self.folders);
+            let mut names: Vec<_> = folders.into_iter().collect();
+            names.sort_by(|a, b| a.0.cmp(&b.0));
+            for (name, s) in names {
+                let total = s.timed.then(|| ns_to_ms(s.total_ns));
+                let self_time = s.timed.then(|| ns_to_ms(s.self_ns));
+                let key = match self.spec.sort {
+                    SortBy::Total => total,
+                    SortBy::SelfTime => self_time,
+                };
+                self.offer(key, || {
+                    Payload::Row(IndexRow {
+                        capture: s.files,
+                        file: 0,
+                        kind: RowKind::File,
+                        path: name.clone(),
+                        name,
+                        duration_ms: total,
+                        self_ms: self_time,
+                        line: None,
+                        end_line: None,
+                        declaration: None,
+                        attribution: None,
+                    })
+                });
+            }
+        }
+        let mut entries: Vec<Entry> = std::mem::take(&mut self.all);
+        entries.extend(std::mem::take(&mut self.heap).into_iter().map(|w| w.0));
+        entries.sort_by(|a, b| b.rank_cmp(a));
+        let mut rows = Vec::with_capacity(entries.len());
+        for e in entries {
+            match e.payload {
+                Payload::Row(r) if self.spec.kind == QueryKind::Folder => rows.push(QueryRow {
+                    kind: QueryKind::Folder,
+                    files: Some(r.capture),
+                    file: None,
+                    ..QueryRow::from_index(r)
+                }),
+                Payload::Row(r) => rows.push(QueryRow::from_index(r)),
+                Payload::Line(l) => match serde_json::from_slice::<IndexRow>(&l) {
+                    Ok(r) => rows.push(QueryRow::from_index(r)),
+                    Err(e) => self.warn(format!("skipped an index row: {e}")),
+                },
+            }
+        }
+        QueryOutcome {
+            rows,
+            matched: self.matched,
+            warnings: self.warnings,
+            warning_count: self.warning_count,
+        }
+    }
+}
+
+/// Milliseconds written by [`ns_to_ms`] back to nanoseconds.
+fn ms_to_ns(ms: f64) -> u64 {
+    if ms.is_finite() && ms > 0.0 {
+        (ms * 1e6).round() as u64
+    } else {
+        0
+    }
+}
+
+/// `./A/B/` → `A/B`; `.` or empty → no filter.
+fn normalize_filter(p: &str) -> Option<Vec<u8>> {
+    let parts: Vec<&str> = p
+        .split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("/").into_bytes())
+}
+
+/// The fields of a row a query needs, as raw JSON tokens.
+#[derive(Default)]
+struct Probe<'a> {
+    capture: Option<&'a [u8]>,
+    file: Option<&'a [u8]>,
+    kind: Option<Token<'a>>,
+    path: Option<Token<'a>>,
+    duration: Option<&'a [u8]>,
+    self_time: Option<&'a [u8]>,
+    owned: Option<Resolved<'static>>,
+}
+
+#[derive(Clone, Copy)]
+struct Token<'a> {
+    /// The string's content between the quotes.
+    raw: &'a [u8],
+    escaped: bool,
+    /// The string with its quotes, for unescaping.
+    quoted: &'a [u8],
+}
+
+struct Resolved<'a> {
+    capture: u64,
+    file: u64,
+    kind: Cow<'a, [u8]>,
+    path: Cow<'a, [u8]>,
+    duration: Option<f64>,
+    self_time: Option<f64>,
+}
+
+impl<'a> Probe<'a> {
+    fn from_row(r: &IndexRow) -> Probe<'static> {
+        Probe {
+            owned: Some(Resolved {
+                capture: r.capture,
+                file: u64::from(r.file),
+                kind: Cow::Borrowed(r.kind.as_str().as_bytes()),
+                path: Cow::Owned(r.path.as_bytes().to_vec()),
+                duration: r.duration_ms,
+                self_time: r.self_ms,
+            }),
+            ..Probe::default()
+        }
+    }
+
+    fn resolve(self) -> Option<Resolved<'a>> {
+        if let Some(r) = self.owned {
+            return Some(r);
+        }
+        Some(Resolved {
+            capture: parse_u64(self.capture?)?,
+            file: parse_u64(self.file?)?,
+            kind: unescape(self.kind?)?,
+            path: unescape(self.path?)?,
+            duration: parse_time(self.duration?)?,
+            self_time: parse_time(self.self_time?)?,
+        })
+    }
+
+    /// Scans a flat JSON object (string, number, `true`/`false`/`null`
+    /// values). `None` when the line is anything else; the caller then
+    /// falls back to a full parse.
+    fn scan(line: &'a [u8]) -> Option<Probe<'a>> {
+        let mut p = Probe::default();
+        let mut i = skip_ws(line, 0);
+        if line.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(line, i + 1);
+        if line.get(i) == Some(&b'}') {
+            return (skip_ws(line, i + 1) == line.len()).then_some(p);
+        }
+        loop {
+            let key = string_at(line, i)?;
+            if key.escaped {
+                return None;
+            }
+            i = skip_ws(line, i + key.quoted.len());
+            if line.get(i) != Some(&b':') {
+                return None;
+            }
+            i = skip_ws(line, i + 1);
+            match *line.get(i)? {
+                b'"' => {
+                    let v = string_at(line, i)?;
+                    i += v.quoted.len();
+                    match key.raw {
+                        b"kind" => p.kind = Some(v),
+                        b"path" => p.path = Some(v),
+                        _ => {}
+                    }
+                }
+                b'{' | b'[' => return None,
+                _ => {
+                    let start = i;
+                    while i < line.len() && !matches!(line[i], b',' | b'}' | b' ' | b'\t' | b'\r') {
+                        i += 1;
+                    }
+                    let v = &line[start..i];
+                    if v.is_empty() {
+                        return None;
+                    }
+                    match key.raw {
+                        b"capture" => p.capture = Some(v),
+                        b"file" => p.file = Some(v),
+                        b"durationMs" => p.duration = Some(v),
+                        b"selfMs" => p.self_time = Some(v),
+                        _ => {}
+                    }
+                }
+            }
+            i = skip_ws(line, i);
+            match line.get(i) {
+                Some(b',') => i = skip_ws(line, i + 1),
+                Some(b'}') => break,
+                _ => return None,
+            }
+        }
+        (skip_ws(line, i + 1) == line.len()).then_some(p)
+    }
+}
+
+fn skip_ws(line: &[u8], mut i: usize) -> usize {
+    while i < line.len() && matches!(line[i], b' ' | b'\t' | b'\r' | b'\n') {
+        i += 1;
+    }
+    i
+}
+
+/// The JSON string starting at `line[i]` (which must be `"`).
+fn string_at(line: &[u8], i: usize) -> Option<Token<'_>> {
+    if line.get(i) != Some(&b'"') {
+        return None;
+    }
+    let mut j = i + 1;
+    let mut escaped = false;
+    loop {
+        let k = j + memchr::memchr2(b'"', b'\\', &line[j..])?;
+        if line[k] == b'"' {
+            return Some(Token {
+                raw: &line[i + 1..k],
+                escaped,
+                quoted: &line[i..=k],
+            });
+        }
+        escaped = true;
+        j = k + 2;
+        if j > line.len() {
+            return None;
+        }
+    }
+}
+
+fn unescape(t: Token<'_>) -> Option<Cow<'_, [u8]>> {
+    if t.escaped {
+        serde_json::from_slice::<String>(t.quoted)
+            .ok()
+            .map(|s| Cow::Owned(s.into_bytes()))
+    } else {
+        Some(Cow::Borrowed(t.raw))
+    }
+}
+
+/// The capture, file and kind of a row that starts the way leanscope
+/// writes rows (`{"capture":N,"file":N,"kind":"K"`), read without looking
+/// further; `None` for any other start.
+fn quick_prefix(line: &[u8]) -> Option<(u64, u64, &[u8])> {
+    let rest = line.strip_prefix(br#"{"capture":"#)?;
+    let n = rest.iter().position(|b| !b.is_ascii_digit())?;
+    let capture = parse_u64(&rest[..n])?;
+    let rest = rest[n..].strip_prefix(br#","file":"#)?;
+    let n = rest.iter().position(|b| !b.is_ascii_digit())?;
+    let file = parse_u64(&rest[..n])?;
+    let rest = rest[n..].strip_prefix(br#","kind":""#)?;
+    let n = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+    (rest[n] == b'"').then_some((capture, file, &rest[..n]))
+}
+
+fn parse_u64(v: &[u8]) -> Option<u64> {
+    if v.is_empty() || v.len() > 20 {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in v {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+    }
+    Some(n)
+}
+
+/// A time: a non-negative number, or `null` (no time). `None` when invalid.
+fn parse_time(v: &[u8]) -> Option<Option<f64>> {
+    if v == b"null" {
+        return Some(None);
+    }
+    if let Some(x) = fast_decimal(v) {
+        return Some(Some(x));
+    }
+    let x: f64 = std::str::from_utf8(v).ok()?.parse().ok()?;
+    (x.is_finite() && x >= 0.0).then_some(Some(x))
+}
+
+/// `DIGITS[.DIGITS]` with at most 15 significant digits, exactly: the
+/// integer mantissa and the power of ten are both exact in an `f64`, so one
+/// division rounds correctly (as `str::parse` does). `None` otherwise.
+fn fast_decimal(v: &[u8]) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let mut mantissa: u64 = 0;
+    let mut digits = 0usize;
+    let mut frac: Option<usize> = None;
+    for &b in v {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                digits += 1;
+                if let Some(f) = frac.as_mut() {
+                    *f += 1;
+                }
+                if digits > 15 {
+                    return None;
+                }
+            }
+            b'.' if frac.is_none() && digits > 0 => frac = Some(0),
+            _ => return None,
+        }
+    }
+    match frac {
+        None if digits > 0 => Some(mantissa as f64),
+        Some(f) if f > 0 => Some(mantissa as f64 / POW10[f]),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_decimals_agree_with_the_standard_parser() {
+        for t in [
+            "0",
+            "7.176",
+            "6.238",
+            "0.000001",
+            "123456.789012",
+            "1869.706",
+            "999999999999999",
+            "0.1",
+            "3.0",
+        ] {
+            assert_eq!(
+                fast_decimal(t.as_bytes()),
+                Some(t.parse::<f64>().unwrap()),
+                "{t}"
+            );
+        }
+        for t in ["1e3", "-1", ".5", "5.", "1234567890123456", "1.2.3", ""] {
+            assert_eq!(fast_decimal(t.as_bytes()), None, "{t}");
+        }
+        let mut x = 1u64;
+        for _ in 0..10_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let ns = x % 100_000_000_000_000;
+            let text = (ns as f64 / 1e6).to_string();
+            if let Some(v) = fast_decimal(text.as_bytes()) {
+                assert_eq!(v, text.parse::<f64>().unwrap(), "{text}");
+            }
+        }
+    }
+
+    fn row(file: u32, capture: u64, kind: RowKind, path: &str, name: &str, ms: f64) -> IndexRow {
+        IndexRow {
+            capture,
+            file,
+            kind,
+            path: path.into(),
+            name: name.into(),
+            duration_ms: Some(ms),
+            self_ms: Some(ms / 2.0),
+            line: Some(1),
+            end_line: Some(2),
+            declaration: None,
+            attribution: Some(RangeKind::Exact),
+        }
+    }
+
+    fn index(rows: &[IndexRow]) -> Vec<u8> {
+        let mut v = Vec::new();
+        for r in rows {
+            super::super::write_row(r, &mut v);
+        }
+        v
+    }
+
+    fn spec(kind: QueryKind, limit: Option<usize>, path: Option<&str>) -> QuerySpec {
+        QuerySpec {
+            kind,
+            sort: SortBy::Total,
+            limit,
+            path: path.map(String::from),
+        }
+    }
+
+    fn run(bytes: &[u8], committed: &Committed, s: &QuerySpec) -> QueryOutcome {
+        query_index(bytes, bytes.len() as u64, bytes.len() as u64, committed, s).unwrap()
+    }
+
+    #[test]
+    fn scanner_reads_what_serde_reads() {
+        let r = IndexRow {
+            name: "a \"quoted\" \\ name\n".into(),
+            path: "𝔽/x\ty.lean".into(),
+            duration_ms: None,
+            ..row(3, 9, RowKind::Declaration, "", "", 1.0)
+        };
+        let line = index(std::slice::from_ref(&r));
+        let p = Probe::scan(&line[..line.len() - 1])
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!((p.capture, p.file), (9, 3));
+        assert_eq!(&p.kind[..], b"declaration");
+        assert_eq!(p.path, "𝔽/x\ty.lean".as_bytes());
+        assert_eq!((p.duration, p.self_time), (None, Some(0.5)));
+        // Nested values and escaped keys fall back to the full parser.
+        assert!(Probe::scan(br#"{"a":[1],"kind":"file"}"#).is_none());
+        assert!(Probe::scan(br#"{"k\u0069nd":"file"}"#).is_none());
+        assert!(Probe::scan(br#"{"kind":"file"} x"#).is_none());
+        assert!(Probe::scan(br#"{"kind":"fi"#).is_none());
+    }
+
+    #[test]
+    fn top_rows_only_committed_and_under_the_path() {
+        let rows = [
+            row(0, 1, RowKind::Declaration, "A/B/x.lean", "a", 5.0),
+            row(0, 1, RowKind::Declaration, "A/B/x.lean", "b", 9.0),
+            row(1, 2, RowKind::Declaration, "A/Bc/y.lean", "c", 7.0),
+            // superseded capture of file 0
+            row(0, 0, RowKind::Declaration, "A/B/x.lean", "old", 99.0),
+            // uncommitted file 2
+            row(2, 3, RowKind::Declaration, "A/B/z.lean", "z", 50.0),
+            row(1, 2, RowKind::Tactic, "A/Bc/y.lean", "t", 70.0),
+        ];
+        let bytes = index(&rows);
+        let committed = Committed::new(vec![Some(1), Some(2), None]);
+        let out = run(
+            &bytes,
+            &committed,
+            &spec(QueryKind::Declaration, Some(2), None),
+        );
+        let names: Vec<_> = out.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["b", "c"]);
+        assert_eq!(out.matched, 3);
+        let out = run(
+            &bytes,
+            &committed,
+            &spec(QueryKind::Declaration, None, Some("./A/B/")),
+        );
+        let names: Vec<_> = out.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["b", "a"]);
+        assert!(out.warnings.is_empty());
+    }
+
+    #[test]
+    fn folders_sum_committed_files() {
+        let rows = [
+            row(0, 1, RowKind::File, "A/B/x.lean", "A.B.x", 1.5),
+            row(1, 2, RowKind::File, "A/y.lean", "A.y", 2.25),
+            row(2, 3, RowKind::File, "A/B/z.lean", "A.B.z", 100.0),
+        ];
+        let bytes = index(&rows);
+        let committed = Committed::new(vec![Some(1), Some(2), None]);
+        let out = run(&bytes, &committed, &spec(QueryKind::Folder, None, None));
+        let got: Vec<_> = out
+            .rows
+            .iter()
+            .map(|r| (r.path.as_str(), r.duration_ms.unwrap(), r.files.unwrap()))
+            .collect();
+        assert_eq!(got, [(".", 3.75, 2), ("A", 3.75, 2), ("A/B", 1.5, 1)]);
+        let out = run(
+            &bytes,
+            &committed,
+            &spec(QueryKind::Folder, None, Some("A/B")),
+        );
+        assert_eq!(out.rows.len(), 1);
+    }
+
+    #[test]
+    fn damaged_lines_are_skipped_with_warnings() {
+        let rows = [row(0, 1, RowKind::File, "x.lean", "x", 1.0)];
+        let mut bytes = index(&rows);
+        bytes.extend_from_slice(b"not json\n");
+        let full = bytes.len() as u64;
+        bytes.extend_from_slice(br#"{"capture":1,"file":0,"kind":"fi"#);
+        let committed = Committed::new(vec![Some(1)]);
+        let s = spec(QueryKind::File, Some(5), None);
+        // The manifest committed everything: the half line is read and reported.
+        let out = query_index(
+            &bytes[..],
+            bytes.len() as u64,
+            bytes.len() as u64,
+            &committed,
+            &s,
+        )
+        .unwrap();
+        assert_eq!(out.rows.len(), 1);
+        assert_eq!(out.warning_count, 2, "{:?}", out.warnings);
+        assert!(out.warnings[0].contains("line 2"), "{:?}", out.warnings);
+        assert!(
+            out.warnings[1].contains("partial last line"),
+            "{:?}",
+            out.warnings
+        );
+        // The manifest committed less: the tail is not read, but reported.
+        let out = query_index(&bytes[..], bytes.len() as u64, full, &committed, &s).unwrap();
+        assert_eq!(out.rows.len(), 1);
+        assert!(
+            out.warnings
+                .iter()
+                .any(|w| w.contains("ignored the last 32 bytes")),
+            "{:?}",
+            out.warnings
+        );
+    }
+
+    #[test]
+    fn a_line_at_the_length_limit_is_read_and_one_over_is_skipped() {
+        let base = row(0, 1, RowKind::File, "x.lean", "", 1.0);
+        let empty_len = index(std::slice::from_ref(&base)).len() - 1;
+        let fits = IndexRow {
+            name: "n".repeat(MAX_INDEX_LINE_BYTES - empty_len),
+            ..base.clone()
+        };
+        let over = IndexRow {
+            name: "n".repeat(MAX_INDEX_LINE_BYTES - empty_len + 1),
+            ..base
+        };
+        let committed = Committed::new(vec![Some(1)]);
+        let s = spec(QueryKind::File, Some(5), None);
+        let out = run(&index(&[fits]), &committed, &s);
+        assert_eq!((out.rows.len(), out.warning_count), (1, 0));
+        let out = run(&index(&[over]), &committed, &s);
+        assert_eq!(out.rows.len(), 0);
+        assert!(
+            out.warnings[0].contains("longer than"),
+            "{:?}",
+            out.warnings
+        );
+    }
+
+    #[test]
+    fn ties_keep_index_order_and_untimed_rows_come_last() {
+        let mut rows = vec![
+            row(0, 1, RowKind::Declaration, "x.lean", "first", 3.0),
+            row(0, 1, RowKind::Declaration, "x.lean", "second", 3.0),
+            row(0, 1, RowKind::Declaration, "x.lean", "none", 0.0),
+        ];
+        rows[2].duration_ms = None;
+        let committed = Committed::new(vec![Some(1)]);
+        let out = run(
+            &index(&rows),
+            &committed,
+            &spec(QueryKind::Declaration, None, None),
+        );
+        let names: Vec<_> = out.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["first", "second", "none"]);
+        let out = run(
+            &index(&rows),
+            &committed,
+            &spec(QueryKind::Declaration, Some(1), None),
+        );
+        assert_eq!(out.rows[0].name, "first");
+    }
+}

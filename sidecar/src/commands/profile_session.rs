@@ -1,0 +1,187 @@
+//! `leanscope profile DIR`, `--project [DIR]`, `--resume SESSION_DIR`:
+//! folder and project captures into a session directory.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use recording::session::SessionStatus;
+
+use super::profile::Interrupts;
+use crate::capture::{timestamp, CancelToken, PROJECT_DIR};
+use crate::exit;
+use crate::session::engine::{
+    plan, resume, resume_preview, run_new, SessionEvent, SessionFailure, SessionOptions,
+};
+use crate::session::store::StoreError;
+
+/// The session options of `leanscope profile` (see its `--help`).
+pub struct Args {
+    pub target: Option<PathBuf>,
+    pub project: Option<PathBuf>,
+    pub resume: Option<PathBuf>,
+    pub list: bool,
+    pub jobs: usize,
+    pub out: Option<PathBuf>,
+    pub threshold: u64,
+    pub lake: Option<PathBuf>,
+    pub timeout: Option<u64>,
+    pub json: bool,
+}
+
+fn failure_code(e: &SessionFailure) -> u8 {
+    match e {
+        SessionFailure::Project(crate::capture::project::ProjectError::NoLake { .. }) => {
+            exit::CAPTURE_FAILED
+        }
+        SessionFailure::Store(StoreError::Io { .. } | StoreError::Session { .. })
+        | SessionFailure::Io(_) => exit::CAPTURE_FAILED,
+        _ => exit::USAGE,
+    }
+}
+
+pub fn run(a: Args) -> Result<u8> {
+    let opts = SessionOptions {
+        threshold_ms: a.threshold,
+        lake: a.lake.clone(),
+        timeout: a.timeout.map(Duration::from_secs),
+        jobs: a.jobs,
+    };
+    let cancel = CancelToken::default();
+    let interrupts = Interrupts::install(&cancel)?;
+    let mut on_event = |e: SessionEvent| match e {
+        SessionEvent::Started {
+            dir,
+            planned,
+            to_capture,
+        } => eprintln!(
+            "leanscope: session {}: capturing {to_capture} of {planned} files",
+            dir.display()
+        ),
+        SessionEvent::FileStarted { path, .. } => eprintln!("leanscope: capturing {path}"),
+        SessionEvent::FileDone {
+            path,
+            status,
+            done,
+            total,
+            error,
+            ..
+        } => match error {
+            Some(err) => eprintln!(
+                "leanscope: [{done}/{total}] {path}: {}: {}",
+                status.as_str(),
+                err.lines().next().unwrap_or("")
+            ),
+            None => eprintln!("leanscope: [{done}/{total}] {path}: {}", status.as_str()),
+        },
+    };
+    let result = if let Some(dir) = &a.resume {
+        if a.list {
+            return match resume_preview(dir) {
+                Ok(files) => {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&serde_json::json!({
+                            "session": dir,
+                            "files": files,
+                        }))?
+                    );
+                    Ok(exit::OK)
+                }
+                Err(e) => {
+                    eprintln!("leanscope: error: {e}");
+                    Ok(failure_code(&e))
+                }
+            };
+        }
+        resume(dir, &opts, &cancel, &mut on_event)
+    } else {
+        let (dir, whole) = match (&a.project, &a.target) {
+            (Some(p), _) => (p.clone(), true),
+            (None, Some(t)) => (t.clone(), false),
+            (None, None) => {
+                eprintln!("leanscope: error: give a folder, --project or --resume");
+                return Ok(exit::USAGE);
+            }
+        };
+        let p = match plan(&dir, whole) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("leanscope: error: {e}");
+                return Ok(failure_code(&e));
+            }
+        };
+        for note in &p.notes {
+            eprintln!("leanscope: note: {note}");
+        }
+        if a.list {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "projectRoot": p.project.root,
+                    "target": p.target,
+                    "files": p.files,
+                }))?
+            );
+            return Ok(exit::OK);
+        }
+        if p.files.is_empty() {
+            eprintln!(
+                "leanscope: error: no .lean files to capture in {}",
+                dir.display()
+            );
+            return Ok(exit::USAGE);
+        }
+        let out = a.out.clone().unwrap_or_else(|| {
+            p.project
+                .root
+                .join(PROJECT_DIR)
+                .join("sessions")
+                .join(timestamp())
+        });
+        run_new(p, &out, &opts, &cancel, &mut on_event)
+    };
+    let summary = match result {
+        Ok(s) => s,
+        Err(e) => {
+            if let Some(code) = interrupts.exit_code() {
+                eprintln!("leanscope: interrupted: {e}");
+                return Ok(code);
+            }
+            eprintln!("leanscope: error: {e}");
+            return Ok(failure_code(&e));
+        }
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        println!("{}", summary.session.display());
+    }
+    let c = summary.counts;
+    eprintln!(
+        "leanscope: session {}: {} of {} files captured, {} failed{}",
+        summary.status.as_str(),
+        c.completed,
+        c.planned,
+        c.failed,
+        if summary.with_errors > 0 {
+            format!(", {} with Lean errors", summary.with_errors)
+        } else {
+            String::new()
+        }
+    );
+    if summary.status == SessionStatus::Cancelled {
+        eprintln!(
+            "leanscope: the completed files are kept; `leanscope profile --resume {}` captures the rest",
+            summary.session.display()
+        );
+        return Ok(interrupts.exit_code().unwrap_or(exit::INTERRUPTED));
+    }
+    if c.failed > 0 {
+        return Ok(exit::CAPTURE_FAILED);
+    }
+    if summary.with_errors > 0 {
+        return Ok(exit::LEAN_ERRORS);
+    }
+    Ok(exit::OK)
+}

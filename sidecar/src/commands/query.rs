@@ -1,0 +1,250 @@
+//! `leanscope query`: the slowest files, folders, declarations or tactics of
+//! a session (streaming its index) or of one recording.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use recording::session::{
+    index_rows, query_index, query_rows, Counts, QueryKind, QueryOutcome, QueryRow, QuerySpec,
+    SessionStatus, SortBy, INDEX_FILE, MANIFEST_FILE,
+};
+use recording::Recording;
+use serde::Serialize;
+
+use crate::exit;
+use crate::session::store::{is_being_written, read_manifest};
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Kind {
+    File,
+    Folder,
+    Declaration,
+    Tactic,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Sort {
+    /// Inclusive time.
+    Total,
+    /// Self time (declarations: outside their tactics; files: outside their declarations).
+    #[value(name = "self")]
+    SelfTime,
+}
+
+/// Rows a query prints unless told otherwise.
+pub const DEFAULT_LIMIT: usize = 20;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Output: TSV with a header line by default; --json gives one object with the session's status and
+counts next to the rows; --jsonl one row per line. Times are milliseconds; lines are 1-based.
+A session's rows count only for files its manifest marks committed; folder times are the sums
+of their committed files. Warnings (damaged index lines, an interrupted session) go to stderr.")]
+pub struct Args {
+    /// A session directory or a recording (.lsrec).
+    source: PathBuf,
+    /// What to list.
+    #[arg(long, value_enum, default_value = "declaration")]
+    kind: Kind,
+    /// At most this many rows, longest first.
+    #[arg(long, default_value_t = DEFAULT_LIMIT, conflicts_with = "all")]
+    limit: usize,
+    /// Every matching row (memory grows with the result).
+    #[arg(long)]
+    all: bool,
+    /// Only rows under this project-relative path (whole path components: `A/B` matches
+    /// `A/B/C.lean`, not `A/Bc.lean`).
+    #[arg(long, value_name = "SUBTREE")]
+    path: Option<String>,
+    /// Order by total (inclusive) or self time.
+    #[arg(long, value_enum, default_value = "total")]
+    sort: Sort,
+    #[arg(long, conflicts_with = "jsonl")]
+    json: bool,
+    #[arg(long)]
+    jsonl: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionFacts {
+    path: PathBuf,
+    status: SessionStatus,
+    /// The status is `running` but no leanscope is writing the session.
+    interrupted: bool,
+    #[serde(flatten)]
+    counts: Counts,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Output<'a> {
+    session: Option<SessionFacts>,
+    recording: Option<&'a Path>,
+    kind: QueryKind,
+    sort: &'static str,
+    limit: Option<usize>,
+    path: Option<&'a str>,
+    matched: u64,
+    rows: &'a [QueryRow],
+    warnings: &'a [String],
+}
+
+pub fn run(a: Args) -> Result<u8> {
+    let spec = QuerySpec {
+        kind: match a.kind {
+            Kind::File => QueryKind::File,
+            Kind::Folder => QueryKind::Folder,
+            Kind::Declaration => QueryKind::Declaration,
+            Kind::Tactic => QueryKind::Tactic,
+        },
+        sort: match a.sort {
+            Sort::Total => SortBy::Total,
+            Sort::SelfTime => SortBy::SelfTime,
+        },
+        limit: (!a.all).then_some(a.limit),
+        path: a.path.clone(),
+    };
+    let (facts, outcome) = if a.source.is_dir() {
+        match query_session(&a.source, &spec) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("leanscope: error: {e:#}");
+                return Ok(exit::USAGE);
+            }
+        }
+    } else {
+        match Recording::open(&a.source) {
+            Ok(rec) => {
+                let path = rec.header.source_path.clone();
+                (None, query_rows(index_rows(&rec, 0, 0, &path), &spec))
+            }
+            Err(e) => {
+                eprintln!(
+                    "leanscope: error: {} is neither a session directory nor a readable recording: {e}",
+                    a.source.display()
+                );
+                return Ok(exit::USAGE);
+            }
+        }
+    };
+    for w in &outcome.warnings {
+        eprintln!("leanscope: warning: {w}");
+    }
+    if outcome.warning_count > outcome.warnings.len() as u64 {
+        eprintln!(
+            "leanscope: warning: and {} more warnings",
+            outcome.warning_count - outcome.warnings.len() as u64
+        );
+    }
+    if let Some(f) = &facts {
+        if f.interrupted {
+            eprintln!(
+                "leanscope: warning: the session was interrupted (status running, but no leanscope is writing it): {} of {} files completed; `leanscope profile --resume {}` completes it",
+                f.counts.completed,
+                f.counts.planned,
+                f.path.display()
+            );
+        } else if f.status != SessionStatus::Complete {
+            eprintln!(
+                "leanscope: note: the session is {}: {} of {} files completed, {} failed",
+                f.status.as_str(),
+                f.counts.completed,
+                f.counts.planned,
+                f.counts.failed
+            );
+        }
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if a.json {
+        let o = Output {
+            session: facts,
+            recording: (!a.source.is_dir()).then_some(a.source.as_path()),
+            kind: spec.kind,
+            sort: match spec.sort {
+                SortBy::Total => "total",
+                SortBy::SelfTime => "self",
+            },
+            limit: spec.limit,
+            path: spec.path.as_deref(),
+            matched: outcome.matched,
+            rows: &outcome.rows,
+            warnings: &outcome.warnings,
+        };
+        serde_json::to_writer_pretty(&mut out, &o)?;
+        writeln!(out)?;
+    } else if a.jsonl {
+        for r in &outcome.rows {
+            serde_json::to_writer(&mut out, r)?;
+            writeln!(out)?;
+        }
+    } else {
+        write_tsv(&mut out, &outcome)?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+fn query_session(dir: &Path, spec: &QuerySpec) -> Result<(Option<SessionFacts>, QueryOutcome)> {
+    if !dir.join(MANIFEST_FILE).is_file() {
+        anyhow::bail!(
+            "{} is not a session directory (no {MANIFEST_FILE})",
+            dir.display()
+        );
+    }
+    let manifest = read_manifest(dir)?;
+    let committed = manifest.committed();
+    let index_path = dir.join(INDEX_FILE);
+    let outcome = match std::fs::File::open(&index_path) {
+        Ok(f) => {
+            let len = f.metadata()?.len();
+            query_index(f, len, manifest.index_bytes, &committed, spec)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", index_path.display()))?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && manifest.index_bytes == 0 => {
+            query_index(&[][..], 0, 0, &committed, spec)?
+        }
+        Err(e) => anyhow::bail!("cannot read {}: {e}", index_path.display()),
+    };
+    let facts = SessionFacts {
+        path: dir.to_path_buf(),
+        status: manifest.status,
+        interrupted: manifest.status == SessionStatus::Running && !is_being_written(dir),
+        counts: manifest.counts,
+    };
+    Ok((Some(facts), outcome))
+}
+
+/// A TSV field: tabs and line breaks become spaces.
+fn field(s: &str) -> String {
+    s.replace(['\t', '\n', '\r'], " ")
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+fn write_tsv(out: &mut impl Write, o: &QueryOutcome) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "kind\tname\tpath\tdurationMs\tselfMs\tline\tendLine\tdeclaration\tattribution"
+    )?;
+    for r in &o.rows {
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            r.kind.as_str(),
+            field(&r.name),
+            field(&r.path),
+            opt(r.duration_ms),
+            opt(r.self_ms),
+            opt(r.line),
+            opt(r.end_line),
+            field(r.declaration.as_deref().unwrap_or("")),
+            r.attribution.map(|k| k.as_str()).unwrap_or("")
+        )?;
+    }
+    Ok(())
+}

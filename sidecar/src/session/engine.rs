@@ -1,0 +1,583 @@
+//! Running a session: capture each planned file, publish its recording,
+//! append its index rows, checkpoint the manifest; survive failures,
+//! cancellation and crashes; resume.
+//!
+//! The API is blocking, reports through a callback and stops through a
+//! [`CancelToken`], so the CLI and `leanscope serve` drive it alike.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use recording::session::{
+    cap_chars, index_rows, ns_to_ms, write_row, Counts, FileEntry, FileStatus, Manifest,
+    SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
+};
+use recording::{CaptureStatus, Recording};
+
+use super::discover::{discover, PlannedFile};
+use super::store::{SessionStore, StoreError};
+use crate::capture::process::RunError;
+use crate::capture::project::{find_lake, Project, ProjectError};
+use crate::capture::{capture_file, CancelToken, CaptureError, CaptureRequest, RunOptions};
+
+/// Most parallel captures.
+pub const MAX_JOBS: usize = 64;
+
+/// What a new session captures.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub project: Project,
+    pub target: Target,
+    pub files: Vec<PlannedFile>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionFailure {
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Plans a capture of `dir` (a folder) or, with `whole_project`, of the
+/// project containing `dir`.
+pub fn plan(dir: &Path, whole_project: bool) -> Result<Plan, SessionFailure> {
+    if !dir.is_dir() {
+        return Err(SessionFailure::Usage(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
+    }
+    let project = Project::containing(dir)?;
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| SessionFailure::Io(format!("cannot resolve {}: {e}", dir.display())))?;
+    let (kind, scan) = if whole_project {
+        (TargetKind::Project, project.root.clone())
+    } else {
+        (TargetKind::Folder, dir)
+    };
+    let rel = scan
+        .strip_prefix(&project.root)
+        .map(|r| {
+            r.components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .unwrap_or_default();
+    let (files, notes) =
+        discover(&project, &scan).map_err(|e| SessionFailure::Io(e.to_string()))?;
+    Ok(Plan {
+        project,
+        target: Target { kind, path: rel },
+        files,
+        notes,
+    })
+}
+
+/// How files are captured.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    pub threshold_ms: u64,
+    pub lake: Option<PathBuf>,
+    /// Per-file limit.
+    pub timeout: Option<Duration>,
+    pub jobs: usize,
+}
+
+/// What happens, as the session goes (serializable for progress
+/// notifications).
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "event", rename_all = "camelCase")]
+pub enum SessionEvent {
+    /// The session directory is ready; `to_capture` files will be captured.
+    Started {
+        dir: PathBuf,
+        planned: usize,
+        to_capture: usize,
+    },
+    FileStarted {
+        id: u32,
+        path: String,
+    },
+    FileDone {
+        id: u32,
+        path: String,
+        status: FileStatus,
+        /// Files finished so far in this run, and how many this run captures.
+        done: usize,
+        total: usize,
+        error: Option<String>,
+    },
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub session: PathBuf,
+    pub status: SessionStatus,
+    pub counts: Counts,
+    /// Files captured by this run.
+    pub captured: u64,
+    /// Committed files with Lean errors.
+    pub with_errors: u64,
+    pub notes: Vec<String>,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Creates a new session for `plan` in `dir` and runs it.
+pub fn run_new(
+    plan: Plan,
+    dir: &Path,
+    opts: &SessionOptions,
+    cancel: &CancelToken,
+    progress: &mut dyn FnMut(SessionEvent),
+) -> Result<SessionSummary, SessionFailure> {
+    check_lake(opts)?;
+    let manifest = Manifest {
+        schema_version: SESSION_SCHEMA_VERSION,
+        producer: concat!("leanscope ", env!("CARGO_PKG_VERSION")).into(),
+        project_root: plan.project.root.display().to_string(),
+        target: plan.target,
+        threshold_ms: opts.threshold_ms,
+        toolchains: plan.project.toolchain.iter().cloned().collect(),
+        lean_versions: Vec::new(),
+        started_unix_ms: now_ms(),
+        completed_unix_ms: None,
+        status: SessionStatus::Running,
+        counts: Counts::default(),
+        index_bytes: 0,
+        next_capture: 1,
+        notes: plan.notes,
+        files: plan
+            .files
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| FileEntry::planned(i as u32, f.path, f.module))
+            .collect(),
+    };
+    let mut store = SessionStore::create(dir, manifest)?;
+    store.manifest.recount();
+    store.checkpoint()?;
+    let todo: Vec<u32> = (0..store.manifest.files.len() as u32).collect();
+    run(store, todo, opts, cancel, progress)
+}
+
+/// What a resume would capture: files missing, failed, skipped, whose
+/// source changed or whose recording is gone, and files of the target
+/// that are new since. Adds the new files to the manifest.
+fn resume_plan(store: &mut SessionStore) -> Result<Vec<u32>, SessionFailure> {
+    let root = PathBuf::from(&store.manifest.project_root);
+    let project = Project::containing(&root)?;
+    let scan = if store.manifest.target.path.is_empty() {
+        project.root.clone()
+    } else {
+        project.root.join(&store.manifest.target.path)
+    };
+    if scan.is_dir() {
+        let (files, _) =
+            discover(&project, &scan).map_err(|e| SessionFailure::Io(e.to_string()))?;
+        let known: BTreeSet<String> = store
+            .manifest
+            .files
+            .iter()
+            .map(|f| f.path.clone())
+            .collect();
+        for f in files {
+            if !known.contains(&f.path) {
+                let id = store.manifest.files.len() as u32;
+                store
+                    .manifest
+                    .files
+                    .push(FileEntry::planned(id, f.path, f.module));
+            }
+        }
+    }
+    let mut todo = Vec::new();
+    for f in &store.manifest.files {
+        let source = project.root.join(&f.path);
+        let again = match f.status {
+            FileStatus::Pending | FileStatus::Failed | FileStatus::Skipped => true,
+            FileStatus::Ok | FileStatus::Error => {
+                let changed = std::fs::read(&source)
+                    .map(|b| Some(recording::sha256_hex(&b)) != f.source_sha256)
+                    .unwrap_or(false);
+                let gone = f
+                    .recording
+                    .as_ref()
+                    .is_none_or(|r| !store.dir.join(r).is_file());
+                changed || gone
+            }
+        };
+        if again {
+            todo.push(f.id);
+        }
+    }
+    Ok(todo)
+}
+
+/// Reopens the session in `dir` and captures what [`resume_plan`] finds.
+pub fn resume(
+    dir: &Path,
+    opts: &SessionOptions,
+    cancel: &CancelToken,
+    progress: &mut dyn FnMut(SessionEvent),
+) -> Result<SessionSummary, SessionFailure> {
+    let mut store = SessionStore::reopen(dir)?;
+    let opts = SessionOptions {
+        threshold_ms: store.manifest.threshold_ms,
+        ..opts.clone()
+    };
+    let todo = resume_plan(&mut store)?;
+    if !todo.is_empty() {
+        check_lake(&opts)?;
+    }
+    store.manifest.status = SessionStatus::Running;
+    store.manifest.completed_unix_ms = None;
+    store.manifest.recount();
+    store.checkpoint()?;
+    run(store, todo, &opts, cancel, progress)
+}
+
+/// The files `--resume --list` would capture.
+pub fn resume_preview(dir: &Path) -> Result<Vec<PlannedFile>, SessionFailure> {
+    let mut store = SessionStore::reopen(dir)?;
+    let todo = resume_plan(&mut store)?;
+    Ok(todo
+        .into_iter()
+        .map(|id| {
+            let f = &store.manifest.files[id as usize];
+            PlannedFile {
+                path: f.path.clone(),
+                module: f.module.clone(),
+            }
+        })
+        .collect())
+}
+
+fn check_lake(opts: &SessionOptions) -> Result<(), SessionFailure> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let path_var = std::env::var("PATH").ok();
+    find_lake(opts.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
+    Ok(())
+}
+
+/// One capture's outcome, computed on a worker.
+enum Outcome {
+    Committed {
+        entry: Box<FileEntry>,
+        rows: Vec<u8>,
+        lean_version: String,
+    },
+    Failed(String),
+    Vanished,
+    Cancelled,
+}
+
+struct Job {
+    id: u32,
+    path: String,
+    module: String,
+    capture: u64,
+}
+
+fn recording_name(id: u32, module: &str, capture: u64) -> String {
+    let safe: String = module
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '.' || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect();
+    format!("{FILES_DIR}/{id:05}-{safe}-{capture}.lsrec")
+}
+
+fn capture_one(
+    job: &Job,
+    root: &Path,
+    dir: &Path,
+    opts: &SessionOptions,
+    cancel: &CancelToken,
+) -> Outcome {
+    let source = root.join(&job.path);
+    if !source.is_file() {
+        return Outcome::Vanished;
+    }
+    let rel = recording_name(job.id, &job.module, job.capture);
+    let out = dir.join(&rel);
+    let req = CaptureRequest {
+        file: source,
+        output: Some(out.clone()),
+        threshold_ms: opts.threshold_ms,
+        lake: opts.lake.clone(),
+    };
+    let run_opts = RunOptions {
+        timeout: opts.timeout,
+        cancel: cancel.clone(),
+        ..RunOptions::default()
+    };
+    let started = Instant::now();
+    let result = match capture_file(&req, &run_opts, &mut |_| {}) {
+        Ok(r) => r,
+        Err(CaptureError::Run(RunError::Cancelled)) => return Outcome::Cancelled,
+        Err(e) => return Outcome::Failed(cap_chars(&e.to_string(), MAX_ERROR_CHARS)),
+    };
+    let rec = match Recording::open(&out) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_file(&out);
+            return Outcome::Failed(format!("cannot read back the recording: {e}"));
+        }
+    };
+    let mut rows = Vec::new();
+    for r in index_rows(&rec, job.id, job.capture, &job.path) {
+        write_row(&r, &mut rows);
+    }
+    let wall = started.elapsed().as_millis() as u64;
+    let entry = FileEntry {
+        status: match result.status {
+            CaptureStatus::Ok => FileStatus::Ok,
+            CaptureStatus::Error => FileStatus::Error,
+        },
+        capture: Some(job.capture),
+        recording: Some(rel),
+        elapsed_ms: result.elapsed_ns.map(ns_to_ms),
+        capture_wall_ms: Some(wall),
+        events: Some(result.events),
+        declarations: Some(result.declarations as u64),
+        lean_errors: Some(result.errors as u64),
+        source_sha256: Some(rec.header.source_sha256.clone()),
+        ..FileEntry::planned(job.id, job.path.clone(), job.module.clone())
+    };
+    Outcome::Committed {
+        entry: Box::new(entry),
+        rows,
+        lean_version: result.lean_version,
+    }
+}
+
+fn run(
+    mut store: SessionStore,
+    todo: Vec<u32>,
+    opts: &SessionOptions,
+    cancel: &CancelToken,
+    progress: &mut dyn FnMut(SessionEvent),
+) -> Result<SessionSummary, SessionFailure> {
+    let jobs = opts.jobs.clamp(1, MAX_JOBS).min(todo.len().max(1));
+    let total = todo.len();
+    progress(SessionEvent::Started {
+        dir: store.dir.clone(),
+        planned: store.manifest.files.len(),
+        to_capture: total,
+    });
+    let root = PathBuf::from(&store.manifest.project_root);
+    let dir = store.dir.clone();
+    let mut next_capture = store.manifest.next_capture;
+    let queue: VecDeque<Job> = todo
+        .iter()
+        .map(|&id| {
+            let f = &store.manifest.files[id as usize];
+            let job = Job {
+                id,
+                path: f.path.clone(),
+                module: f.module.clone(),
+                capture: next_capture,
+            };
+            next_capture += 1;
+            job
+        })
+        .collect();
+    let queue = Mutex::new(queue);
+    let (tx, rx) = mpsc::channel::<(Job, Option<Outcome>)>();
+    let mut captured = 0u64;
+    let mut done = 0usize;
+    let mut cancelled = false;
+    let mut first_error: Option<SessionFailure> = None;
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let queue = &queue;
+            let (root, dir) = (&root, &dir);
+            s.spawn(move || loop {
+                let job = match queue.lock() {
+                    Ok(mut q) => q.pop_front(),
+                    Err(_) => None,
+                };
+                let Some(job) = job else { break };
+                if cancel.is_cancelled() {
+                    let _ = tx.send((job, Some(Outcome::Cancelled)));
+                    continue;
+                }
+                // Tell the main thread the file started.
+                let start = Job {
+                    id: job.id,
+                    path: job.path.clone(),
+                    module: String::new(),
+                    capture: job.capture,
+                };
+                let _ = tx.send((start, None));
+                let outcome = capture_one(&job, root, dir, opts, cancel);
+                let _ = tx.send((job, Some(outcome)));
+            });
+        }
+        drop(tx);
+        for (job, outcome) in rx {
+            let Some(outcome) = outcome else {
+                progress(SessionEvent::FileStarted {
+                    id: job.id,
+                    path: job.path,
+                });
+                continue;
+            };
+            if first_error.is_some() {
+                // The session can no longer be written; let the workers drain.
+                cancel.cancel();
+                continue;
+            }
+            let (status, error) = match commit(&mut store, &job, outcome, &mut captured) {
+                Ok(x) => x,
+                Err(e) => {
+                    first_error = Some(e.into());
+                    cancel.cancel();
+                    continue;
+                }
+            };
+            if status == FileStatus::Skipped && cancel.is_cancelled() {
+                cancelled = true;
+                continue;
+            }
+            done += 1;
+            progress(SessionEvent::FileDone {
+                id: job.id,
+                path: job.path,
+                status,
+                done,
+                total,
+                error,
+            });
+        }
+    });
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    cancelled |= cancel.is_cancelled()
+        && store
+            .manifest
+            .files
+            .iter()
+            .any(|f| !f.status.is_committed() && f.status != FileStatus::Failed);
+    let m = &mut store.manifest;
+    m.next_capture = m.next_capture.max(next_capture);
+    if cancelled {
+        for f in m.files.iter_mut() {
+            if f.status == FileStatus::Pending {
+                f.status = FileStatus::Skipped;
+            }
+        }
+    }
+    m.recount();
+    m.status = if cancelled {
+        SessionStatus::Cancelled
+    } else if m.counts.failed > 0 || m.files.iter().any(|f| !f.status.is_committed()) {
+        SessionStatus::Partial
+    } else {
+        SessionStatus::Complete
+    };
+    m.completed_unix_ms = Some(now_ms());
+    store.checkpoint()?;
+    let m = &store.manifest;
+    Ok(SessionSummary {
+        session: store.dir.clone(),
+        status: m.status,
+        counts: m.counts,
+        captured,
+        with_errors: m
+            .files
+            .iter()
+            .filter(|f| f.status == FileStatus::Error)
+            .count() as u64,
+        notes: m.notes.clone(),
+    })
+}
+
+/// Records one outcome: rows appended and synced after the recording was
+/// published (by the capture), then the manifest checkpointed.
+fn commit(
+    store: &mut SessionStore,
+    job: &Job,
+    outcome: Outcome,
+    captured: &mut u64,
+) -> Result<(FileStatus, Option<String>), StoreError> {
+    let id = job.id as usize;
+    let (status, error) = match outcome {
+        Outcome::Committed {
+            entry,
+            rows,
+            lean_version,
+        } => {
+            let len = store.append_rows(&rows)?;
+            let m = &mut store.manifest;
+            m.index_bytes = len;
+            if !m.lean_versions.contains(&lean_version) {
+                m.lean_versions.push(lean_version);
+            }
+            let old = m.files[id].recording.take();
+            let status = entry.status;
+            m.files[id] = *entry;
+            m.next_capture = m.next_capture.max(job.capture + 1);
+            m.recount();
+            store.checkpoint()?;
+            *captured += 1;
+            if let Some(old) =
+                old.filter(|o| Some(o) != store.manifest.files[id].recording.as_ref())
+            {
+                let _ = std::fs::remove_file(store.dir.join(old));
+            }
+            return Ok((status, None));
+        }
+        Outcome::Failed(e) => (FileStatus::Failed, Some(e)),
+        Outcome::Vanished => (
+            FileStatus::Skipped,
+            Some("the source file no longer exists".to_string()),
+        ),
+        Outcome::Cancelled => {
+            // A committed file keeps its earlier capture.
+            let f = &mut store.manifest.files[id];
+            if !f.status.is_committed() {
+                f.reset(FileStatus::Skipped);
+            }
+            store.manifest.recount();
+            store.checkpoint()?;
+            return Ok((FileStatus::Skipped, None));
+        }
+    };
+    let m = &mut store.manifest;
+    let f = &mut m.files[id];
+    // A failed re-capture of a committed file keeps the earlier capture.
+    if !f.status.is_committed() {
+        f.reset(status);
+        f.error = error.clone();
+    }
+    m.recount();
+    store.checkpoint()?;
+    Ok((status, error))
+}

@@ -1,0 +1,7 @@
+//! Folder and project captures: sessions on disk (see `recording::session`
+//! for the format), discovery of the files, the engine that captures them,
+//! resumes, and the reader side used by `leanscope query`.
+
+pub mod discover;
+pub mod engine;
+pub mod store;
