@@ -1,13 +1,16 @@
 //! The events a capture produces, before they are written.
 
+use std::borrow::Cow;
+
 use recording::{ClockKind, RangeKind, SourceRange, Thread};
 
-/// One event, with owned strings.
+/// One event. Its strings borrow from what it was built from (the profile's node names) where
+/// they can, so a large capture does not allocate two strings per event.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Event {
+pub struct Event<'a> {
     pub parent: Option<u32>,
-    pub class: String,
-    pub label: String,
+    pub class: Cow<'a, str>,
+    pub label: Cow<'a, str>,
     pub start_ns: u64,
     pub duration_ns: u64,
     pub thread: u32,
@@ -17,8 +20,8 @@ pub struct Event {
 
 /// Everything the join produced.
 #[derive(Debug, Default)]
-pub struct Built {
-    pub events: Vec<Event>,
+pub struct Built<'a> {
+    pub events: Vec<Event<'a>>,
     pub threads: Vec<Thread>,
     pub clock: ClockKind,
     pub clock_description: String,

@@ -71,7 +71,7 @@ pub fn has_traces(messages: &[LeanMessage]) -> bool {
     messages.iter().any(is_trace)
 }
 
-fn durations_only(description: &str) -> Built {
+fn durations_only(description: &str) -> Built<'static> {
     Built {
         clock: ClockKind::DurationsOnly,
         clock_description: description.into(),
@@ -86,7 +86,7 @@ fn durations_only(description: &str) -> Built {
 /// Events from the positioned trace trees: each command's range is the
 /// message's, as Lean reported it; nested steps are matched in it; times
 /// are the printed durations, children laid out from their parent's start.
-pub fn from_traces(messages: &[LeanMessage], placer: &mut Placer<'_>) -> Built {
+pub fn from_traces(messages: &[LeanMessage], placer: &mut Placer<'_>) -> Built<'static> {
     let mut built = durations_only(
         "durations from Lean's trace messages; starts are laid out back to back, not measured",
     );
@@ -111,7 +111,7 @@ fn add_trace_tree(
     start: u64,
     reported: Option<(usize, usize)>,
     placer: &mut Placer<'_>,
-    built: &mut Built,
+    built: &mut Built<'static>,
 ) -> u64 {
     let Some(n) = forest.node(node) else { return 0 };
     let class = forest.class(node);
@@ -124,8 +124,8 @@ fn add_trace_tree(
     let index = built.events.len() as u32;
     built.events.push(Event {
         parent,
-        class: class.to_string(),
-        label: n.text.clone(),
+        class: class.to_string().into(),
+        label: n.text.clone().into(),
         start_ns: start,
         duration_ns: dur,
         thread: 0,
@@ -149,7 +149,7 @@ pub fn from_took_lines(
     messages: &[LeanMessage],
     stderr_took: &[ProfilerLine],
     placer: &mut Placer<'_>,
-) -> Built {
+) -> Built<'static> {
     let mut built = durations_only(
         "durations from Lean's profiler lines (no timed trace was written); starts are laid out back to back",
     );
@@ -179,7 +179,8 @@ pub fn from_took_lines(
                 .src
                 .line_text(placer.src.utf16_at(start).0)
                 .trim()
-                .to_string(),
+                .to_string()
+                .into(),
             start_ns: at,
             duration_ns: lines.iter().map(|l| l.nanoseconds).sum(),
             thread: 0,
@@ -196,7 +197,7 @@ fn add_sections(
     lines: &[ProfilerLine],
     at: &mut u64,
     placer: &mut Placer<'_>,
-    built: &mut Built,
+    built: &mut Built<'static>,
 ) {
     for l in lines {
         let placement = placer.place_child(parent, "profiler", "");
@@ -205,8 +206,8 @@ fn add_sections(
             parent,
             class: "profiler".into(),
             label: match &l.declaration {
-                Some(d) => format!("{} of {d}", l.category),
-                None => l.category.clone(),
+                Some(d) => format!("{} of {d}", l.category).into(),
+                None => l.category.clone().into(),
             },
             start_ns: *at,
             duration_ns: l.nanoseconds,

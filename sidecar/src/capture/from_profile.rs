@@ -15,7 +15,7 @@ const FRONTEND_CLASS: &str = "runFrontend";
 /// Lean's node for asynchronous proof elaboration: `elaborating proof of NAME`.
 const ASYNC_PREFIX: &str = "elaborating proof of ";
 
-pub fn build(profile: &FirefoxProfile, placer: &mut Placer<'_>) -> Built {
+pub fn build<'p>(profile: &'p FirefoxProfile, placer: &mut Placer<'_>) -> Built<'p> {
     let mut order: Vec<&ProfileThread> = profile.threads.iter().collect();
     // The main thread first: asynchronous proofs link to its commands.
     order.sort_by_key(|t| {
@@ -89,8 +89,8 @@ pub fn build(profile: &FirefoxProfile, placer: &mut Placer<'_>) -> Built {
             }
             built.events.push(Event {
                 parent,
-                class: class.to_string(),
-                label: label.to_string(),
+                class: class.into(),
+                label: label.into(),
                 start_ns: node.start_ns - origin,
                 duration_ns: node.end_ns - node.start_ns,
                 thread: t_index as u32,

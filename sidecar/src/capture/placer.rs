@@ -22,6 +22,8 @@ pub struct Placer<'s> {
     /// Byte offsets at which Lean reported a message (command starts).
     lean_starts: HashSet<usize>,
     declarations: &'s [Declaration],
+    /// The last span converted to a range (nested events often inherit their parent's).
+    last_range: Option<((usize, usize), SourceRange)>,
 }
 
 /// Where an event landed.
@@ -52,6 +54,7 @@ impl<'s> Placer<'s> {
             command_cursor: 0,
             lean_starts,
             declarations,
+            last_range: None,
         }
     }
 
@@ -59,7 +62,15 @@ impl<'s> Placer<'s> {
     pub fn record(&mut self, p: &Placement) -> Option<SourceRange> {
         self.spans.push(p.span);
         self.cursors.push(p.span.map_or(0, |s| s.0));
-        p.span.map(|(s, e)| self.src.range(s, e))
+        let span = p.span?;
+        match self.last_range {
+            Some((last, range)) if last == span => Some(range),
+            _ => {
+                let range = self.src.range(span.0, span.1);
+                self.last_range = Some((span, range));
+                Some(range)
+            }
+        }
     }
 
     pub fn span_of(&self, event: u32) -> Option<(usize, usize)> {

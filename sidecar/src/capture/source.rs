@@ -32,10 +32,7 @@ impl<'a> Source<'a> {
         let byte = byte.min(self.text.len());
         let line = self.line_starts.partition_point(|&s| s <= byte) - 1;
         let start = self.line_starts[line];
-        let col = self
-            .text
-            .get(start..byte)
-            .map_or(0, |s| s.encode_utf16().count());
+        let col = self.text.get(start..byte).map_or(0, utf16_len);
         (line as u32, col as u32)
     }
 
@@ -85,6 +82,14 @@ impl<'a> Source<'a> {
     }
 }
 
+/// Length of a string in UTF-16 code units: one per character, two for those outside the BMP
+/// (the ones UTF-8 writes in four bytes). Counted per byte, which the compiler vectorizes.
+fn utf16_len(s: &str) -> usize {
+    s.bytes()
+        .map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +102,19 @@ mod tests {
         assert_eq!(s.byte_of_utf16(1, 3), b);
         assert_eq!(s.byte_of(Position { line: 2, column: 2 }), Some(b));
         assert_eq!(s.line_text(1), "𝔽 x");
+    }
+
+    #[test]
+    fn utf16_lengths() {
+        for text in [
+            "",
+            "abc",
+            "é",
+            "✅️",
+            "𝔽",
+            "a𝔽é✅️\u{10FFFF}\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}",
+        ] {
+            assert_eq!(utf16_len(text), text.encode_utf16().count(), "{text:?}");
+        }
     }
 }

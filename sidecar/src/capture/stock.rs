@@ -11,7 +11,7 @@ use super::declarations;
 use super::events::Built;
 use super::from_messages;
 use super::from_profile;
-use super::lean_output::firefox_profile::parse_firefox_profile;
+use super::lean_output::firefox_profile::parse_firefox_profile_file;
 use super::lean_output::messages::MessageReader;
 use super::lean_output::profiler_lines::parse_stderr;
 use super::placer::Placer;
@@ -123,13 +123,18 @@ pub fn capture(
     let decls = declarations::scan(&source_text);
     let mut placer = Placer::new(&src, from_messages::command_starts(&messages, &src), &decls);
     let profile_bytes = std::fs::metadata(&profile_path).map_or(0, |m| m.len());
-    let mut built = if use_profile && profile_path.is_file() {
+    // Lives as long as the events, which borrow its node names.
+    let profile = if use_profile && profile_path.is_file() {
         let f = std::fs::File::open(&profile_path)
             .map_err(|e| CaptureError::Io(format!("cannot read Lean's profile: {e}")))?;
-        let profile = parse_firefox_profile(std::io::BufReader::new(f)).map_err(|e| {
+        Some(parse_firefox_profile_file(f).map_err(|e| {
             CaptureError::BadOutput(format!("Lean's profile ({}): {e}", profile_path.display()))
-        })?;
-        from_profile::build(&profile, &mut placer)
+        })?)
+    } else {
+        None
+    };
+    let mut built = if let Some(profile) = &profile {
+        from_profile::build(profile, &mut placer)
     } else if from_messages::has_traces(&messages) {
         let mut b = from_messages::from_traces(&messages, &mut placer);
         if use_profile {
@@ -233,7 +238,11 @@ fn self_cpu_ns() -> u64 {
     ns(usage.ru_utime) + ns(usage.ru_stime)
 }
 
-fn write(out: &Path, header: &Header, built: &Built) -> Result<PathBuf, recording::RecordingError> {
+fn write(
+    out: &Path,
+    header: &Header,
+    built: &Built<'_>,
+) -> Result<PathBuf, recording::RecordingError> {
     let mut w = RecordingWriter::create(out, header)?;
     for e in &built.events {
         w.push(&NewEvent {

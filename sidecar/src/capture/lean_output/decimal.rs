@@ -129,20 +129,6 @@ fn push_digit(
     }
 }
 
-/// Converts a millisecond value that was read from JSON as `f64` to nanoseconds.
-///
-/// Lean prints at most six fractional digits of milliseconds. Below 2^30 ms (about 12 days of
-/// monotonic clock) the parsed `f64` is within 0.06 ns of that decimal and the product with
-/// 10^6 adds at most 0.0625 ns, so rounding gives the exact nanosecond value; larger values keep
-/// the `f64` precision (about a nanosecond). This runs once per sample, so it does no formatting.
-pub(crate) fn ms_f64_to_ns(ms: f64) -> Option<u64> {
-    let ns = (ms * 1e6).round();
-    if !ns.is_finite() || ns < 0.0 || ns >= u64::MAX as f64 {
-        return None;
-    }
-    Some(ns as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,11 +173,12 @@ mod tests {
     }
 
     #[test]
-    fn milliseconds_from_json_floats() {
-        let parsed: f64 = serde_json::from_str("259231447.812903").expect("number");
-        assert_eq!(ms_f64_to_ns(parsed), Some(259_231_447_812_903));
-        assert_eq!(ms_f64_to_ns(0.0), Some(0));
-        assert_eq!(ms_f64_to_ns(-1.0), None);
-        assert_eq!(ms_f64_to_ns(f64::NAN), None);
+    fn milliseconds_from_json_numbers() {
+        assert_eq!(
+            decimal_to_ns("259231447.812903", 6),
+            Some(259_231_447_812_903)
+        );
+        assert_eq!(decimal_to_ns("0", 6), Some(0));
+        assert_eq!(decimal_to_ns("-1", 6), None);
     }
 }

@@ -8,18 +8,21 @@
 //! therefore rebuilt from the order of the samples, not from stack ids alone. Between top-level
 //! traces of a thread Lean inserts an idle pair on stack 0 with zero weight.
 //!
-//! Parsing streams from a reader: each thread is turned into its tree as soon as it has been
-//! read and its raw tables are dropped. Input size, table lengths, string sizes, thread and node
-//! counts are bounded by the constants below.
+//! The file is read into memory (bounded by [`MAX_PROFILE_BYTES`]) and read by its schema with
+//! a small pull parser ([`super::json_pull`]): only the columns the rebuild needs are converted
+//! (`meta.startTime/product/categories`; per thread `name`, `isMainThread`,
+//! `samples.stack/time/weight`, `stackTable.frame/prefix/category`, `frameTable.func`,
+//! `funcTable.name`, `stringArray`), everything else is skipped with its syntax checked. Keys may
+//! come in any order (Lean's key order changed between versions). Times are converted from
+//! their decimal text to nanoseconds exactly, without floating point. Each thread is turned
+//! into its tree as soon as it has been read and its raw tables are dropped. Input size, table
+//! lengths, string sizes, thread and node counts are bounded by the constants below.
 
 use std::cell::Cell;
 use std::io::Read;
-use std::rc::Rc;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
-
-use super::decimal::ms_f64_to_ns;
+use super::decimal::decimal_to_ns;
+use super::json_pull::{JsonCursor, JsonError, Number};
 
 /// Largest profile file accepted.
 pub const MAX_PROFILE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
@@ -59,7 +62,7 @@ impl FirefoxProfile {
 pub struct ProfileThread {
     pub name: String,
     pub is_main_thread: bool,
-    names: Vec<String>,
+    names: StringTable,
     nodes: Vec<ProfileNode>,
 }
 
@@ -90,7 +93,7 @@ impl ProfileThread {
         self.nodes
             .get(id)
             .and_then(|n| self.names.get(n.name as usize))
-            .map_or("", String::as_str)
+            .unwrap_or("")
     }
 
     pub fn parent(&self, id: usize) -> Option<usize> {
@@ -178,97 +181,82 @@ const LIMITS: Limits = Limits {
 };
 
 thread_local! {
-    /// Limits of the parse running on this thread (serde visitors cannot carry state).
+    /// Limits of the parse running on this thread (the defaults when none is running).
     static ACTIVE_LIMITS: Cell<Limits> = const { Cell::new(LIMITS) };
-    /// Set by a visitor that stopped because of a limit, so the error can be reported as such.
-    static LIMIT_HIT: Cell<Option<(&'static str, u64)>> = const { Cell::new(None) };
 }
 
-fn limit_error<E: de::Error>(what: &'static str, limit: usize) -> E {
-    LIMIT_HIT.with(|hit| hit.set(Some((what, limit as u64))));
-    E::custom(format!("more than {limit} {what}"))
+/// Puts a parse's limits in force for as long as it lives; the defaults come back on drop.
+struct ActiveLimits;
+
+impl ActiveLimits {
+    fn set(limits: Limits) -> Self {
+        ACTIVE_LIMITS.with(|l| l.set(limits));
+        ActiveLimits
+    }
 }
 
-/// Parses a profile from a reader (buffered internally).
+impl Drop for ActiveLimits {
+    fn drop(&mut self) {
+        ACTIVE_LIMITS.with(|l| l.set(LIMITS));
+    }
+}
+
+/// Parses a profile from a reader.
 pub fn parse_firefox_profile<R: Read>(reader: R) -> Result<FirefoxProfile, FirefoxProfileError> {
     parse_with_limits(reader, LIMITS)
+}
+
+/// Parses a profile file; one whose size is over the limit is refused before it is read.
+pub fn parse_firefox_profile_file(
+    file: std::fs::File,
+) -> Result<FirefoxProfile, FirefoxProfileError> {
+    let size = file.metadata().map_err(FirefoxProfileError::Io)?.len();
+    if size > LIMITS.bytes {
+        return Err(FirefoxProfileError::TooLarge {
+            limit: LIMITS.bytes,
+        });
+    }
+    parse_firefox_profile(file)
 }
 
 fn parse_with_limits<R: Read>(
     reader: R,
     limits: Limits,
 ) -> Result<FirefoxProfile, FirefoxProfileError> {
-    ACTIVE_LIMITS.with(|l| l.set(limits));
-    LIMIT_HIT.with(|hit| hit.set(None));
-    let over = Rc::new(Cell::new(false));
-    let mut limited = LimitedReader {
-        inner: reader,
-        remaining: limits.bytes,
-        over: Rc::clone(&over),
-    };
-    // Parsing from memory is several times faster than from a reader; the
-    // input is bounded by `limits.bytes` before it is held.
-    let mut bytes = Vec::new();
-    if let Err(e) = limited.read_to_end(&mut bytes) {
-        ACTIVE_LIMITS.with(|l| l.set(LIMITS));
-        return Err(if over.get() {
-            FirefoxProfileError::TooLarge {
-                limit: limits.bytes,
-            }
-        } else {
-            FirefoxProfileError::Io(e)
-        });
-    }
-    let mut de = serde_json::Deserializer::from_slice(&bytes);
-    let mut state = BuildState {
-        threads: Vec::new(),
-        nodes_left: limits.nodes,
-        error: None,
-    };
-    let result = (&mut de)
-        .deserialize_map(ProfileVisitor { state: &mut state })
-        .and_then(|meta| de.end().map(|()| meta));
-    let outcome = match result {
-        Ok(meta) => {
-            let meta = meta.ok_or(FirefoxProfileError::Missing("meta"))?;
-            let start_ns =
-                ms_f64_to_ns(meta.start_time).ok_or_else(|| FirefoxProfileError::Invalid {
-                    thread: 0,
-                    reason: format!("meta.startTime {} is not a time", meta.start_time),
-                })?;
-            Ok(FirefoxProfile {
-                start_ns,
-                product: meta.product,
-                categories: meta.categories.into_iter().map(|c| c.name).collect(),
-                threads: state.threads,
-            })
-        }
-        Err(e) => Err(if let Some(error) = state.error.take() {
-            error
-        } else if let Some((what, limit)) = LIMIT_HIT.with(Cell::take) {
-            FirefoxProfileError::LimitExceeded { what, limit }
-        } else if over.get() {
-            FirefoxProfileError::TooLarge {
-                limit: limits.bytes,
-            }
-        } else if e.is_io() {
-            FirefoxProfileError::Io(std::io::Error::other(e.to_string()))
-        } else {
-            FirefoxProfileError::Json {
-                line: e.line(),
-                column: e.column(),
-                reason: e.to_string(),
-            }
+    let _active = ActiveLimits::set(limits);
+    // Streamed through one buffer; the limit applies to what is read.
+    let mut reader = ProfileReader {
+        json: JsonCursor::new(LimitedReader {
+            inner: reader,
+            remaining: limits.bytes,
+            over: false,
         }),
+        limits,
     };
-    ACTIVE_LIMITS.with(|l| l.set(LIMITS));
-    outcome
+    reader.profile().map_err(|fail| match fail {
+        Fail::Json(e) => match *e {
+            JsonError::Syntax(e) => FirefoxProfileError::Json {
+                line: e.line,
+                column: e.column,
+                reason: e.reason.into_owned(),
+            },
+            JsonError::Io(_) if reader.json.reader().over => FirefoxProfileError::TooLarge {
+                limit: limits.bytes,
+            },
+            JsonError::Io(e) => FirefoxProfileError::Io(e),
+        },
+        Fail::Limit { what, limit } => FirefoxProfileError::LimitExceeded {
+            what,
+            limit: limit as u64,
+        },
+        Fail::Profile(e) => e,
+    })
 }
 
 struct LimitedReader<R> {
     inner: R,
     remaining: u64,
-    over: Rc<Cell<bool>>,
+    over: bool,
 }
 
 impl<R: Read> Read for LimitedReader<R> {
@@ -278,7 +266,7 @@ impl<R: Read> Read for LimitedReader<R> {
         let want = buf.len().min(cap);
         let n = self.inner.read(&mut buf[..want])?;
         if n as u64 > self.remaining {
-            self.over.set(true);
+            self.over = true;
             return Err(std::io::Error::other("profile larger than the limit"));
         }
         self.remaining -= n as u64;
@@ -286,204 +274,457 @@ impl<R: Read> Read for LimitedReader<R> {
     }
 }
 
-// ------------------------------------------------------------------------------ raw tables
+// ------------------------------------------------------------------------------ reading
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// Why reading stopped.
+enum Fail {
+    Json(Box<JsonError>),
+    Limit { what: &'static str, limit: usize },
+    Profile(FirefoxProfileError),
+}
+
+impl From<Box<JsonError>> for Fail {
+    fn from(e: Box<JsonError>) -> Self {
+        Fail::Json(e)
+    }
+}
+
+type Parse<T> = Result<T, Fail>;
+
+/// The strings of one thread (`stringArray`), in one buffer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct StringTable {
+    text: String,
+    /// End offset in `text` of each string; a string starts where the previous one ends.
+    ends: Vec<usize>,
+}
+
+impl StringTable {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, index: usize) -> Option<&str> {
+        let end = *self.ends.get(index)?;
+        let start = match index {
+            0 => 0,
+            _ => self.ends[index - 1],
+        };
+        self.text.get(start..end)
+    }
+}
+
+/// `samples.time` in nanoseconds. A time that is not one (negative, too large) is kept as
+/// `u64::MAX` with its text in `bad`, so that it is reported only if the rebuild reaches it.
+#[derive(Default)]
+struct Times {
+    ns: Vec<u64>,
+    bad: Vec<(usize, String)>,
+}
+
+impl Times {
+    fn get(&self, k: usize) -> Result<u64, &str> {
+        let ns = self.ns[k];
+        if ns == u64::MAX {
+            if let Ok(i) = self.bad.binary_search_by_key(&k, |&(j, _)| j) {
+                return Err(&self.bad[i].1);
+            }
+        }
+        Ok(ns)
+    }
+}
+
+/// The parts of `meta` the rebuild needs.
 struct RawMeta {
-    start_time: f64,
-    #[serde(default)]
+    /// `startTime` as written, and in nanoseconds if it is a time.
+    start_time: (String, Option<u64>),
     product: Option<String>,
-    #[serde(default, deserialize_with = "bounded_vec")]
-    categories: Vec<RawCategory>,
+    categories: Vec<String>,
 }
 
-#[derive(Deserialize)]
-struct RawCategory {
-    #[serde(deserialize_with = "bounded_string")]
-    name: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// The columns of one thread the rebuild needs.
 struct RawThread {
-    #[serde(default, deserialize_with = "bounded_string")]
     name: String,
-    #[serde(default)]
     is_main_thread: bool,
     samples: RawSamples,
     stack_table: RawStackTable,
-    frame_table: RawFrameTable,
-    func_table: RawFuncTable,
-    #[serde(deserialize_with = "bounded_strings")]
-    string_array: Vec<String>,
+    /// `frameTable.func`
+    frame_func: Vec<u32>,
+    /// `funcTable.name`
+    func_name: Vec<u32>,
+    string_array: StringTable,
 }
 
-#[derive(Deserialize)]
 struct RawSamples {
-    #[serde(deserialize_with = "bounded_vec")]
     stack: Vec<u32>,
-    #[serde(deserialize_with = "bounded_vec")]
-    time: Vec<f64>,
-    #[serde(default, deserialize_with = "bounded_opt_vec")]
-    weight: Option<Vec<f64>>,
+    time: Times,
+    /// Whether each `weight` is zero.
+    weight_zero: Option<Vec<bool>>,
 }
 
-#[derive(Deserialize)]
 struct RawStackTable {
-    #[serde(deserialize_with = "bounded_vec")]
     frame: Vec<u32>,
-    #[serde(deserialize_with = "bounded_vec")]
     prefix: Vec<Option<u32>>,
-    #[serde(default, deserialize_with = "bounded_opt_vec")]
     category: Option<Vec<Option<u32>>>,
 }
 
-#[derive(Deserialize)]
-struct RawFrameTable {
-    #[serde(deserialize_with = "bounded_vec")]
-    func: Vec<u32>,
-}
-
-#[derive(Deserialize)]
-struct RawFuncTable {
-    #[serde(deserialize_with = "bounded_vec")]
-    name: Vec<u32>,
-}
-
-struct BoundedVecVisitor<T>(std::marker::PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for BoundedVecVisitor<T> {
-    type Value = Vec<T>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an array")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-        let limit = ACTIVE_LIMITS.with(Cell::get).table;
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(item) = seq.next_element()? {
-            if out.len() >= limit {
-                return Err(limit_error("entries in one table column", limit));
-            }
-            out.push(item);
+/// Milliseconds (JSON number text) to nanoseconds, exactly; `None` if it is not a time.
+fn ms_to_ns(n: Number<'_>) -> Option<u64> {
+    let ns = match n.digits {
+        // the usual spelling (`259231447.812903`): the digits are the value in units of
+        // 10^-fraction_digits ms
+        Some(digits) if !n.exponent && n.fraction_digits <= 6 => {
+            digits.checked_mul(10u64.pow(6 - n.fraction_digits as u32))?
         }
-        Ok(out)
+        _ => decimal_to_ns(n.unsigned_text(), 6)?,
+    };
+    // "-0" (and a negative value that rounds to 0 ns) is the time 0
+    (!n.negative || ns == 0).then_some(ns)
+}
+
+/// Reads the profile's JSON by its schema: only what the rebuild needs is converted, every
+/// other value is skipped (its syntax still checked). Keys may come in any order; unknown keys
+/// are ignored; a field given twice is an error.
+struct ProfileReader<R> {
+    json: JsonCursor<LimitedReader<R>>,
+    limits: Limits,
+}
+
+/// Fails if a field was already read (reported just after its key).
+fn first_time<T, R: Read>(slot: &Option<T>, field: &str, json: &JsonCursor<R>) -> Parse<()> {
+    match slot {
+        Some(_) => Err(Fail::Json(
+            json.error_here(format!("duplicate field `{field}`")),
+        )),
+        None => Ok(()),
     }
 }
 
-fn bounded_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
-    d.deserialize_seq(BoundedVecVisitor(std::marker::PhantomData))
-}
-
-fn bounded_opt_vec<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<Vec<T>>, D::Error> {
-    bounded_vec(d).map(Some)
-}
-
-struct BoundedString(String);
-
-impl<'de> Deserialize<'de> for BoundedString {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        let limit = ACTIVE_LIMITS.with(Cell::get).string;
-        if s.len() > limit {
-            return Err(limit_error("bytes in one string", limit));
-        }
-        Ok(BoundedString(s))
+/// The value of a required field (reported just after the object).
+fn required<T, R: Read>(slot: Option<T>, field: &str, json: &JsonCursor<R>) -> Parse<T> {
+    match slot {
+        Some(v) => Ok(v),
+        None => Err(Fail::Json(
+            json.error_here(format!("missing field `{field}`")),
+        )),
     }
 }
 
-fn bounded_string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    BoundedString::deserialize(d).map(|s| s.0)
-}
-
-fn bounded_strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    let strings: Vec<BoundedString> = bounded_vec(d)?;
-    Ok(strings.into_iter().map(|s| s.0).collect())
-}
-
-// ------------------------------------------------------------------------------ streaming
-
-struct BuildState {
-    threads: Vec<ProfileThread>,
-    nodes_left: usize,
-    error: Option<FirefoxProfileError>,
-}
-
-struct ProfileVisitor<'a> {
-    state: &'a mut BuildState,
-}
-
-impl<'de> Visitor<'de> for ProfileVisitor<'_> {
-    type Value = Option<RawMeta>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a Firefox profile object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<RawMeta>, A::Error> {
+impl<R: Read> ProfileReader<R> {
+    fn profile(&mut self) -> Parse<FirefoxProfile> {
+        self.json.begin_object()?;
         let mut meta = None;
         let mut saw_threads = false;
-        while let Some(key) = map.next_key::<BoundedString>()? {
-            match key.0.as_str() {
-                "meta" => meta = Some(map.next_value::<RawMeta>()?),
+        let mut threads = Vec::new();
+        let mut nodes_left = self.limits.nodes;
+        let mut first = true;
+        while let Some(key) = self.json.next_key(&mut first)? {
+            self.check_string(&key)?;
+            match key.as_str() {
+                "meta" => meta = Some(self.meta()?),
                 "threads" => {
                     saw_threads = true;
-                    map.next_value_seed(ThreadsSeed {
-                        state: &mut *self.state,
-                    })?;
+                    self.threads(&mut threads, &mut nodes_left)?;
                 }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+                _ => self.json.skip_value()?,
             }
         }
         if !saw_threads {
-            self.state.error = Some(FirefoxProfileError::Missing("threads"));
-            return Err(de::Error::custom("missing threads"));
+            return Err(Fail::Profile(FirefoxProfileError::Missing("threads")));
         }
-        Ok(meta)
-    }
-}
-
-struct ThreadsSeed<'a> {
-    state: &'a mut BuildState,
-}
-
-impl<'de> DeserializeSeed<'de> for ThreadsSeed<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ThreadsSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an array of threads")
+        self.json.end()?;
+        let meta = meta.ok_or(Fail::Profile(FirefoxProfileError::Missing("meta")))?;
+        let (start_text, start_ns) = meta.start_time;
+        let start_ns = start_ns.ok_or_else(|| {
+            Fail::Profile(FirefoxProfileError::Invalid {
+                thread: 0,
+                reason: format!("meta.startTime {start_text} is not a time"),
+            })
+        })?;
+        Ok(FirefoxProfile {
+            start_ns,
+            product: meta.product,
+            categories: meta.categories,
+            threads,
+        })
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let limit = ACTIVE_LIMITS.with(Cell::get).threads;
-        while let Some(raw) = seq.next_element::<RawThread>()? {
-            let index = self.state.threads.len();
-            if index >= limit {
-                return Err(limit_error("threads", limit));
-            }
-            match build_thread(raw, index, &mut self.state.nodes_left) {
-                Ok(thread) => self.state.threads.push(thread),
-                Err(error) => {
-                    self.state.error = Some(error);
-                    return Err(de::Error::custom("invalid thread"));
-                }
-            }
+    fn check_string(&self, s: &str) -> Parse<()> {
+        if s.len() > self.limits.string {
+            return Err(Fail::Limit {
+                what: "bytes in one string",
+                limit: self.limits.string,
+            });
         }
         Ok(())
+    }
+
+    fn bounded_string(&mut self) -> Parse<String> {
+        let s = self.json.string()?;
+        self.check_string(&s)?;
+        Ok(s)
+    }
+
+    fn meta(&mut self) -> Parse<RawMeta> {
+        self.json.begin_object()?;
+        let (mut start_time, mut product, mut categories) = (None, None, None);
+        let mut first = true;
+        while let Some(key) = self.json.next_key(&mut first)? {
+            match key.as_str() {
+                "startTime" => {
+                    first_time(&start_time, "startTime", &self.json)?;
+                    let n = self.json.number()?;
+                    start_time = Some((n.text().to_string(), ms_to_ns(n)));
+                }
+                "product" => {
+                    first_time(&product, "product", &self.json)?;
+                    product = Some(if self.json.null()? {
+                        None
+                    } else {
+                        Some(self.json.string()?)
+                    });
+                }
+                "categories" => {
+                    first_time(&categories, "categories", &self.json)?;
+                    categories = Some(self.categories()?);
+                }
+                _ => self.json.skip_value()?,
+            }
+        }
+        let end = &self.json;
+        Ok(RawMeta {
+            start_time: required(start_time, "startTime", end)?,
+            product: product.flatten(),
+            categories: categories.unwrap_or_default(),
+        })
+    }
+
+    /// Reads an array, one element at a time, within the table length limit.
+    fn column<T>(&mut self, mut element: impl FnMut(&mut Self) -> Parse<T>) -> Parse<Vec<T>> {
+        self.json.begin_array()?;
+        let mut out = Vec::new();
+        let mut first = true;
+        while self.json.next_element(&mut first)? {
+            if out.len() >= self.limits.table {
+                return Err(self.table_limit());
+            }
+            out.push(element(self)?);
+        }
+        Ok(out)
+    }
+
+    fn table_limit(&self) -> Fail {
+        Fail::Limit {
+            what: "entries in one table column",
+            limit: self.limits.table,
+        }
+    }
+
+    fn categories(&mut self) -> Parse<Vec<String>> {
+        self.column(|r| {
+            r.json.begin_object()?;
+            let mut name = None;
+            let mut first = true;
+            while let Some(key) = r.json.next_key(&mut first)? {
+                if key == "name" {
+                    first_time(&name, "name", &r.json)?;
+                    name = Some(r.bounded_string()?);
+                } else {
+                    r.json.skip_value()?;
+                }
+            }
+            required(name, "name", &r.json)
+        })
+    }
+
+    fn u32_column(&mut self) -> Parse<Vec<u32>> {
+        self.column(|r| Ok(r.json.u32()?))
+    }
+
+    fn optional_u32_column(&mut self) -> Parse<Vec<Option<u32>>> {
+        self.column(|r| {
+            Ok(if r.json.null()? {
+                None
+            } else {
+                Some(r.json.u32()?)
+            })
+        })
+    }
+
+    fn threads(&mut self, threads: &mut Vec<ProfileThread>, nodes_left: &mut usize) -> Parse<()> {
+        self.json.begin_array()?;
+        let mut first = true;
+        while self.json.next_element(&mut first)? {
+            let raw = self.thread()?;
+            let index = threads.len();
+            if index >= self.limits.threads {
+                return Err(Fail::Limit {
+                    what: "threads",
+                    limit: self.limits.threads,
+                });
+            }
+            threads.push(build_thread(raw, index, nodes_left).map_err(Fail::Profile)?);
+        }
+        Ok(())
+    }
+
+    fn thread(&mut self) -> Parse<RawThread> {
+        self.json.begin_object()?;
+        let (mut name, mut is_main_thread, mut samples, mut stack_table) = (None, None, None, None);
+        let (mut frame_func, mut func_name, mut strings) = (None, None, None);
+        let mut first = true;
+        while let Some(key) = self.json.next_key(&mut first)? {
+            match key.as_str() {
+                "name" => {
+                    first_time(&name, "name", &self.json)?;
+                    name = Some(self.bounded_string()?);
+                }
+                "isMainThread" => {
+                    first_time(&is_main_thread, "isMainThread", &self.json)?;
+                    is_main_thread = Some(self.json.boolean()?);
+                }
+                "samples" => {
+                    first_time(&samples, "samples", &self.json)?;
+                    samples = Some(self.samples()?);
+                }
+                "stackTable" => {
+                    first_time(&stack_table, "stackTable", &self.json)?;
+                    stack_table = Some(self.stack_table()?);
+                }
+                "frameTable" => {
+                    first_time(&frame_func, "frameTable", &self.json)?;
+                    frame_func = Some(self.one_column("func")?);
+                }
+                "funcTable" => {
+                    first_time(&func_name, "funcTable", &self.json)?;
+                    func_name = Some(self.one_column("name")?);
+                }
+                "stringArray" => {
+                    first_time(&strings, "stringArray", &self.json)?;
+                    strings = Some(self.string_array()?);
+                }
+                _ => self.json.skip_value()?,
+            }
+        }
+        let end = &self.json;
+        Ok(RawThread {
+            name: name.unwrap_or_default(),
+            is_main_thread: is_main_thread.unwrap_or(false),
+            samples: required(samples, "samples", end)?,
+            stack_table: required(stack_table, "stackTable", end)?,
+            frame_func: required(frame_func, "frameTable", end)?,
+            func_name: required(func_name, "funcTable", end)?,
+            string_array: required(strings, "stringArray", end)?,
+        })
+    }
+
+    fn samples(&mut self) -> Parse<RawSamples> {
+        self.json.begin_object()?;
+        let (mut stack, mut time, mut weight) = (None, None, None);
+        let mut first = true;
+        while let Some(key) = self.json.next_key(&mut first)? {
+            match key.as_str() {
+                "stack" => {
+                    first_time(&stack, "stack", &self.json)?;
+                    stack = Some(self.u32_column()?);
+                }
+                "time" => {
+                    first_time(&time, "time", &self.json)?;
+                    time = Some(self.times()?);
+                }
+                "weight" => {
+                    first_time(&weight, "weight", &self.json)?;
+                    weight = Some(self.column(|r| Ok(r.json.number()?.is_zero()))?);
+                }
+                _ => self.json.skip_value()?,
+            }
+        }
+        let end = &self.json;
+        Ok(RawSamples {
+            stack: required(stack, "stack", end)?,
+            time: required(time, "time", end)?,
+            weight_zero: weight,
+        })
+    }
+
+    fn times(&mut self) -> Parse<Times> {
+        let mut bad = Vec::new();
+        let mut k = 0;
+        let ns = self.column(|r| {
+            let n = r.json.number()?;
+            let ns = ms_to_ns(n).unwrap_or_else(|| {
+                bad.push((k, n.text().to_string()));
+                u64::MAX
+            });
+            k += 1;
+            Ok(ns)
+        })?;
+        Ok(Times { ns, bad })
+    }
+
+    fn stack_table(&mut self) -> Parse<RawStackTable> {
+        self.json.begin_object()?;
+        let (mut frame, mut prefix, mut category) = (None, None, None);
+        let mut first = true;
+        while let Some(key) = self.json.next_key(&mut first)? {
+            match key.as_str() {
+                "frame" => {
+                    first_time(&frame, "frame", &self.json)?;
+                    frame = Some(self.u32_column()?);
+                }
+                "prefix" => {
+                    first_time(&prefix, "prefix", &self.json)?;
+                    prefix = Some(self.optional_u32_column()?);
+                }
+                "category" => {
+                    first_time(&category, "category", &self.json)?;
+                    category = Some(self.optional_u32_column()?);
+                }
+                _ => self.json.skip_value()?,
+            }
+        }
+        let end = &self.json;
+        Ok(RawStackTable {
+            frame: required(frame, "frame", end)?,
+            prefix: required(prefix, "prefix", end)?,
+            category,
+        })
+    }
+
+    /// An object of which one `u32` column is needed (`frameTable.func`, `funcTable.name`).
+    fn one_column(&mut self, field: &'static str) -> Parse<Vec<u32>> {
+        self.json.begin_object()?;
+        let mut column = None;
+        let mut first = true;
+        while let Some(key) = self.json.next_key(&mut first)? {
+            if key == field {
+                first_time(&column, field, &self.json)?;
+                column = Some(self.u32_column()?);
+            } else {
+                self.json.skip_value()?;
+            }
+        }
+        required(column, field, &self.json)
+    }
+
+    fn string_array(&mut self) -> Parse<StringTable> {
+        self.json.begin_array()?;
+        let mut table = StringTable::default();
+        let mut first = true;
+        while self.json.next_element(&mut first)? {
+            if table.ends.len() >= self.limits.table {
+                return Err(self.table_limit());
+            }
+            let len = self.json.string_into(&mut table.text)?;
+            if len > self.limits.string {
+                return Err(Fail::Limit {
+                    what: "bytes in one string",
+                    limit: self.limits.string,
+                });
+            }
+            table.ends.push(table.text.len());
+        }
+        Ok(table)
     }
 }
 
@@ -500,13 +741,13 @@ fn build_thread(
     };
     let samples = &raw.samples;
     let n = samples.stack.len();
-    if samples.time.len() != n {
+    if samples.time.ns.len() != n {
         return Err(invalid(format!(
             "samples.stack has {n} entries but samples.time has {}",
-            samples.time.len()
+            samples.time.ns.len()
         )));
     }
-    if let Some(w) = &samples.weight {
+    if let Some(w) = &samples.weight_zero {
         if w.len() != n {
             return Err(invalid(format!(
                 "samples.stack has {n} entries but samples.weight has {}",
@@ -543,14 +784,13 @@ fn build_thread(
         }
         let frame = stacks.frame[s] as usize;
         let func = *raw
-            .frame_table
-            .func
+            .frame_func
             .get(frame)
             .ok_or_else(|| invalid(format!("stack {s} refers to missing frame {frame}")))?;
-        let name =
-            *raw.func_table.name.get(func as usize).ok_or_else(|| {
-                invalid(format!("frame {frame} refers to missing function {func}"))
-            })?;
+        let name = *raw
+            .func_name
+            .get(func as usize)
+            .ok_or_else(|| invalid(format!("frame {frame} refers to missing function {func}")))?;
         if name as usize >= raw.string_array.len() {
             return Err(invalid(format!(
                 "function {func} refers to missing string {name}"
@@ -586,14 +826,16 @@ fn build_thread(
             )));
         }
         let time = |k: usize| {
-            ms_f64_to_ns(samples.time[k])
-                .ok_or_else(|| invalid(format!("sample {k} has time {} ms", samples.time[k])))
+            samples
+                .time
+                .get(k)
+                .map_err(|text| invalid(format!("sample {k} has time {text} ms")))
         };
         let (t0, t1) = (time(i)?, time(i + 1)?);
         let idle = samples
-            .weight
+            .weight_zero
             .as_ref()
-            .is_some_and(|w| w[i] == 0.0 && w[i + 1] == 0.0)
+            .is_some_and(|w| w[i] && w[i + 1])
             && t1 > t0;
         if idle {
             // Lean's "0% CPU" slice between two top-level traces
@@ -1009,5 +1251,143 @@ mod tests {
         let second = thread.roots().nth(1).expect("second root");
         assert_eq!(thread.nodes()[second].start_ns, 10_750_000);
         assert!(thread.roots().all(|r| thread.children(r).count() == 9));
+    }
+
+    /// A small valid profile whose thread object is `thread`.
+    fn with_thread(thread: &str) -> String {
+        format!(r#"{{"meta":{{"startTime":1000}},"threads":[{thread}]}}"#)
+    }
+
+    const THREAD: &str = r#"{"name":"m","samples":{"stack":[0,0],"time":[1,2]},"stackTable":{"frame":[0],"prefix":[null]},"frameTable":{"func":[0]},"funcTable":{"name":[0]},"stringArray":["x"]}"#;
+
+    #[test]
+    fn any_key_order_whitespace_and_unknown_keys() {
+        let json = r#"
+        { "threads" : [ {
+              "stringArray" : [ "Elab.command: \u0074heorem \ud835\udd3d : True", "b" ] ,
+              "unknown" : { "deep" : [ [ 1 , { "x" : [ null , true , "s\"" ] } ] ] , "n" : -1.5e-3 } ,
+              "funcTable" : { "name" : [ 0 , 1 ] , "fileName" : [ null , null ] } ,
+              "frameTable" : { "func" : [ 0 , 1 ] , "address" : [ -1 , -1 ] } ,
+              "stackTable" : { "prefix" : [ null , 0 ] , "frame" : [ 0 , 1 ] , "category" : [ 3 , null ] } ,
+              "samples" : { "weight" : [ 0 , 1e+03 , 0 , 2E0 , 0 , 0.5 ] , "time" : [ 1e+03 , 1.5e3 , 1500 , 1750 , 1750 , 2000 ] ,
+                            "stack" : [ 0 , 0 , 1 , 1 , 0 , 0 ] , "threadCPUDelta" : [ 0 , 1.5 , 0 , 2 , 0 , 3 ] } ,
+              "isMainThread" : true , "name" : "Demo"
+            } ] ,
+          "libs" : [ ] ,
+          "meta" : { "product" : "lean" , "startTime" : 1e+03 , "categories" : [ { "color" : "x" , "name" : "Other" } ] }
+        }
+        "#;
+        let profile = parse_firefox_profile(json.as_bytes()).expect("parses");
+        assert_eq!(profile.start_ns, 1_000_000_000);
+        assert_eq!(profile.categories, vec!["Other"]);
+        let t = &profile.threads[0];
+        assert!(t.is_main_thread);
+        assert_eq!(t.name, "Demo");
+        assert_eq!(t.name_of(0), "Elab.command: theorem 𝔽 : True");
+        assert_eq!(t.name_of(1), "b");
+        let span = |id: usize| (t.nodes()[id].start_ns, t.nodes()[id].end_ns);
+        assert_eq!(span(0), (1_000_000_000, 2_000_000_000));
+        assert_eq!(span(1), (1_500_000_000, 1_750_000_000));
+        assert_eq!(t.nodes()[0].category, Some(3));
+        assert_eq!(t.nodes()[1].category, None);
+    }
+
+    #[test]
+    fn times_are_exact_decimals() {
+        // no binary floating point: 0.1 + 0.2 style values come out exact, and large
+        // monotonic clock values keep every digit
+        let json = with_thread(
+            r#"{"samples":{"stack":[0,0],"time":[0.1,1099511627775.123456]},"stackTable":{"frame":[0],"prefix":[null]},"frameTable":{"func":[0]},"funcTable":{"name":[0]},"stringArray":["x"]}"#,
+        );
+        let profile = parse_firefox_profile(json.as_bytes()).expect("parses");
+        let node = profile.threads[0].nodes()[0];
+        assert_eq!(node.start_ns, 100_000);
+        assert_eq!(node.end_ns, 1_099_511_627_775_123_456);
+        // a time that is not one is reported when the rebuild reaches it
+        let json = with_thread(
+            r#"{"samples":{"stack":[0,0],"time":[1,-2.5]},"stackTable":{"frame":[0],"prefix":[null]},"frameTable":{"func":[0]},"funcTable":{"name":[0]},"stringArray":["x"]}"#,
+        );
+        match parse_firefox_profile(json.as_bytes()) {
+            Err(FirefoxProfileError::Invalid { thread: 0, reason }) => {
+                assert_eq!(reason, "sample 1 has time -2.5 ms")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn schema_errors_are_json_errors() {
+        let cases = [
+            // a missing required column, a duplicated one, a wrong type
+            with_thread(&THREAD.replace(r#","stringArray":["x"]"#, "")),
+            with_thread(&THREAD.replace(r#""name":"m","#, r#""name":"m","name":"n","#)),
+            with_thread(&THREAD.replace(r#""stack":[0,0]"#, r#""stack":[0,0.5]"#)),
+            with_thread(&THREAD.replace(r#""stack":[0,0]"#, r#""stack":[0,-1]"#)),
+            with_thread(&THREAD.replace(r#""stack":[0,0]"#, r#""stack":[0,4294967296]"#)),
+            with_thread(&THREAD.replace(r#""time":[1,2]"#, r#""time":[1,null]"#)),
+            with_thread(&THREAD.replace(r#""prefix":[null]"#, r#""prefix":null"#)),
+            with_thread(&THREAD.replace(r#""name":"m""#, r#""isMainThread":1"#)),
+            with_thread(&THREAD.replace(r#""x""#, r#""\ud800""#)),
+            with_thread(THREAD).replace("1000", "1000,\"startTime\":2"),
+            with_thread(THREAD).replace(r#""startTime":1000"#, r#""product":"lean""#),
+        ];
+        for json in &cases {
+            match parse_firefox_profile(json.as_bytes()) {
+                Err(FirefoxProfileError::Json { line: 1, .. }) => {}
+                other => panic!("expected a JSON error for {json}: {other:?}"),
+            }
+        }
+        assert!(parse_firefox_profile(with_thread(THREAD).as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn truncated_profiles_are_errors() {
+        let json = with_thread(THREAD);
+        for cut in 0..json.len() {
+            assert!(
+                parse_firefox_profile(&json.as_bytes()[..cut]).is_err(),
+                "{}",
+                &json[..cut]
+            );
+        }
+        match parse_firefox_profile(&json.as_bytes()[..json.len() - 10]) {
+            Err(FirefoxProfileError::Json { reason, .. }) => {
+                assert!(reason.contains("EOF"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_json_error() {
+        let mut json = with_thread(THREAD).into_bytes();
+        let at = json.iter().position(|&b| b == b'x').expect("x");
+        json[at] = 0xff;
+        assert!(matches!(
+            parse_firefox_profile(&json[..]),
+            Err(FirefoxProfileError::Json { .. })
+        ));
+    }
+
+    #[test]
+    fn a_file_over_the_byte_limit_is_refused_unread() {
+        // a sparse file that claims more than MAX_PROFILE_BYTES
+        let file = tempfile::tempfile().expect("temp file");
+        file.set_len(MAX_PROFILE_BYTES + 1).expect("sparse");
+        assert!(matches!(
+            parse_firefox_profile_file(file),
+            Err(FirefoxProfileError::TooLarge { limit }) if limit == MAX_PROFILE_BYTES
+        ));
+        // a reader that goes on past the limit is stopped there, without holding the input
+        let endless = std::io::repeat(b' ');
+        let json = with_thread(THREAD);
+        let limits = Limits {
+            bytes: 1 << 20,
+            ..LIMITS
+        };
+        assert!(matches!(
+            parse_with_limits(json.as_bytes().chain(endless), limits),
+            Err(FirefoxProfileError::TooLarge { limit }) if limit == 1 << 20
+        ));
     }
 }

@@ -22,3 +22,4 @@ pub mod profiler_lines;
 pub mod trace_text;
 
 mod decimal;
+mod json_pull;
