@@ -10,6 +10,13 @@ import { ViewerHost, ViewerTarget } from './viewer';
 import { formatNs } from './format';
 import { AnnotationsResult, CaptureParams, CaptureResult, METHODS, OpenResult, REQUEST_CANCELLED } from './protocol';
 
+export { computeAnnotations, lineHover, sha256Text, BAR_MAX_PX, HEAT_LEVELS } from './annotations';
+export { viewerHtml, viewerCsp, VIEWER_FILES } from './viewer';
+export { formatNs, formatNsLike, formatShare, lensTitle } from './format';
+export { resolveSidecarBinary, MAX_RESTARTS } from './sidecar';
+
+let active: Sidecar | undefined;
+
 export const COMMANDS = [
   'leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject', 'leanscope.openRecording',
   'leanscope.showViewer', 'leanscope.toggleAnnotations', 'leanscope.clear',
@@ -78,7 +85,8 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
       else void vscode.window.showErrorMessage(`leanscope: ${message}`, 'Show Output').then((a) => { if (a) output.show(); });
     },
   });
-  context.subscriptions.push({ dispose: () => { void sidecar.dispose(); } });
+  active = sidecar;
+  context.subscriptions.push({ dispose: () => sidecar.dispose() });
 
   const annotations = new AnnotationController(context,
     (recording, text) => sidecar.request<AnnotationsResult>(METHODS.annotations, { recording, text }), log);
@@ -269,4 +277,9 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   return { sidecar, annotations, viewer, lastCapture: () => last };
 }
 
-export function deactivate(): void { /* disposables (the sidecar among them) are disposed by VS Code */ }
+/** Stops the sidecar (`shutdown`, `exit`; it stops any running Lean). */
+export async function deactivate(): Promise<void> {
+  const s = active;
+  active = undefined;
+  if (s) await s.dispose();
+}
