@@ -44,7 +44,8 @@ function code(s: string): string {
   const t = s.replace(/\r?\n/g, ' ');
   const ticks = (t.match(/`+/g) || []).reduce((m, r) => Math.max(m, r.length), 0);
   const fence = '`'.repeat(ticks + 1);
-  return `${fence} ${t} ${fence}`;
+  const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${t}${pad}${fence}`;
 }
 
 function operationRow(op: Operation): string {

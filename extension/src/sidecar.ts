@@ -77,7 +77,10 @@ export class Sidecar {
       stderrTail = (stderrTail + chunk).slice(-4000);
       for (const line of chunk.split(/\r?\n/)) if (line.length) this.opts.log(`[sidecar] ${line}`);
     });
+    // A dead sidecar must not crash the extension host with EPIPE.
+    proc.stdin!.on('error', (e) => this.opts.log(`sidecar stdin: ${e.message}`));
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+    conn.onError(([e]) => this.opts.log(`sidecar connection: ${e.message}`));
     conn.listen();
     proc.once('exit', (code, signal) => {
       if (this.proc !== proc) return;
@@ -102,7 +105,7 @@ export class Sidecar {
       capabilities: { window: { workDoneProgress: false } },
     }) as Promise<{ capabilities?: { experimental?: { leanscope?: { methods?: string[] } } }; serverInfo?: { version?: string } }>;
     const result = await Promise.race([init, spawnError]);
-    conn.sendNotification('initialized', {});
+    conn.sendNotification('initialized', {}).catch((e: Error) => this.opts.log(`initialized: ${e.message}`));
     this.methods = result.capabilities?.experimental?.leanscope?.methods ?? [];
     this.serverVersion = result.serverInfo?.version ?? '';
     this.opts.log(`sidecar ${this.serverVersion} ready (pid ${proc.pid}); methods: ${this.methods.join(', ')}`);
@@ -148,7 +151,7 @@ export class Sidecar {
     try {
       if (conn) {
         await Promise.race([conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 2000))]);
-        conn.sendNotification('exit');
+        await conn.sendNotification('exit').catch(() => undefined);
       }
     } catch { /* it may be gone already */ }
     await new Promise<void>((resolve) => {

@@ -65,6 +65,10 @@ export interface ViewerTarget {
   source?: vscode.Uri;
 }
 
+/** How long a reveal request that repeats the editor's own selection is
+ * ignored (ms). */
+export const ECHO_MS = 2000;
+
 export interface SelectRequest { declaration?: string; line?: number }
 
 interface RevealMessage {
@@ -78,6 +82,9 @@ export class ViewerHost implements vscode.Disposable {
   private target: ViewerTarget | undefined;
   private loaded = false;
   private queued: SelectRequest | undefined;
+  /** The last selection the editor sent, and when: the viewer answers a
+   * selection with a reveal request, which must not move the cursor back. */
+  private echo: { req: SelectRequest; until: number } | undefined;
   /** Messages the webview posted (kept for the output channel and tests). */
   readonly received: unknown[] = [];
 
@@ -139,6 +146,7 @@ export class ViewerHost implements vscode.Disposable {
   select(req: SelectRequest): void {
     if (!this.panel) return;
     if (!this.loaded) { this.queued = req; return; }
+    this.echo = { req, until: Date.now() + ECHO_MS };
     void this.panel.webview.postMessage({ type: 'leanscope.select', ...req });
   }
 
@@ -160,8 +168,15 @@ export class ViewerHost implements vscode.Disposable {
     }
   }
 
-  private async reveal(msg: RevealMessage): Promise<void> {
+  private async reveal(msg: RevealMessage & { declaration?: string; line?: number }): Promise<void> {
     if (!this.target || !msg.range) return;
+    const echo = this.echo;
+    if (echo && Date.now() < echo.until
+      && ((echo.req.declaration !== undefined && echo.req.declaration === msg.declaration)
+        || (echo.req.line !== undefined && echo.req.line === msg.line))) {
+      this.echo = undefined;
+      return;
+    }
     const uri = await this.resolveSource(this.target, msg);
     if (!uri) {
       void vscode.window.showWarningMessage(`leanscope: cannot find the source file ${msg.sourcePath ?? msg.path ?? ''} of this recording in the workspace.`);
