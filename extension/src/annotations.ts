@@ -96,8 +96,12 @@ interface Entry {
   recording: string;
   answer: FreshAnnotations;
   computed: ComputedAnnotations;
-  /** Whether the buffer's text is the recorded source right now. */
+  /** Whether the buffer's text is the recorded source, as of `version` of
+   * `doc` (a document reopened, or changed while no event came, is checked
+   * again before anything is drawn). */
   fresh: boolean;
+  doc: vscode.TextDocument | undefined;
+  version: number;
 }
 
 export type AnnotationsFetcher = (recording: string, text: string) => Promise<import('./protocol').AnnotationsResult>;
@@ -160,7 +164,9 @@ export class AnnotationController implements vscode.Disposable {
   /** The declaration whose range holds `line`, when the document is fresh. */
   declarationAt(uri: vscode.Uri, line: number): string | undefined {
     const e = this.entries.get(uri.toString());
-    if (!e || !e.fresh) return undefined;
+    if (!e) return undefined;
+    const doc = vscode.workspace.textDocuments.find((x) => x.uri.toString() === uri.toString());
+    if (doc && !this.isFresh(e, doc)) return undefined;
     const d = e.answer.declarations.find((x) => x.range.start.line <= line && line <= x.range.end.line);
     return d?.name;
   }
@@ -177,18 +183,28 @@ export class AnnotationController implements vscode.Disposable {
       return false;
     }
     const computed = computeAnnotations(answer);
-    this.entries.set(key, { recording, answer, computed, fresh: true });
+    this.entries.set(key, { recording, answer, computed, fresh: true, doc, version: doc.version });
     this.enabled = true;
     this.redrawDocument(doc);
     return true;
   }
 
+  /** Whether `doc`'s text is the recorded source (hashing it only when the
+   * document or its version changed since the last check). */
+  private isFresh(e: Entry, doc: vscode.TextDocument): boolean {
+    if (e.doc !== doc || e.version !== doc.version) {
+      e.fresh = sha256Text(doc.getText()) === e.answer.sourceSha256;
+      e.doc = doc;
+      e.version = doc.version;
+    }
+    return e.fresh;
+  }
+
   private onTextChanged(doc: vscode.TextDocument): void {
     const e = this.entries.get(doc.uri.toString());
     if (!e) return;
-    const fresh = sha256Text(doc.getText()) === e.answer.sourceSha256;
-    if (fresh === e.fresh) return;
-    e.fresh = fresh;
+    const was = e.fresh;
+    if (this.isFresh(e, doc) === was) return;
     this.redrawDocument(doc);
   }
 
@@ -217,7 +233,7 @@ export class AnnotationController implements vscode.Disposable {
    * decoration type, whatever the number of lines. */
   draw(editor: vscode.TextEditor): void {
     const e = this.entries.get(editor.document.uri.toString());
-    const show = this.enabled && e !== undefined && e.fresh;
+    const show = this.enabled && e !== undefined && this.isFresh(e, editor.document);
     const style = this.style();
     const bars: vscode.DecorationOptions[] = [];
     const texts: vscode.DecorationOptions[] = [];
@@ -243,7 +259,7 @@ export class AnnotationController implements vscode.Disposable {
 
   codeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const e = this.entries.get(doc.uri.toString());
-    if (!this.enabled || !e || !e.fresh) return [];
+    if (!this.enabled || !e || !this.isFresh(e, doc)) return [];
     if (!vscode.workspace.getConfiguration('leanscope').get<boolean>('annotations.codeLens', true)) return [];
     return e.computed.lenses.map((l) => new vscode.CodeLens(new vscode.Range(l.line, 0, l.line, 0), {
       title: l.title,
@@ -255,7 +271,7 @@ export class AnnotationController implements vscode.Disposable {
 
   hover(doc: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined {
     const e = this.entries.get(doc.uri.toString());
-    if (!this.enabled || !e || !e.fresh) return undefined;
+    if (!this.enabled || !e || !this.isFresh(e, doc)) return undefined;
     const l = e.computed.lines.find((x) => x.line === pos.line);
     if (!l) return undefined;
     const md = new vscode.MarkdownString(l.hover);

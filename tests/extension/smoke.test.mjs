@@ -111,6 +111,12 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     x.test.edit(editor.document, original);
     assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length, 'back when the text matches');
     assert.equal(x.test.codeLenses(editor.document).length, 5);
+    // Text that changed with no change event is caught before drawing.
+    x.test.replaceSilently(editor.document, `${original}-- edited elsewhere\n`);
+    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'stale after a silent change');
+    assert.deepEqual(x.test.codeLenses(editor.document), []);
+    x.test.replaceSilently(editor.document, original);
+    assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length);
     // The sidecar agrees: a different buffer is stale there too.
     const stale = await x.api.sidecar.request('leanscope/annotations', { recording: result.recording, text: `${original} ` });
     assert.equal(stale.stale, true);
@@ -134,6 +140,15 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     assert.equal(x.test.panels.length, 1);
     const roots = x.test.panels[0].options.localResourceRoots.map((u) => u.fsPath);
     assert.deepEqual(roots, [path.join(x.context.extensionPath, 'media'), path.dirname(result.recording)]);
+
+    // A recording whose source changed since: the sidecar says stale, the
+    // editor shows nothing for it.
+    await x.test.commands.get('leanscope.clear')();
+    x.test.edit(editor.document, original.replace('unfold double\n', 'unfold double\n  skip\n'));
+    await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(result.recording));
+    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0));
+    assert.ok(x.test.log.output.some((l) => l.includes(`annotations: ${file} differs from the source recorded in ${result.recording}`)));
+    x.test.edit(editor.document, original);
 
     // Profile Folder says plainly what is missing.
     await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.project));
@@ -169,6 +184,8 @@ test('Cancel stops the fake Lean, answers RequestCancelled and writes nothing', 
     await waitFor('lake and lean to be gone', () => pids.every((p) => !isAlive(p)), 5000);
     assert.deepEqual(w.recordings().filter((f) => f.endsWith('.lsrec')), []);
     assert.ok(x.test.log.output.some((l) => l.includes('capture: cancel requested')));
+    // The sidecar got $/cancelRequest and stopped Lean (its log, in the output channel).
+    await waitFor('the sidecar to log the cancellation', () => x.test.log.output.some((l) => /\[sidecar\].*cancelled; stopping Lean/.test(l)), 5000);
     // The sidecar is still good for work afterwards.
     process.env.LEANSCOPE_FAKE_DELAY_SCALE = '0';
     assert.equal(x.api.sidecar.pid !== undefined && isAlive(x.api.sidecar.pid), true);

@@ -235,6 +235,9 @@ function createVscodeStub(options = {}) {
     },
     /** Replaces a document's text, as if the user typed. */
     edit(doc, text) { doc._text = text; doc.version++; doc.isDirty = true; events.changeText.fire({ document: doc, contentChanges: [] }); },
+    /** Replaces a document's text with no change event (a file reopened
+     * after it changed on disk), then re-shows the visible editors. */
+    replaceSilently(doc, text) { doc._text = text; doc.version++; events.visibleEditors.fire(window.visibleTextEditors); },
     moveCursor(editor, line, character = 0) {
       const p = new Position(line, character);
       editor.selections = [new Selection(p, p)];
