@@ -269,6 +269,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       const decl = annotations.declarationAt(e.textEditor.document.uri, line);
+      if (decl && decl === viewer.lastRevealed) { lastSelected = decl; return; }
       if (decl && decl !== lastSelected) { lastSelected = decl; viewer.select({ declaration: decl }); }
     }, 150);
   }));

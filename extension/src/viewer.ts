@@ -85,6 +85,9 @@ export class ViewerHost implements vscode.Disposable {
   /** The last selection the editor sent, and when: the viewer answers a
    * selection with a reveal request, which must not move the cursor back. */
   private echo: { req: SelectRequest; until: number } | undefined;
+  /** The declaration the viewer last revealed in the editor: the cursor
+   * landing in it must not be sent back as a new selection. */
+  lastRevealed: string | undefined;
   /** Messages the webview posted (kept for the output channel and tests). */
   readonly received: unknown[] = [];
 
@@ -182,6 +185,7 @@ export class ViewerHost implements vscode.Disposable {
       void vscode.window.showWarningMessage(`leanscope: cannot find the source file ${msg.sourcePath ?? msg.path ?? ''} of this recording in the workspace.`);
       return;
     }
+    this.lastRevealed = msg.declaration;
     const r = msg.range;
     const range = new vscode.Range(r.startLine, r.startCol, r.endLine, r.endCol);
     const doc = await vscode.workspace.openTextDocument(uri);

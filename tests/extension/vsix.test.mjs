@@ -23,7 +23,7 @@ test('the linux-x64 VSIX: manifest, bundle, viewer, executable sidecar, size', {
     assert.equal(pkg.publisher, 'leanscope');
     assert.equal(pkg.main, './dist/extension.js');
     assert.equal(pkg.engines.vscode, '^1.90.0');
-    assert.deepEqual(pkg.activationEvents, ['onLanguage:lean4', 'workspaceContains:lean-toolchain', 'onWebviewPanel:leanscope.viewer']);
+    assert.deepEqual(pkg.activationEvents, ['onLanguage:lean4', 'workspaceContains:lean-toolchain']);
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
     const files = execFileSync('unzip', ['-Z1', VSIX], { encoding: 'utf8' }).trim().split('\n');
     for (const f of ['extension/dist/extension.js', 'extension/bin/leanscope', 'extension/media/host.js', 'extension/media/heat-4.svg',

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { activateExtension, makeWorld, packagedSidecar, waitFor } from './helpers.mjs';
 
@@ -111,6 +112,11 @@ test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () 
     assert.deepEqual(reveal.range, { startLine: 15, startCol: 0, endLine: 20, endCol: 9 });
     assert.deepEqual([editor.selection.start.line, editor.selection.start.character, editor.selection.end.line, editor.selection.end.character], [15, 0, 20, 9]);
     assert.equal(x.vscode.window.activeTextEditor, editor);
+    // The cursor landing in le_double is not sent back to the viewer.
+    const sentBefore = posted.length;
+    x.test.moveCursor(editor, 15, 0);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(posted.length, sentBefore);
 
     // Cursor in another declaration → the webview selects it.
     x.test.moveCursor(editor, 24, 4);
@@ -135,5 +141,57 @@ test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () 
     await x.dispose();
     fs.rmSync(browserDir, { recursive: true, force: true });
     w.cleanup();
+  }
+});
+
+/** A leanscope binary that writes synthetic sessions: the packaged sidecar
+ * once it has `synth-session`, else LEANSCOPE_SYNTH. */
+function sessionWriter() {
+  const candidates = [path.join(path.dirname(new URL(import.meta.url).pathname), '../../extension/bin/leanscope'), process.env.LEANSCOPE_SYNTH].filter(Boolean);
+  return candidates.find((b) => fs.existsSync(b) && spawnSync(b, ['synth-session', '--help']).status === 0);
+}
+
+test('Open Recording… on a session folder shows the session in the webview', { skip: sessionWriter() ? false : 'no leanscope with synth-session (the packaged sidecar lacks it; set LEANSCOPE_SYNTH)' }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-session-'));
+  const session = path.join(dir, 'session');
+  const made = spawnSync(sessionWriter(), ['synth-session', '-o', session, '--files', '4', '--events', '300', '--fail-every', '0', '--error-every', '0'], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  let panel;
+  const res = await resourceServer(() => panel);
+  const x = activateExtension({
+    stubOptions: {
+      cspSource: res.origin,
+      asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
+    },
+  });
+  const browserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-chromium-'));
+  const browser = await chromium.launchPersistentContext(browserDir, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const target = await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(session));
+    assert.deepEqual(target, { kind: 'session', file: path.join(session, 'session.json') });
+    panel = x.test.panels[0];
+    assert.deepEqual(panel.options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), session]);
+    const page = await browser.newPage();
+    await page.exposeBinding('__toHost', (_src, m) => panel.receive(m));
+    await page.addInitScript(() => {
+      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toHost(m), getState: () => undefined, setState: () => {} });
+    });
+    await page.goto(`${res.origin}/page`);
+    const loaded = await waitFor('leanscope.loaded', () => x.api.viewer.received.find((m) => m.type === 'leanscope.loaded'), 30000);
+    assert.equal(loaded.error, null);
+    assert.ok(res.requests.some((r) => r.file === path.join(session, 'index.jsonl') && r.allowed));
+    await page.click('#tab-files');
+    const files = await page.$$eval('#list li', (lis) => lis.length);
+    assert.equal(files, 4, 'the four files of the session are listed');
+    assert.equal(x.test.log.errors.length, 0, x.test.log.errors.join('\n'));
+  } finally {
+    await browser.close();
+    res.server.close();
+    await x.dispose();
+    fs.rmSync(browserDir, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
