@@ -89,13 +89,28 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
       assert.equal(lens.command.command, 'leanscope.showViewer');
       assert.deepEqual(lens.command.arguments[0], { recording: result.recording, source: editor.document.uri.toString(), declaration: d.name });
     });
+    // The values the fixture's replayed Lean run implies (the viewer shows
+    // the same: le_double 14.1 ms, self 2.6 ms).
+    assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
+      '4 5.06 ms · self 5.06 ms · 3% of file',
+      '6 10.0 ms · self 2.17 ms · 7% of file',
+      '10 9.80 ms · self 2.23 ms · 6% of file',
+      '15 14.1 ms · self 2.61 ms · 9% of file',
+      '22 10.7 ms · self 4.19 ms · 7% of file',
+    ]);
+    assert.deepEqual(texts.map((t) => `${t.range.start.line} ${t.renderOptions.after.contentText}`), [
+      '4 5.06 ms (3%)', '6 10.0 ms (7%)', '7 7.86 ms (5%)', '8 6.24 ms (4%)', '10 9.80 ms (6%)', '12 7.58 ms (5%)',
+      '13 4.47 ms (3%)', '15 14.1 ms (9%)', '16 11.5 ms (8%)', '17 1.46 ms (1%)', '19 7.67 ms (5%)', '20 5.82 ms (4%)',
+      '22 10.7 ms (7%)', '23 6.54 ms (4%)', '24 3.44 ms (2%)', '25 1.15 ms (1%)',
+    ]);
+    assert.equal(answer.fileNs, 151_718_000);
     const doubleAdd = lenses.find((l) => l.command.arguments[0].declaration === 'Demo.Clean.double_add');
     assert.equal(doubleAdd.range.start.line, 6);
 
     // The status bar shows the last capture and opens the viewer.
     const status = x.test.statusItems[0];
     assert.equal(status.visible, true);
-    assert.equal(status.text, `$(pulse) Clean.lean ${x.ext.formatNs(result.elapsedNs)}`);
+    assert.equal(status.text, '$(pulse) Clean.lean 152 ms');
     assert.equal(status.command, 'leanscope.showViewer');
 
     // Stale: typing hides everything at once; undoing brings it back.
