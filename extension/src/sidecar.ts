@@ -82,12 +82,21 @@ export class Sidecar {
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
     conn.onError(([e]) => this.opts.log(`sidecar connection: ${e.message}`));
     conn.listen();
+    let initialized = false;
+    const exited = new Promise<never>((_, reject) => proc.once('exit', (code, signal) => {
+      const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
+      const tail = stderrTail.split(/\r?\n/).filter((l) => l.trim()).slice(-4).join(' | ');
+      reject(new SidecarError(`The leanscope sidecar ${binary} ${how} before answering initialize${tail ? `: ${tail}` : ''}`, -1, 'cannotStart'));
+    }));
+    exited.catch(() => undefined);
     proc.once('exit', (code, signal) => {
       if (this.proc !== proc) return;
       this.proc = undefined;
       this.connection = undefined;
       conn.dispose();
-      if (this.disposed) return;
+      // A sidecar that never answered initialize is reported by the request
+      // that started it (see below), not as a death.
+      if (this.disposed || !initialized) return;
       const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
       const tail = stderrTail.trim().split('\n').slice(-3).join(' | ');
       const restarting = this.restarts < MAX_RESTARTS;
@@ -104,7 +113,22 @@ export class Sidecar {
       rootUri: null,
       capabilities: { window: { workDoneProgress: false } },
     }) as Promise<{ capabilities?: { experimental?: { leanscope?: { methods?: string[] } } }; serverInfo?: { version?: string } }>;
-    const result = await Promise.race([init, spawnError]);
+    init.catch(() => undefined);
+    let result;
+    try {
+      result = await Promise.race([init, spawnError, exited]);
+    } catch (e) {
+      // A write to a sidecar that is going away fails first (EPIPE); its exit
+      // status and stderr say why, so wait a moment for them.
+      const why = await Promise.race([exited.then(() => e, (x) => x), new Promise((r) => setTimeout(() => r(e), 1000))]);
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      conn.dispose();
+      const err = why instanceof SidecarError ? why
+        : new SidecarError(`The leanscope sidecar ${binary} did not answer initialize: ${(why as Error).message}`, -1, 'cannotStart');
+      this.opts.log(err.message);
+      throw err;
+    }
+    initialized = true;
     conn.sendNotification('initialized', {}).catch((e: Error) => this.opts.log(`initialized: ${e.message}`));
     this.methods = result.capabilities?.experimental?.leanscope?.methods ?? [];
     this.serverVersion = result.serverInfo?.version ?? '';

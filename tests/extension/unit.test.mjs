@@ -252,3 +252,19 @@ test('Show Viewer before any capture says what to do', async () => {
     assert.equal(x.test.panels.length, 0);
   } finally { await x.dispose(); }
 });
+
+test('a sidecar that exits before answering initialize gives its status and stderr', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-bad-'));
+  const bad = path.join(dir, 'leanscope');
+  fs.writeFileSync(bad, "#!/bin/sh\necho \"error: unrecognized subcommand 'serve'\" >&2\necho >&2\necho 'Usage: leanscope <COMMAND>' >&2\nexit 2\n", { mode: 0o755 });
+  const lean = path.join(dir, 'A.lean');
+  fs.writeFileSync(lean, 'theorem a : True := trivial\n');
+  const x = activateExtension({ settings: { 'leanscope.sidecarPath': bad } });
+  try {
+    assert.equal(await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(lean)), undefined);
+    assert.deepEqual(x.test.log.errors, [
+      `leanscope: profiling A.lean failed: The leanscope sidecar ${bad} exited with status 2 before answering initialize: error: unrecognized subcommand 'serve' | Usage: leanscope <COMMAND>`,
+    ]);
+    assert.deepEqual(x.test.log.warnings, [], 'not reported as a death and restart');
+  } finally { await x.dispose(); fs.rmSync(dir, { recursive: true, force: true }); }
+});
