@@ -1,0 +1,46 @@
+// How times and shares read in the editor. One place for every label.
+
+const UNITS: Array<[number, string]> = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']];
+
+function unitOf(ns: number): [number, string] {
+  for (const u of UNITS) if (Math.abs(ns) >= u[0]) return u;
+  return UNITS[UNITS.length - 1];
+}
+
+function digits(value: number): string {
+  if (value >= 100) return value.toFixed(0);
+  if (value >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+/** `1.24 s`, `310 ms`, `12.5 ms`, `850 µs`, `12 ns`. */
+export function formatNs(ns: number): string {
+  const [scale, unit] = unitOf(ns);
+  if (scale === 1) return `${Math.round(ns)} ns`;
+  return `${digits(ns / scale)} ${unit}`;
+}
+
+/** `ns` in the unit `reference` would be shown in, with two decimals (for
+ * `self 0.31 s` next to `1.24 s`). */
+export function formatNsLike(ns: number, reference: number): string {
+  const [scale, unit] = unitOf(reference);
+  if (scale === 1) return `${Math.round(ns)} ns`;
+  return `${(ns / scale).toFixed(2)} ${unit}`;
+}
+
+/** `38%`; `<1%` for a share above zero that rounds to 0; `null` → `null`. */
+export function formatShare(share: number | null): string | null {
+  if (share === null || share === undefined) return null;
+  const p = Math.round(share * 100);
+  if (p === 0 && share > 0) return '<1%';
+  return `${p}%`;
+}
+
+/** The CodeLens title: `1.24 s · self 0.31 s · 38% of file`. */
+export function lensTitle(totalNs: number, selfNs: number | null, share: number | null): string {
+  const parts = [formatNs(totalNs)];
+  if (selfNs !== null) parts.push(`self ${formatNsLike(selfNs, totalNs)}`);
+  const s = formatShare(share);
+  if (s !== null) parts.push(`${s} of file`);
+  return parts.join(' · ');
+}

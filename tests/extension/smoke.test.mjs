@@ -1,0 +1,238 @@
+// End-to-end smoke test: the BUNDLED extension (dist/extension.js) in Node
+// with the `vscode` stand-in runs "Profile File" on the demo project through
+// the real packaged sidecar (extension/bin/leanscope) and the fake Lean
+// toolchain, and we check what the editor would show; then Cancel.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { activateExtension, isAlive, makeWorld, packagedSidecar, waitFor } from './helpers.mjs';
+
+const CLEAN_DECLARATIONS = ['Demo.Clean.double', 'Demo.Clean.double_add', 'Demo.Clean.length_append_comm', 'Demo.Clean.le_double', 'Demo.Clean.cases_example'];
+// 0-based lines of the declarations in fixtures/projects/demo/Demo/Clean.lean.
+const CLEAN_DECLARATION_LINES = [4, 6, 10, 15, 22];
+
+test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, status bar', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.thresholdMs': 1 } });
+  try {
+    const file = w.file('Demo/Clean.lean');
+    const editor = await x.test.openEditor(file);
+    const result = await x.test.commands.get('leanscope.profileFile')();
+    assert.ok(result, `capture failed: ${x.test.log.errors.join(' | ')}\n${x.test.log.output.join('\n')}`);
+    assert.equal(result.status, 'ok');
+    assert.equal(result.module, 'Demo.Clean');
+    assert.equal(result.declarations, 5);
+    assert.equal(result.errors, 0);
+    assert.equal(path.dirname(result.recording), path.join(w.project, '.leanscope/recordings'));
+    assert.ok(fs.existsSync(result.recording));
+    assert.deepEqual(x.test.log.errors, []);
+
+    // The progress notification: cancellable, titled, fed by $/progress.
+    const progress = x.test.lastProgress();
+    assert.equal(progress.options.cancellable, true);
+    assert.equal(progress.options.title, 'leanscope: profiling Clean.lean');
+    const messages = progress.reports.map((r) => r.message);
+    assert.ok(messages.some((m) => /^Starting Lean on Demo\.Clean/.test(m)), messages.join('\n'));
+
+    // The sidecar's own answer for the same buffer, to compare with.
+    const answer = await x.api.sidecar.request('leanscope/annotations', { recording: result.recording, text: editor.document.getText() });
+    assert.equal(answer.stale, false);
+    assert.ok(answer.lines.length >= 5, `${answer.lines.length} lines`);
+    assert.deepEqual(answer.declarations.map((d) => d.name), CLEAN_DECLARATIONS);
+    assert.deepEqual(answer.declarations.map((d) => d.range.start.line), CLEAN_DECLARATION_LINES);
+
+    // Decorations: one per timed line, at the end of the line, with the
+    // line's inclusive time and share; the bar proportional to the longest.
+    const decos = x.test.decorations(editor);
+    const [bars, texts, ...heat] = decos.map((d) => d.items);
+    const maxNs = Math.max(...answer.lines.map((l) => l.totalNs));
+    const src = fs.readFileSync(file, 'utf8').split('\n');
+    assert.equal(texts.length, answer.lines.length);
+    assert.equal(bars.length, answer.lines.length);
+    answer.lines.forEach((l, i) => {
+      const t = texts[i];
+      assert.deepEqual([t.range.start.line, t.range.start.character, t.range.end.character], [l.line, src[l.line].length, src[l.line].length]);
+      const share = Math.round(l.share * 100);
+      assert.equal(t.renderOptions.after.contentText, `${x.ext.formatNs(l.totalNs)} (${share === 0 && l.share > 0 ? '<1' : share}%)`);
+      assert.equal(bars[i].renderOptions.after.width, `${Math.max(1, Math.round(l.totalNs / maxNs * x.ext.BAR_MAX_PX))}px`);
+    });
+    // The longest line has the full bar and the hottest gutter mark.
+    const longest = answer.lines.find((l) => l.totalNs === maxNs);
+    assert.ok(heat[3].some((h) => h.range.start.line === longest.line));
+    assert.equal(heat.flat().length, answer.lines.length, 'one gutter mark per timed line');
+    assert.match(decos[2].type.options.gutterIconPath.fsPath, /media\/heat-1\.svg$/);
+    assert.ok(fs.existsSync(decos[2].type.options.gutterIconPath.fsPath));
+
+    // Line 9 (0-based 8) is `omega` in double_add: its hover lists it, matched.
+    const omega = answer.lines.find((l) => l.line === 8);
+    assert.ok(omega, 'line 8 has a bar');
+    assert.equal(omega.top[0].label, 'omega');
+    assert.equal(omega.top[0].rangeKind, 'matched');
+    const hover = x.test.hover(editor.document, 8, 3);
+    assert.ok(hover, 'hover on line 9');
+    assert.match(hover.contents[0].value, new RegExp(`line 9: ${x.ext.formatNs(omega.totalNs).replace('.', '\\.')} inclusive`));
+    assert.match(hover.contents[0].value, /\| `omega` \| Elab\.step · tactic \| .* \| matched \|/);
+    assert.equal(x.test.hover(editor.document, 1, 0), undefined, 'no hover on an untimed line');
+
+    // CodeLens: one per declaration with time, above it, with its numbers.
+    const lenses = x.test.codeLenses(editor.document);
+    const timed = answer.declarations.filter((d) => d.totalNs !== null);
+    assert.equal(lenses.length, timed.length);
+    assert.equal(timed.length, 5, 'every Clean declaration has recorded time');
+    lenses.forEach((lens, i) => {
+      const d = timed[i];
+      assert.equal(lens.range.start.line, d.range.start.line);
+      assert.equal(lens.command.title, x.ext.lensTitle(d.totalNs, d.selfNs, d.share));
+      assert.match(lens.command.title, /^\d+(\.\d+)? (s|ms|µs|ns) · self \d+\.\d\d (s|ms|µs|ns) · (<1|\d+)% of file$/);
+      assert.equal(lens.command.command, 'leanscope.showViewer');
+      assert.deepEqual(lens.command.arguments[0], { recording: result.recording, source: editor.document.uri.toString(), declaration: d.name });
+    });
+    // The values the fixture's replayed Lean run implies (the viewer shows
+    // the same: le_double 14.1 ms, self 2.6 ms).
+    assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
+      '4 5.06 ms · self 5.06 ms · 3% of file',
+      '6 10.0 ms · self 2.17 ms · 7% of file',
+      '10 9.80 ms · self 2.23 ms · 6% of file',
+      '15 14.1 ms · self 2.61 ms · 9% of file',
+      '22 10.7 ms · self 4.19 ms · 7% of file',
+    ]);
+    assert.deepEqual(texts.map((t) => `${t.range.start.line} ${t.renderOptions.after.contentText}`), [
+      '4 5.06 ms (3%)', '6 10.0 ms (7%)', '7 7.86 ms (5%)', '8 6.24 ms (4%)', '10 9.80 ms (6%)', '12 7.58 ms (5%)',
+      '13 4.47 ms (3%)', '15 14.1 ms (9%)', '16 11.5 ms (8%)', '17 1.46 ms (1%)', '19 7.67 ms (5%)', '20 5.82 ms (4%)',
+      '22 10.7 ms (7%)', '23 6.54 ms (4%)', '24 3.44 ms (2%)', '25 1.15 ms (1%)',
+    ]);
+    assert.equal(answer.fileNs, 151_718_000);
+    const doubleAdd = lenses.find((l) => l.command.arguments[0].declaration === 'Demo.Clean.double_add');
+    assert.equal(doubleAdd.range.start.line, 6);
+
+    // The status bar shows the last capture and opens the viewer.
+    const status = x.test.statusItems[0];
+    assert.equal(status.visible, true);
+    assert.equal(status.text, '$(pulse) Clean.lean 152 ms');
+    assert.equal(status.command, 'leanscope.showViewer');
+
+    // Stale: typing hides everything at once; undoing brings it back.
+    const original = editor.document.getText();
+    const before = x.api.annotations.decorationCalls;
+    x.test.edit(editor.document, original.replace('omega', 'omega '));
+    assert.equal(x.api.annotations.decorationCalls - before, 6, 'one batch: one call per decoration type');
+    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'stale: no decorations');
+    assert.deepEqual(x.test.codeLenses(editor.document), []);
+    assert.equal(x.test.hover(editor.document, 8, 3), undefined);
+    x.test.edit(editor.document, original.replace('omega', 'omega  '));
+    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'still stale');
+    x.test.edit(editor.document, original);
+    assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length, 'back when the text matches');
+    assert.equal(x.test.codeLenses(editor.document).length, 5);
+    // Text that changed with no change event is caught before drawing.
+    x.test.replaceSilently(editor.document, `${original}-- edited elsewhere\n`);
+    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'stale after a silent change');
+    assert.deepEqual(x.test.codeLenses(editor.document), []);
+    x.test.replaceSilently(editor.document, original);
+    assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length);
+    // The sidecar agrees: a different buffer is stale there too.
+    const stale = await x.api.sidecar.request('leanscope/annotations', { recording: result.recording, text: `${original} ` });
+    assert.equal(stale.stale, true);
+    assert.equal(stale.recordedSha256, answer.sourceSha256);
+
+    // Toggle and Clear.
+    assert.equal(await x.test.commands.get('leanscope.toggleAnnotations')(), false);
+    assert.equal(x.test.decorations(editor)[1].items.length, 0);
+    assert.equal(await x.test.commands.get('leanscope.toggleAnnotations')(), true);
+    assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length);
+    await x.test.commands.get('leanscope.clear')();
+    assert.equal(x.test.decorations(editor)[1].items.length, 0);
+    assert.equal(status.visible, false);
+
+    // Open Recording… brings the annotations back from the file alone and
+    // opens the viewer on it.
+    const target = await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(result.recording));
+    assert.equal(target.kind, 'recording');
+    assert.equal(target.source.fsPath, file);
+    assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length);
+    assert.equal(x.test.panels.length, 1);
+    const roots = x.test.panels[0].options.localResourceRoots.map((u) => u.fsPath);
+    assert.deepEqual(roots, [path.join(x.context.extensionPath, 'media'), path.dirname(result.recording)]);
+
+    // A recording whose source changed since: the sidecar says stale, the
+    // editor shows nothing for it.
+    await x.test.commands.get('leanscope.clear')();
+    x.test.edit(editor.document, original.replace('unfold double\n', 'unfold double\n  skip\n'));
+    await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(result.recording));
+    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0));
+    assert.ok(x.test.log.output.some((l) => l.includes(`annotations: ${file} differs from the source recorded in ${result.recording}`)));
+    x.test.edit(editor.document, original);
+
+    // Profile Folder says plainly what is missing.
+    await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.project));
+    assert.match(x.test.log.errors.at(-1), /Profile Folder needs the sessions feature, which this leanscope sidecar does not offer over JSON-RPC \(its methods: leanscope\/capture, leanscope\/open, leanscope\/annotations\)/);
+  } finally {
+    await x.dispose();
+    w.cleanup();
+  }
+});
+
+test('Cancel stops the fake Lean, answers RequestCancelled and writes nothing', async () => {
+  packagedSidecar();
+  const w = makeWorld({ delayScale: '100', pidfile: true });
+  const x = activateExtension({ workspaceFolders: [w.project] });
+  try {
+    const file = w.file('Demo/Clean.lean');
+    const running = x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(file));
+    // The pidfile also lists short-lived runs (`lean --version`): wait for
+    // a `lean` that is still running, the capture's.
+    const leanPid = await waitFor('the fake lean to run', () => {
+      const t = fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8') : '';
+      return [...t.matchAll(/^lean (\d+)$/gm)].map((m) => Number(m[1])).find(isAlive);
+    });
+    assert.ok(isAlive(leanPid));
+    const pids = fs.readFileSync(w.pids, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[1]));
+    x.test.lastProgress().cancel(); // the notification's Cancel button
+    const asked = Date.now();
+    const result = await running;
+    assert.equal(result, undefined);
+    assert.ok(Date.now() - asked < 5000, 'cancelled promptly');
+    assert.deepEqual(x.test.log.infos, ['leanscope: capture cancelled; Lean was stopped and nothing was written.']);
+    assert.deepEqual(x.test.log.errors, []);
+    await waitFor('lake and lean to be gone', () => pids.every((p) => !isAlive(p)), 5000);
+    assert.deepEqual(w.recordings().filter((f) => f.endsWith('.lsrec')), []);
+    assert.ok(x.test.log.output.some((l) => l.includes('capture: cancel requested')));
+    // The sidecar got $/cancelRequest and stopped Lean (its log, in the output channel).
+    await waitFor('the sidecar to log the cancellation', () => x.test.log.output.some((l) => /\[sidecar\].*cancelled; stopping Lean/.test(l)), 5000);
+    // The sidecar is still good for work afterwards.
+    process.env.LEANSCOPE_FAKE_DELAY_SCALE = '0';
+    assert.equal(x.api.sidecar.pid !== undefined && isAlive(x.api.sidecar.pid), true);
+  } finally {
+    await x.dispose();
+    w.cleanup();
+  }
+});
+
+test('the sidecar is restarted once when it dies, then the error is clear', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({ workspaceFolders: [w.project] });
+  try {
+    const file = x.vscode.Uri.file(w.file('Demo/Clean.lean'));
+    await x.api.sidecar.connect();
+    const first = x.api.sidecar.pid;
+    process.kill(first, 'SIGKILL');
+    await waitFor('the death to be noticed', () => x.test.log.warnings.length > 0);
+    assert.match(x.test.log.warnings[0], /^leanscope: The leanscope sidecar was killed by SIGKILL( \(last output: [^)]*\))?\. It is restarted for the next request\.$/);
+    const r = await x.test.commands.get('leanscope.profileFile')(file);
+    assert.equal(r?.status, 'ok', x.test.log.errors.join('\n'));
+    const second = x.api.sidecar.pid;
+    assert.notEqual(second, first);
+    process.kill(second, 'SIGKILL');
+    await waitFor('the second death', () => x.test.log.errors.length > 0);
+    assert.match(x.test.log.errors[0], /was killed by SIGKILL( \(last output: .*\))?\. It will not be restarted again; reload the window to try again\. See the "leanscope" output\.$/);
+    await x.test.commands.get('leanscope.profileFile')(file);
+    assert.match(x.test.log.errors.at(-1), /profiling Clean\.lean failed: The leanscope sidecar was killed by SIGKILL.*It will not be restarted again/);
+    assert.ok(x.test.log.output.some((l) => l.includes('starting ') && l.includes('serve --stdio')));
+  } finally {
+    await x.dispose();
+    w.cleanup();
+  }
+});

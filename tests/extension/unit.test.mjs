@@ -1,0 +1,270 @@
+// Unit tests of the extension against the `vscode` stand-in (no sidecar
+// needed): the manifest, command registration, settings, formatting, the
+// webview page, and the guards of Profile File.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { activateExtension, EXTENSION } from './helpers.mjs';
+
+const manifest = JSON.parse(fs.readFileSync(path.join(EXTENSION, 'package.json'), 'utf8'));
+
+// Context keys the manifest may use (VS Code's built-in ones).
+const CONTEXT_KEYS = new Set([
+  'resourceExtname', 'resourceFilename', 'resourceLangId', 'resourceScheme', 'explorerResourceIsFolder',
+  'isWorkspaceTrusted', 'editorLangId', 'false', 'true',
+]);
+
+/** Parses a when-clause (the subset VS Code documents: `!`, `&&`, `||`,
+ * `==`, `!=`, parentheses) and returns the keys it reads; throws on bad syntax. */
+function parseWhen(src) {
+  const tokens = src.match(/\s*(==|!=|&&|\|\||!|\(|\)|[^\s()!=&|]+)/g)?.map((t) => t.trim()) ?? [];
+  if (tokens.join('').replace(/\s/g, '') !== src.replace(/\s/g, '')) throw new Error(`cannot tokenize ${src}`);
+  let i = 0;
+  const keys = [];
+  const peek = () => tokens[i];
+  const take = (t) => { if (tokens[i] !== t) throw new Error(`expected ${t} at ${i} in ${src}`); i++; };
+  const isOp = (t) => ['==', '!=', '&&', '||', '!', '(', ')'].includes(t);
+  function primary() {
+    if (peek() === '(') { take('('); or(); take(')'); return; }
+    const key = tokens[i++];
+    if (key === undefined || isOp(key)) throw new Error(`expected a context key at ${i - 1} in ${src}`);
+    keys.push(key);
+    if (peek() === '==' || peek() === '!=') {
+      i++;
+      const v = tokens[i++];
+      if (v === undefined || isOp(v)) throw new Error(`expected a value after a comparison in ${src}`);
+    }
+  }
+  function unary() { if (peek() === '!') { i++; unary(); } else primary(); }
+  function and() { unary(); while (peek() === '&&') { i++; unary(); } }
+  function or() { and(); while (peek() === '||') { i++; and(); } }
+  or();
+  if (i !== tokens.length) throw new Error(`trailing tokens in ${src}`);
+  return keys;
+}
+
+test('when-clause parser accepts good clauses and rejects broken ones', () => {
+  assert.deepEqual(parseWhen('resourceExtname == .lean && !explorerResourceIsFolder'), ['resourceExtname', 'explorerResourceIsFolder']);
+  assert.throws(() => parseWhen('resourceExtname == '));
+  assert.throws(() => parseWhen('a && && b'));
+  assert.throws(() => parseWhen('(a || b'));
+});
+
+test('manifest: commands, menus and when-clauses are consistent', () => {
+  const c = manifest.contributes;
+  const ids = new Set(c.commands.map((x) => x.command));
+  assert.equal(ids.size, c.commands.length, 'duplicate command ids');
+  for (const cmd of c.commands) {
+    assert.equal(cmd.category, 'leanscope', cmd.command);
+    assert.match(cmd.command, /^leanscope\.[a-zA-Z]+$/);
+    assert.ok(cmd.title.length > 0);
+    if (cmd.enablement) for (const k of parseWhen(cmd.enablement)) assert.ok(CONTEXT_KEYS.has(k), `unknown key ${k}`);
+  }
+  for (const [menu, items] of Object.entries(c.menus)) {
+    for (const item of items) {
+      assert.ok(ids.has(item.command), `${menu} names unknown command ${item.command}`);
+      if (item.when) for (const k of parseWhen(item.when)) assert.ok(CONTEXT_KEYS.has(k), `${menu}: unknown context key ${k}`);
+    }
+  }
+  // The editor title button: .lean files, trusted workspaces, with an icon.
+  const title = c.menus['editor/title'].find((m) => m.command === 'leanscope.profileFile');
+  assert.equal(title.when, 'resourceExtname == .lean && isWorkspaceTrusted');
+  assert.equal(title.group, 'navigation');
+  assert.equal(c.commands.find((x) => x.command === 'leanscope.profileFile').icon, '$(pulse)');
+  // Explorer: a .lean file and folders.
+  assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFile' && /resourceExtname == \.lean/.test(m.when)));
+  assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFolder' && m.when === 'explorerResourceIsFolder'));
+  // Capture commands need trust; viewing does not.
+  for (const id of ['leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject']) {
+    assert.equal(c.commands.find((x) => x.command === id).enablement, 'isWorkspaceTrusted', id);
+  }
+  for (const id of ['leanscope.openRecording', 'leanscope.showViewer', 'leanscope.toggleAnnotations', 'leanscope.clear']) {
+    assert.equal(c.commands.find((x) => x.command === id).enablement, undefined, id);
+  }
+  assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
+  assert.equal(manifest.main, './dist/extension.js');
+  assert.ok(manifest.activationEvents.includes('onLanguage:lean4'));
+});
+
+test('manifest: settings have types and defaults of their type', () => {
+  const props = manifest.contributes.configuration.properties;
+  const expected = {
+    'leanscope.thresholdMs': ['number', 10], 'leanscope.lakePath': ['string', ''], 'leanscope.outputDirectory': ['string', ''],
+    'leanscope.timeoutSeconds': ['number', 0], 'leanscope.annotations.style': ['string', 'bars'],
+    'leanscope.annotations.codeLens': ['boolean', true], 'leanscope.sidecarPath': ['string', ''],
+  };
+  assert.deepEqual(Object.keys(props).sort(), Object.keys(expected).sort());
+  for (const [k, [type, dflt]] of Object.entries(expected)) {
+    assert.equal(props[k].type, type, k);
+    assert.equal(props[k].default, dflt, k);
+    assert.ok(props[k].markdownDescription, k);
+  }
+  assert.deepEqual(props['leanscope.annotations.style'].enum, ['bars', 'text', 'gutter']);
+});
+
+test('activation registers exactly the manifest commands and starts no sidecar', async () => {
+  const x = activateExtension();
+  try {
+    const registered = [...x.test.commands.keys()].sort();
+    const declared = manifest.contributes.commands.map((c) => c.command).sort();
+    assert.deepEqual(registered, declared);
+    assert.deepEqual([...x.ext.COMMANDS].sort(), declared);
+    assert.equal(x.api.sidecar.pid, undefined, 'the sidecar starts on first use, not at activation');
+    assert.equal(x.test.statusItems.length, 1);
+    assert.equal(x.test.statusItems[0].command, 'leanscope.showViewer');
+    assert.equal(x.test.statusItems[0].visible, false);
+    assert.ok(x.test.log.output.some((l) => l.includes(`sidecar ${path.join(EXTENSION, 'bin/leanscope')}`)), x.test.log.output.join('\n'));
+  } finally { await x.dispose(); }
+});
+
+test('capture parameters come from the settings', async () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-ws-'));
+  const x = activateExtension({
+    workspaceFolders: [ws],
+    settings: { 'leanscope.thresholdMs': 25, 'leanscope.lakePath': '/opt/elan/bin/lake', 'leanscope.timeoutSeconds': 90.7, 'leanscope.outputDirectory': 'profiles' },
+  });
+  try {
+    const file = x.vscode.Uri.file(path.join(ws, 'Demo/Clean.lean'));
+    const p = x.ext.captureParams(file, new Date('2026-01-02T03:04:05.678Z'));
+    assert.deepEqual(p, {
+      uri: file.toString(), thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90,
+      output: path.join(ws, 'profiles', 'Clean-20260102T030405Z.lsrec'),
+    });
+    x.test.settings['leanscope.outputDirectory'] = '';
+    x.test.settings['leanscope.lakePath'] = '  ';
+    x.test.settings['leanscope.timeoutSeconds'] = 0;
+    delete x.test.settings['leanscope.thresholdMs'];
+    assert.deepEqual(x.ext.captureParams(file), { uri: file.toString(), thresholdMs: 10 });
+  } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
+});
+
+test('sidecar path: the setting, else bin/leanscope in the extension', async () => {
+  const x = activateExtension();
+  try {
+    assert.equal(x.ext.resolveSidecarBinary('', '/ext'), '/ext/bin/leanscope');
+    assert.equal(x.ext.resolveSidecarBinary(' /usr/local/bin/leanscope ', '/ext'), '/usr/local/bin/leanscope');
+  } finally { await x.dispose(); }
+  const y = activateExtension({ settings: { 'leanscope.sidecarPath': '/nonexistent/leanscope' } });
+  try {
+    await assert.rejects(y.api.sidecar.connect(), /The leanscope sidecar was not found at \/nonexistent\/leanscope\. Set "leanscope\.sidecarPath"/);
+  } finally { await y.dispose(); }
+});
+
+test('times and shares read as the CodeLens shows them', async () => {
+  const x = activateExtension();
+  try {
+    const { formatNs, lensTitle, formatShare } = x.ext;
+    assert.equal(formatNs(1_240_000_000), '1.24 s');
+    assert.equal(formatNs(310_000_000), '310 ms');
+    assert.equal(formatNs(12_345_678), '12.3 ms');
+    assert.equal(formatNs(6_238_000), '6.24 ms');
+    assert.equal(formatNs(850_000), '850 µs');
+    assert.equal(formatNs(999), '999 ns');
+    assert.equal(lensTitle(1_240_000_000, 310_000_000, 0.38), '1.24 s · self 0.31 s · 38% of file');
+    assert.equal(lensTitle(1_240_000_000, null, null), '1.24 s');
+    assert.equal(formatShare(0.001), '<1%');
+    assert.equal(formatShare(0), '0%');
+    assert.equal(formatShare(null), null);
+  } finally { await x.dispose(); }
+});
+
+test('line annotations: bars proportional to the longest line, heat by quarter, hover table', async () => {
+  const x = activateExtension();
+  try {
+    const op = { class: 'Elab.step', label: 'omega `x`', kind: 'tactic', inclusiveNs: 8_000_000, selfNs: 2_000_000, thread: 0, range: null, rangeKind: 'matched' };
+    const answer = {
+      stale: false, sourceSha256: 'a'.repeat(64), fileNs: 100_000_000, shareBasis: 'elapsed',
+      lines: [
+        { line: 2, events: 1, totalNs: 8_000_000, selfNs: 2_000_000, share: 0.08, selfShare: 0.02, top: [op] },
+        { line: 5, events: 2, totalNs: 2_000_000, selfNs: 2_000_000, share: 0.02, selfShare: 0.02, top: [] },
+      ],
+      declarations: [
+        { index: 0, name: 'a', kind: 'theorem', range: { start: { line: 1, character: 0 }, end: { line: 3, character: 4 } }, selectionRange: { start: { line: 1, character: 8 }, end: { line: 1, character: 9 } }, generated: false, events: 3, totalNs: 8_000_000, selfNs: 0, share: 0.08, selfShare: 0 },
+        { index: 1, name: 'b', kind: 'def', range: { start: { line: 7, character: 0 }, end: { line: 7, character: 9 } }, selectionRange: { start: { line: 7, character: 4 }, end: { line: 7, character: 5 } }, generated: false, events: 0, totalNs: null, selfNs: null, share: null, selfShare: null },
+      ],
+    };
+    const c = x.ext.computeAnnotations(answer);
+    assert.deepEqual(c.lines.map((l) => [l.line, l.text, l.barPx, l.heat]), [[2, '8.00 ms (8%)', x.ext.BAR_MAX_PX, 4], [5, '2.00 ms (2%)', 30, 1]]);
+    assert.match(c.lines[0].hover, /line 3: 8\.00 ms inclusive · self 2\.00 ms · 8% of file · 1 event/);
+    assert.match(c.lines[0].hover, /\| `` omega `x` `` \| Elab\.step · tactic \| 8\.00 ms \| 2\.00 ms \| 0 \| matched \|/);
+    // A declaration with no recorded time gets no lens (no time is not zero).
+    assert.deepEqual(c.lenses, [{ line: 1, declaration: 'a', index: 0, title: '8.00 ms · self 0.00 ms · 8% of file' }]);
+  } finally { await x.dispose(); }
+});
+
+test('the webview page: CSP with wasm-unsafe-eval and blob workers, nonce scripts, config block', async () => {
+  const x = activateExtension();
+  try {
+    const template = fs.readFileSync(path.join(EXTENSION, 'media/viewer/index.html'), 'utf8');
+    const html = x.ext.viewerHtml(template, 'https://cdn.example', 'N0NCE', 'https://cdn.example/host.js',
+      { assets: 'https://cdn.example/viewer/', recording: 'https://cdn.example/r/A.lsrec', recordingName: 'A</script>.lsrec' });
+    const csp = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]+)">/)[1];
+    assert.equal(csp, "default-src 'none'; script-src 'nonce-N0NCE' 'wasm-unsafe-eval'; worker-src blob:; connect-src https://cdn.example; style-src https://cdn.example; img-src https://cdn.example data:; font-src https://cdn.example; base-uri 'none'; form-action 'none'");
+    const scripts = [...html.matchAll(/<script ([^>]*)>/g)].map((m) => m[1]);
+    assert.deepEqual(scripts, [
+      'type="application/json" id="leanscope-config"',
+      'nonce="N0NCE" src="https://cdn.example/host.js" defer',
+      'nonce="N0NCE" src="https://cdn.example/viewer/viewer.js" defer',
+    ]);
+    const config = JSON.parse(html.match(/id="leanscope-config">([^<]*)<\/script>/)[1]);
+    assert.equal(config.recordingName, 'A</script>.lsrec', 'the name is escaped inside the block and parses back');
+    assert.ok(html.includes('href="https://cdn.example/viewer/viewer.css"'));
+    assert.throws(() => x.ext.viewerHtml('<html></html>', 'a', 'b', 'c', { assets: 'd' }), /media\/viewer is out of date/);
+  } finally { await x.dispose(); }
+});
+
+test('Profile File needs a trusted workspace and a .lean file, and asks to save a dirty one', async () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-ws-'));
+  const lean = path.join(ws, 'A.lean');
+  fs.writeFileSync(lean, 'theorem a : True := trivial\n');
+  const untrusted = activateExtension({ trusted: false });
+  try {
+    const r = await untrusted.test.commands.get('leanscope.profileFile')(untrusted.vscode.Uri.file(lean));
+    assert.equal(r, undefined);
+    assert.match(untrusted.test.log.errors[0], /needs a trusted workspace/);
+    assert.equal(untrusted.api.sidecar.pid, undefined, 'no sidecar started');
+  } finally { await untrusted.dispose(); }
+  const x = activateExtension({ settings: { 'leanscope.sidecarPath': '/nonexistent/leanscope' } });
+  try {
+    await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(path.join(ws, 'notes.txt')));
+    assert.match(x.test.log.errors[0], /notes\.txt is not a local \.lean file/);
+    const ed = await x.test.openEditor(lean);
+    x.test.edit(ed.document, 'theorem a : True := by trivial\n');
+    x.test.answerDialogs(undefined); // the user dismisses the dialog
+    assert.equal(await x.test.commands.get('leanscope.profileFile')(), undefined);
+    assert.match(x.test.log.modal[0], /A\.lean has unsaved changes\. Lean profiles the file on disk: save it first\?/);
+    assert.equal(fs.readFileSync(lean, 'utf8'), 'theorem a : True := trivial\n', 'not saved');
+    assert.equal(x.test.log.progress.length, 0, 'no capture started');
+    x.test.answerDialogs('Save and Profile');
+    await x.test.commands.get('leanscope.profileFile')();
+    assert.equal(fs.readFileSync(lean, 'utf8'), 'theorem a : True := by trivial\n', 'saved first');
+    assert.match(x.test.log.errors.at(-1), /profiling A\.lean failed: The leanscope sidecar was not found at \/nonexistent\/leanscope/);
+  } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
+});
+
+test('Show Viewer before any capture says what to do', async () => {
+  const x = activateExtension();
+  try {
+    assert.equal(await x.test.commands.get('leanscope.showViewer')(), undefined);
+    assert.deepEqual(x.test.log.infos, ['leanscope: profile a file or open a recording first.']);
+    assert.equal(x.test.panels.length, 0);
+  } finally { await x.dispose(); }
+});
+
+test('a sidecar that exits before answering initialize gives its status and stderr', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-bad-'));
+  const bad = path.join(dir, 'leanscope');
+  fs.writeFileSync(bad, "#!/bin/sh\necho \"error: unrecognized subcommand 'serve'\" >&2\necho >&2\necho 'Usage: leanscope <COMMAND>' >&2\nexit 2\n", { mode: 0o755 });
+  const lean = path.join(dir, 'A.lean');
+  fs.writeFileSync(lean, 'theorem a : True := trivial\n');
+  const x = activateExtension({ settings: { 'leanscope.sidecarPath': bad } });
+  try {
+    assert.equal(await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(lean)), undefined);
+    assert.deepEqual(x.test.log.errors, [
+      `leanscope: profiling A.lean failed: The leanscope sidecar ${bad} exited with status 2 before answering initialize: error: unrecognized subcommand 'serve' | Usage: leanscope <COMMAND>`,
+    ]);
+    assert.deepEqual(x.test.log.warnings, [], 'not reported as a death and restart');
+  } finally { await x.dispose(); fs.rmSync(dir, { recursive: true, force: true }); }
+});

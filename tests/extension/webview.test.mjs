@@ -1,0 +1,197 @@
+// The webview page the extension builds, in real headless Chromium with the
+// extension's CSP: the recording streamed in through webview resource URIs,
+// and the round trip editor ⇄ viewer through postMessage.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { chromium } from 'playwright-core';
+import { activateExtension, makeWorld, packagedSidecar, waitFor } from './helpers.mjs';
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.svg': 'image/svg+xml' };
+
+/** Plays VS Code's resource server: files under the panel's
+ * localResourceRoots only, at `<origin>/vscode-resource/<path>`. */
+function resourceServer(getPanel) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/page') {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      res.end(getPanel().webview.html);
+      return;
+    }
+    const prefix = '/vscode-resource';
+    const file = path.resolve(decodeURIComponent(url.pathname.slice(prefix.length)));
+    const roots = getPanel().options.localResourceRoots.map((u) => u.fsPath);
+    const allowed = url.pathname.startsWith(prefix) && roots.some((r) => file === r || file.startsWith(r + path.sep));
+    requests.push({ file, allowed });
+    if (!allowed || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(allowed ? 404 : 403);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream', 'Access-Control-Allow-Origin': '*' });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, requests, origin: `http://127.0.0.1:${server.address().port}` })));
+}
+
+test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  let panel;
+  const res = await resourceServer(() => panel);
+  const x = activateExtension({
+    workspaceFolders: [w.project],
+    settings: { 'leanscope.thresholdMs': 1 },
+    stubOptions: {
+      cspSource: res.origin,
+      asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
+    },
+  });
+  const browserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-chromium-'));
+  const browser = await chromium.launchPersistentContext(browserDir, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+  });
+  try {
+    const file = w.file('Demo/Clean.lean');
+    const editor = await x.test.openEditor(file);
+    const result = await x.test.commands.get('leanscope.profileFile')();
+    assert.ok(result, x.test.log.errors.join('\n'));
+
+    // The CodeLens of double_add opens the viewer at it.
+    const lens = x.test.codeLenses(editor.document).find((l) => l.command.arguments[0].declaration === 'Demo.Clean.double_add');
+    await x.test.commands.get(lens.command.command)(...lens.command.arguments);
+    panel = x.test.panels[0];
+    assert.equal(panel.viewType, 'leanscope.viewer');
+    assert.equal(panel.options.enableScripts, true);
+    assert.deepEqual(panel.options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), path.dirname(result.recording)]);
+    const csp = panel.webview.html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]+)">/)[1];
+    assert.match(csp, /script-src 'nonce-[A-Za-z0-9]+' 'wasm-unsafe-eval'; worker-src blob:; connect-src http:\/\/127\.0\.0\.1:\d+;/);
+
+    const page = await browser.newPage();
+    const violations = [];
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    await page.exposeBinding('__toHost', (_src, m) => panel.receive(m));
+    await page.addInitScript(() => {
+      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toHost(m), getState: () => undefined, setState: () => {} });
+      document.addEventListener('securitypolicyviolation', (e) => { (window.__violations ||= []).push(`${e.violatedDirective} ${e.blockedURI}`); });
+    });
+    // Host → page: what the extension posts reaches the page's window.
+    const posted = panel.webview.posted;
+    panel.webview.postMessage = async (m) => { posted.push(m); await page.evaluate((msg) => window.postMessage(msg, '*'), m); return true; };
+
+    await page.goto(`${res.origin}/page`);
+    const loaded = await waitFor('leanscope.loaded', () => x.api.viewer.received.find((m) => m.type === 'leanscope.loaded'), 30000);
+    assert.equal(loaded.error, null, `viewer error: ${loaded.error}; console: ${consoleErrors.join(' | ')}`);
+    assert.ok(x.api.viewer.received.some((m) => m.type === 'leanscope.ready'));
+    // The recording was streamed from its own directory through the resource server.
+    assert.ok(res.requests.some((r) => r.file === result.recording && r.allowed), JSON.stringify(res.requests));
+    assert.ok(res.requests.some((r) => r.file.endsWith('media/viewer/viewer_wasm_bg.wasm') && r.allowed));
+
+    // The queued selection from the CodeLens reached the viewer.
+    assert.deepEqual(posted[0], { type: 'leanscope.select', declaration: 'Demo.Clean.double_add' });
+    await page.waitForFunction(() => window.__leanscope.state.sel && window.__leanscope.state.sel.title === 'Demo.Clean.double_add');
+    // …and its echo (the viewer reveals what it selected) did not move the cursor.
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(editor.selection.active.line, 0);
+
+    // Select in the webview → reveal in the editor.
+    await page.click('#tab-declarations');
+    await page.click('#list li[data-name="Demo.Clean.le_double"]');
+    await waitFor('the editor to reveal le_double', () => editor.selection.start.line === 15);
+    const reveal = x.api.viewer.received.filter((m) => m.type === 'leanscope.revealRange').at(-1);
+    assert.equal(reveal.declaration, 'Demo.Clean.le_double');
+    assert.deepEqual(reveal.range, { startLine: 15, startCol: 0, endLine: 20, endCol: 9 });
+    assert.deepEqual([editor.selection.start.line, editor.selection.start.character, editor.selection.end.line, editor.selection.end.character], [15, 0, 20, 9]);
+    assert.equal(x.vscode.window.activeTextEditor, editor);
+    // The cursor landing in le_double is not sent back to the viewer.
+    const sentBefore = posted.length;
+    x.test.moveCursor(editor, 15, 0);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(posted.length, sentBefore);
+
+    // Cursor in another declaration → the webview selects it.
+    x.test.moveCursor(editor, 24, 4);
+    await page.waitForFunction(() => window.__leanscope.state.sel && window.__leanscope.state.sel.title === 'Demo.Clean.cases_example', null, { timeout: 10000 });
+    assert.deepEqual(posted.at(-1), { type: 'leanscope.select', declaration: 'Demo.Clean.cases_example' });
+
+    // The CSP is in force: another origin is refused, and files outside the
+    // resource roots are not served.
+    const foreign = await page.evaluate(async (u) => { try { await fetch(u); return 'fetched'; } catch (e) { return 'blocked'; } }, res.origin.replace('127.0.0.1', 'localhost') + '/page');
+    assert.equal(foreign, 'blocked');
+    const outside = await page.evaluate(async (u) => (await fetch(u)).status, `${res.origin}/vscode-resource${encodeURI(file)}`);
+    assert.equal(outside, 403);
+    const v = await page.evaluate(() => window.__violations || []);
+    assert.deepEqual(v.filter((s) => !s.includes('localhost')), [], 'no CSP violation by the viewer itself');
+    assert.equal(v.filter((s) => s.includes('localhost')).length, 1);
+    const out = path.join(path.dirname(new URL(import.meta.url).pathname), 'out');
+    fs.mkdirSync(out, { recursive: true });
+    await page.screenshot({ path: path.join(out, 'webview.png') });
+  } finally {
+    await browser.close();
+    res.server.close();
+    await x.dispose();
+    fs.rmSync(browserDir, { recursive: true, force: true });
+    w.cleanup();
+  }
+});
+
+/** A leanscope binary that writes synthetic sessions: the packaged sidecar
+ * once it has `synth-session`, else LEANSCOPE_SYNTH. */
+function sessionWriter() {
+  const candidates = [path.join(path.dirname(new URL(import.meta.url).pathname), '../../extension/bin/leanscope'), process.env.LEANSCOPE_SYNTH].filter(Boolean);
+  return candidates.find((b) => fs.existsSync(b) && spawnSync(b, ['synth-session', '--help']).status === 0);
+}
+
+test('Open Recording… on a session folder shows the session in the webview', { skip: sessionWriter() ? false : 'no leanscope with synth-session (the packaged sidecar lacks it; set LEANSCOPE_SYNTH)' }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-session-'));
+  const session = path.join(dir, 'session');
+  const made = spawnSync(sessionWriter(), ['synth-session', '-o', session, '--files', '4', '--events', '300', '--fail-every', '0', '--error-every', '0'], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  let panel;
+  const res = await resourceServer(() => panel);
+  const x = activateExtension({
+    stubOptions: {
+      cspSource: res.origin,
+      asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
+    },
+  });
+  const browserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-chromium-'));
+  const browser = await chromium.launchPersistentContext(browserDir, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const target = await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(session));
+    assert.deepEqual(target, { kind: 'session', file: path.join(session, 'session.json') });
+    panel = x.test.panels[0];
+    assert.deepEqual(panel.options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), session]);
+    const page = await browser.newPage();
+    await page.exposeBinding('__toHost', (_src, m) => panel.receive(m));
+    await page.addInitScript(() => {
+      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toHost(m), getState: () => undefined, setState: () => {} });
+    });
+    await page.goto(`${res.origin}/page`);
+    const loaded = await waitFor('leanscope.loaded', () => x.api.viewer.received.find((m) => m.type === 'leanscope.loaded'), 30000);
+    assert.equal(loaded.error, null);
+    assert.ok(res.requests.some((r) => r.file === path.join(session, 'index.jsonl') && r.allowed));
+    await page.click('#tab-files');
+    const files = await page.$$eval('#list li', (lis) => lis.length);
+    assert.equal(files, 4, 'the four files of the session are listed');
+    assert.equal(x.test.log.errors.length, 0, x.test.log.errors.join('\n'));
+  } finally {
+    await browser.close();
+    res.server.close();
+    await x.dispose();
+    fs.rmSync(browserDir, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
