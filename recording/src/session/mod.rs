@@ -66,6 +66,15 @@ pub enum SessionStatus {
 }
 
 impl SessionStatus {
+    /// How readers name the state: `running` on disk is `interrupted` for
+    /// anyone reading it, since the writer may be gone.
+    pub fn reader_label(self) -> &'static str {
+        match self {
+            SessionStatus::Running => "interrupted",
+            other => other.as_str(),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             SessionStatus::Running => "running",
@@ -193,6 +202,16 @@ impl FileEntry {
         }
     }
 
+    /// The file's time for readers (folder totals, the viewer): Lean's
+    /// elapsed time from the manifest, in nanoseconds. `None` for a file
+    /// that is not committed or whose elapsed time Lean did not report.
+    pub fn time_ns(&self) -> Option<u64> {
+        if !self.status.is_committed() {
+            return None;
+        }
+        self.elapsed_ms.and_then(ms_to_ns)
+    }
+
     /// Forgets the outcome of an earlier capture.
     pub fn reset(&mut self, status: FileStatus) {
         *self = FileEntry {
@@ -318,6 +337,12 @@ pub fn ns_to_ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
 
+/// Fractional milliseconds (as the manifest stores them) back to whole
+/// nanoseconds; `None` for a negative or non-finite value.
+pub fn ms_to_ns(ms: f64) -> Option<u64> {
+    (ms.is_finite() && ms >= 0.0).then(|| (ms * 1e6).round() as u64)
+}
+
 /// Cuts a text to at most `max` characters, marking the cut.
 pub fn cap_chars(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -340,6 +365,21 @@ mod tests {
         let capped = cap_chars(&over, MAX_ERROR_CHARS);
         assert_eq!(capped.chars().count(), MAX_ERROR_CHARS);
         assert!(capped.ends_with('…'));
+    }
+
+    #[test]
+    fn file_time_is_the_elapsed_time_of_a_committed_file() {
+        let mut f = FileEntry::planned(0, "A.lean".into(), "A".into());
+        f.elapsed_ms = Some(ns_to_ms(123_456_789));
+        assert_eq!(f.time_ns(), None);
+        f.status = FileStatus::Error;
+        assert_eq!(f.time_ns(), Some(123_456_789));
+        f.elapsed_ms = None;
+        assert_eq!(f.time_ns(), None);
+        assert_eq!(ms_to_ns(-1.0), None);
+        assert_eq!(ms_to_ns(f64::NAN), None);
+        assert_eq!(SessionStatus::Running.reader_label(), "interrupted");
+        assert_eq!(SessionStatus::Partial.reader_label(), "partial");
     }
 
     #[test]
