@@ -14,7 +14,8 @@ import {
 
 let dir; let session; let manifest; let index; let view; let browser;
 
-const fileTime = (f) => (f.status === 'ok' || f.status === 'error' ? (f.elapsedNs ?? f.tracedNs ?? 0) : 0);
+const fileTime = (f) => (f.status === 'ok' || f.status === 'error' ? msToNsOrZero(f.elapsedMs) : 0);
+const msToNsOrZero = (ms) => (ms === undefined || ms === null ? 0 : Math.round(ms * 1e6));
 const underPath = (p, folder) => folder === '' || p === folder || p.startsWith(`${folder}/`);
 const folderTotal = (folder) => manifest.files.filter((f) => underPath(f.path, folder)).reduce((a, f) => a + fileTime(f), 0);
 const msToNs = (ms) => Math.round(ms * 1e6);
