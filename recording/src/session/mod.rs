@@ -165,6 +165,10 @@ pub struct FileEntry {
     /// Lean's elapsed time for the file (imports included), when it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_ms: Option<f64>,
+    /// The union of the recording's top-level intervals: the file's time
+    /// when Lean gave no elapsed time (a file with errors, no profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced_ms: Option<f64>,
     /// How long the whole capture took (Lean and leanscope).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture_wall_ms: Option<u64>,
@@ -193,6 +197,7 @@ impl FileEntry {
             capture: None,
             recording: None,
             elapsed_ms: None,
+            traced_ms: None,
             capture_wall_ms: None,
             events: None,
             declarations: None,
@@ -202,14 +207,15 @@ impl FileEntry {
         }
     }
 
-    /// The file's time for readers (folder totals, the viewer): Lean's
-    /// elapsed time from the manifest, in nanoseconds. `None` for a file
-    /// that is not committed or whose elapsed time Lean did not report.
+    /// The file's time for readers (folder totals, the viewer), in
+    /// nanoseconds: Lean's elapsed time, else the traced time — the same
+    /// number as the file's index row. `None` for a file that is not
+    /// committed or has neither.
     pub fn time_ns(&self) -> Option<u64> {
         if !self.status.is_committed() {
             return None;
         }
-        self.elapsed_ms.and_then(ms_to_ns)
+        self.elapsed_ms.or(self.traced_ms).and_then(ms_to_ns)
     }
 
     /// Forgets the outcome of an earlier capture.
@@ -376,6 +382,11 @@ mod tests {
         assert_eq!(f.time_ns(), Some(123_456_789));
         f.elapsed_ms = None;
         assert_eq!(f.time_ns(), None);
+        // Without Lean's elapsed time, the traced time (as the index row).
+        f.traced_ms = Some(ns_to_ms(7_000_000));
+        assert_eq!(f.time_ns(), Some(7_000_000));
+        f.elapsed_ms = Some(ns_to_ms(9_000_000));
+        assert_eq!(f.time_ns(), Some(9_000_000));
         assert_eq!(ms_to_ns(-1.0), None);
         assert_eq!(ms_to_ns(f64::NAN), None);
         assert_eq!(SessionStatus::Running.reader_label(), "interrupted");
