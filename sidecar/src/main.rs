@@ -70,6 +70,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(
+        cli.command,
+        Command::Serve(_) | Command::View(_) | Command::Profile(_)
+    ) {
+        quiet_on_closed_stdout();
+    }
     let result = match cli.command {
         Command::Synth(a) => commands::synth::run(a),
         Command::Info(a) => commands::info::run(a),
@@ -90,5 +96,18 @@ fn main() -> ExitCode {
             eprintln!("leanscope: error: {e:#}");
             ExitCode::from(exit::USAGE)
         }
+    }
+}
+
+/// Reports that print to standard output end quietly when the reader goes
+/// away (`leanscope query … | head`), as Unix tools do, instead of failing
+/// on the broken pipe. Not for `serve` and `view` (they answer over pipes
+/// and sockets and handle closed peers) nor `profile` (Lean must be
+/// stopped, not orphaned).
+fn quiet_on_closed_stdout() {
+    // SAFETY: restores the default action of one signal before any thread
+    // is started; no handler runs Rust code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

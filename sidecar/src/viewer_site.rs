@@ -22,6 +22,9 @@ const CONFIG_PLACEHOLDER: &str = "{\"configured\":false}";
 /// Where the data lives under the site root.
 pub const DATA_DIR: &str = "data";
 
+/// The diff view's document (`view`/`publish --baseline`), at the root.
+pub const DIFF_FILE: &str = "diff.json";
+
 pub fn asset(name: &str) -> Option<&'static [u8]> {
     VIEWER_ASSETS
         .iter()
@@ -140,15 +143,20 @@ impl Target {
     }
 }
 
-/// `index.html` with the configuration for `target` filled in.
-pub fn index_html(target: &Target) -> Result<String> {
+/// `index.html` with the configuration for `target` filled in; `diff`
+/// when the site also serves a diff view's document.
+pub fn index_html(target: &Target, diff: bool) -> Result<String> {
     let page = asset("index.html").context("the viewer's index.html is missing")?;
     let page = std::str::from_utf8(page).context("index.html is not UTF-8")?;
     if !page.contains(CONFIG_PLACEHOLDER) {
         bail!("index.html has no configuration placeholder");
     }
     // Inside <script type="application/json">, only "</" could end the block.
-    let config = target.config().to_string().replace('<', "\\u003c");
+    let mut config = target.config();
+    if diff {
+        config["diff"] = DIFF_FILE.into();
+    }
+    let config = config.to_string().replace('<', "\\u003c");
     Ok(page.replacen(CONFIG_PLACEHOLDER, &config, 1))
 }
 

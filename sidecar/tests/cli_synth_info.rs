@@ -143,3 +143,32 @@ fn synth_refuses_bad_arguments_and_leaves_no_file() {
     let out = leanscope(&["synth", "--events", "ten"], dir.path());
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_report_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let out = leanscope(
+        &["synth", "--events", "50000", "--seed", "3", "-o", "r.lsrec"],
+        dir.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // `leanscope info --tree r.lsrec | head -c 10`: the reader closes the
+    // pipe after a few bytes; the tree is far longer than a pipe's buffer.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leanscope"))
+        .args(["info", "--tree", "r.lsrec"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.is_empty(), "nothing to say: {stderr}");
+}

@@ -87,7 +87,7 @@
     summary: null, node: 0, folder: null, tab: 'files', filter: '', sort: 'total',
     file: null, fileEntry: null, fileSummary: null, scopeFile: false, lines: [], bars: new Map(), maxNs: 0,
     decls: null, sel: null, selRange: null, declRange: null, listRows: [], listIndex: -1, folderIndex: -1,
-    indexInfo: null,
+    indexInfo: null, diff: null,
   };
   const debug = { firstPaintMs: null, fileLoads: [], state, call, fmtNs };
   window.__leanscope = debug;
@@ -114,6 +114,14 @@
   }
 
   async function openDataInner(config) {
+    if (config.diff) {
+      // Small next to the data; loaded first so a link to the diff tab works.
+      try {
+        showDiff(await call('loadDiff', new URL(config.diff, document.baseURI).href));
+      } catch (e) {
+        showBanner(`Cannot read the diff: ${e.message}`, true);
+      }
+    }
     if (config.session) {
       const url = new URL(config.session, document.baseURI).href;
       state.summary = await call('openSession', url);
@@ -255,13 +263,21 @@
   const LIST_LIMIT = 500;
   async function renderList() {
     const list = $('list');
+    if (state.tab === 'diff' && !state.diff) state.tab = 'files';
     for (const b of document.querySelectorAll('#tabs button')) b.setAttribute('aria-selected', String(b.dataset.tab === state.tab));
     const under = state.folder ? state.folder.node.path : '';
     let rows = [];
     let scope = '';
     const fileScope = state.scopeFile && state.file !== null && state.tab !== 'files';
     try {
-      if (fileScope) {
+      if (state.tab === 'diff') {
+        const within = fileScope && !state.summary.single ? state.fileEntry.path : (state.summary.single ? '' : under);
+        const r = await call('diffRows', state.filter, within, LIST_LIMIT);
+        rows = r.rows.map((x) => diffRow(x, r.max));
+        const d = state.diff;
+        scope = `${r.matched} of ${d.rowCount} compared rows${within ? ` in ${within}` : ''}, largest increase first · `
+          + `${d.metric} vs baseline ${d.baseline} · a regression exceeds ${fmtValue(d.absoluteTolerance)} and ${d.relativeToleranceBps} bps`;
+      } else if (fileScope) {
         const k = state.file;
         const what = state.tab === 'declarations' ? 'declarations' : 'tactics';
         const r = await call(what, k, state.filter, state.sort);
@@ -317,6 +333,61 @@
       } else if (x.kind === 'tactic' && x.line) {
         const t = (await call('tactics', state.file, '', 'source')).rows.find((r) => r.label === x.name && r.range.startLine === x.line - 1);
         if (t) await selectTactic(t);
+      }
+    };
+    li.addEventListener('click', act);
+    return { li, act };
+  }
+
+  // ---- diff view ----
+  function showDiff(facts) {
+    state.diff = facts;
+    $('tab-diff').hidden = false;
+    const c = facts.counts;
+    const tol = `${facts.metric.endsWith('_ns') ? fmtNs(facts.absoluteTolerance) : facts.absoluteTolerance} and ${facts.relativeToleranceBps} bps`;
+    $('tab-diff').title = `${facts.baseline} → ${facts.candidate}: ${c.regression} regressions, ${c.improvement} improvements, `
+      + `${c.unchanged} within tolerance, ${c.new} new, ${c.missing} missing (metric ${facts.metric}, tolerance ${tol})`;
+    $('tab-diff').textContent = `Diff ▲${c.regression} ▼${c.improvement}`;
+    if (facts.warnings.length) showBanner(`Diff: ${facts.warnings.join('; ')}`, false);
+  }
+
+  const fmtValue = (v) => (v === null ? '—' : (state.diff.metric.endsWith('_ns') ? fmtNs(v) : String(v)));
+  function fmtDelta(r) {
+    const sign = r.delta > 0 ? '+' : r.delta < 0 ? '−' : '±';
+    const abs = Math.abs(r.delta);
+    const change = r.changeBps === null ? '' : ` (${r.changeBps > 0 ? '+' : ''}${(r.changeBps / 100).toFixed(1)}%)`;
+    return `${sign}${fmtValue(abs)}${change}`;
+  }
+
+  function diffRow(x, max) {
+    const bar = (v, cls) => el('div', { class: `track ${cls}` },
+      el('div', { class: 'fill', style: `width:${max > 0 && v !== null ? ((v / max) * 100).toFixed(2) : 0}%` }));
+    const where = [x.file, x.declaration, x.line !== null ? `line ${x.line}` : null].filter((p) => p !== null).join(' · ');
+    const li = el('li', {
+      class: `diff ${x.status}`,
+      dataset: {
+        kind: 'diff', status: x.status, name: x.name, file: x.file ?? '',
+        baseline: x.baseline ?? '', candidate: x.candidate ?? '', delta: x.delta,
+      },
+    },
+    el('span', { class: 'name' }, x.name, el('span', { class: `badge ${x.status}`, text: x.status }), el('span', { class: 'path', text: where })),
+    el('span', { class: 'time', text: fmtDelta(x) }),
+    el('div', { class: 'diffbars' },
+      bar(x.baseline, 'baseline'), el('span', { class: 'muted', text: `baseline ${fmtValue(x.baseline)}` }),
+      bar(x.candidate, 'candidate'), el('span', { class: 'muted', text: `candidate ${fmtValue(x.candidate)}` })));
+    const act = async () => {
+      if (x.candidate === null) {
+        showBanner(`${x.name} is only in the baseline (${state.diff.baseline}).`, false);
+        return;
+      }
+      try {
+        await hostSelect({
+          path: state.summary.single ? undefined : (x.file ?? undefined),
+          declaration: x.declaration ?? x.name,
+          line: x.line !== null ? x.line - 1 : undefined,
+        });
+      } catch (e) {
+        showBanner(`Cannot show ${x.name}: ${e.message}`, true);
       }
     };
     li.addEventListener('click', act);
@@ -910,6 +981,9 @@
     try {
       if (m.type === 'leanscope.open') {
         await openData(m);
+      } else if (m.type === 'leanscope.diff') {
+        showDiff(await call('setDiff', m.document));
+        setTab('diff');
       } else if (m.type === 'leanscope.select') {
         await hostSelect(m);
       }
@@ -978,6 +1052,7 @@
     if (e.key === '/') { e.preventDefault(); $('filter').focus(); }
     else if (e.key === 'Escape') selectNone();
     else if (e.key === '1' || e.key === '2' || e.key === '3') setTab(['files', 'declarations', 'tactics'][Number(e.key) - 1]);
+    else if (e.key === '4' && state.diff) setTab('diff');
   });
   function setTab(tab) { state.tab = tab; renderList(); writeHash(); }
   for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => setTab(b.dataset.tab));

@@ -142,6 +142,89 @@ const ops = {
   memory() { return { wasmBytes: memory ? memory.buffer.byteLength : 0 }; },
 };
 
+// ---- diff view: a comparison of a baseline with this data ----
+// The document is `leanscope compare`'s JSON (schemas/comparison.schema.json)
+// wrapped with where the two inputs came from (`leanscope view --baseline`,
+// the editor's Compare with Baseline).
+let diff = null;
+
+/** One row per key: matched rows with their status, then missing
+ *  (baseline only) and new (candidate only). */
+function diffModel(doc) {
+  const c = doc && doc.comparison;
+  if (!c || !Array.isArray(c.matched) || !Array.isArray(c.missing) || !Array.isArray(c.new)) {
+    throw new Error('the diff document has no comparison (matched, missing and new rows)');
+  }
+  const rows = [];
+  const add = (key, status, baseline, candidate, delta, changeBps, calls) => {
+    const k = key || {};
+    rows.push({
+      status,
+      name: String(k.name ?? ''),
+      file: k.file ?? k.module ?? null,
+      declaration: k.declaration ?? null,
+      line: k.line ?? null,
+      baseline,
+      candidate,
+      delta,
+      changeBps: changeBps ?? null,
+      calls,
+    });
+  };
+  for (const m of c.matched) add(m.key, m.status, m.baseline, m.candidate, m.delta, m.change_bps, m.candidate_calls);
+  for (const m of c.missing) add(m.key, 'missing', m.value, null, -m.value, null, m.calls);
+  for (const m of c.new) add(m.key, 'new', null, m.value, m.value, null, m.calls);
+  // Largest increase first; improvements last.
+  rows.sort((a, b) => b.delta - a.delta || a.name.localeCompare(b.name));
+  const counts = { regression: 0, improvement: 0, unchanged: 0, new: 0, missing: 0 };
+  for (const r of rows) counts[r.status] = (counts[r.status] || 0) + 1;
+  return {
+    rows,
+    counts,
+    metric: c.metric,
+    groupBy: c.group_by ?? null,
+    absoluteTolerance: c.absolute_tolerance,
+    relativeToleranceBps: c.relative_tolerance_bps,
+    baseline: doc.baseline ?? null,
+    candidate: doc.candidate ?? null,
+    warnings: Array.isArray(doc.warnings) ? doc.warnings : [],
+  };
+}
+
+function diffFacts(d) {
+  const { rows, ...facts } = d;
+  return { ...facts, rowCount: rows.length };
+}
+
+Object.assign(ops, {
+  async loadDiff(url) {
+    const res = await fetchOk(url);
+    diff = diffModel(parse(await res.text()));
+    return diffFacts(diff);
+  },
+
+  /** A document the host sent (the VS Code extension). */
+  setDiff(doc) {
+    diff = diffModel(doc);
+    return diffFacts(diff);
+  },
+
+  /** Rows whose name, file or declaration contains `filter`, under the
+   *  folder or file `under` ('' = all), at most `limit`, and the largest
+   *  baseline or candidate value among them (the bars' scale). */
+  diffRows(filter, under, limit) {
+    if (!diff) throw new Error('no diff was loaded');
+    const f = filter.toLowerCase();
+    const inside = (p) => under === '' || (p !== null && (p === under || p.startsWith(`${under}/`)));
+    const hits = diff.rows.filter((r) => inside(r.file)
+      && (f === '' || r.name.toLowerCase().includes(f)
+        || (r.file || '').toLowerCase().includes(f) || (r.declaration || '').toLowerCase().includes(f)));
+    let max = 0;
+    for (const r of hits) max = Math.max(max, r.baseline ?? 0, r.candidate ?? 0);
+    return { rows: hits.slice(0, limit), matched: hits.length, max };
+  },
+});
+
 const TRANSFER = Symbol('transfer');
 function transfer(value, list) { return { [TRANSFER]: list, value }; }
 

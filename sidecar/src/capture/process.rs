@@ -178,8 +178,11 @@ pub fn run(
         std::thread::sleep(POLL);
     };
     // Whatever the group still holds (a grandchild that outlived its
-    // parent) goes too, so nothing keeps the pipes open.
+    // parent) goes too, so nothing keeps the pipes open; the capture ends
+    // only once the group is gone (or after a short wait, said nowhere:
+    // SIGKILL cannot be refused, only delivered late).
     signal_group(child.id(), libc::SIGKILL);
+    wait_group_gone(child.id(), GROUP_GONE_WAIT);
     let stdout = join(stdout)?;
     let stderr = join(stderr)?;
     if let Some(e) = stop {
@@ -228,6 +231,22 @@ fn terminate_group(child: &mut Child) -> Result<ExitStatus, RunError> {
     }
     signal_group(child.id(), libc::SIGKILL);
     Ok(child.wait()?)
+}
+
+/// How long a run waits for its killed process group to disappear.
+const GROUP_GONE_WAIT: Duration = Duration::from_secs(1);
+
+/// Waits until no process of group `pgid` is left (`kill(-pgid, 0)` fails
+/// with ESRCH), at most `limit`.
+fn wait_group_gone(pgid: u32, limit: Duration) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    let deadline = Instant::now() + limit;
+    // SAFETY: signal 0 only checks that the group exists.
+    while unsafe { libc::kill(-pgid, 0) } == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 fn signal_group(pgid: u32, signal: libc::c_int) {

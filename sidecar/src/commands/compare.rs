@@ -2,14 +2,14 @@
 //! Exit 0 when the policy passes, 1 on a regression or a triggered
 //! `--fail-on-*`, 2 on usage errors or invalid or incomplete input.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use leanscope::interop::{Format, ImportOptions};
 use recording::compare::{
     compare, ensure_complete, Comparison, FailPolicy, Metric, Status, Tolerance, UnmatchedRow,
 };
-use recording::summary::GroupBy;
+use recording::summary::{GroupBy, Summary};
 use recording::AtomicFile;
 use serde_json::json;
 
@@ -54,27 +54,107 @@ pub struct Args {
     unit_ns: u64,
 }
 
-fn parse_metric(s: &str) -> Result<Metric, String> {
+/// `view` and `publish`: a diff view against a baseline.
+#[derive(clap::Args)]
+pub struct DiffArgs {
+    /// Also show a diff view of TARGET (the candidate) against this
+    /// baseline: a recording, session folder, importable file or summary.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// The statistic the diff view compares (see `compare --metric`).
+    #[arg(long, value_parser = parse_metric, default_value = "total_ns", requires = "baseline")]
+    pub metric: Metric,
+    /// Allowed increase in the metric's unit (nanoseconds for *_ns).
+    #[arg(long, default_value_t = 0, requires = "baseline")]
+    pub absolute_tolerance: u64,
+    /// Allowed increase in basis points of the baseline (100 = 1 %).
+    #[arg(long, default_value_t = 0, requires = "baseline")]
+    pub relative_tolerance_bps: u64,
+    /// Row keys (default: declaration for sessions and recordings with
+    /// declarations, else name).
+    #[arg(long, value_parser = parse_group_by, requires = "baseline")]
+    pub group_by: Option<GroupBy>,
+}
+
+impl DiffArgs {
+    /// The diff document of `candidate` against the baseline, as JSON
+    /// bytes, when a baseline was given.
+    pub fn document(&self, candidate: &Path) -> Result<Option<Vec<u8>>> {
+        let Some(baseline) = &self.baseline else {
+            return Ok(None);
+        };
+        let tolerance = Tolerance {
+            absolute: self.absolute_tolerance,
+            relative_bps: self.relative_tolerance_bps,
+        };
+        let doc = diff_document(baseline, candidate, self.metric, tolerance, self.group_by)
+            .context("cannot compare with the baseline")?;
+        Ok(Some(serde_json::to_vec(&doc)?))
+    }
+}
+
+pub fn parse_metric(s: &str) -> Result<Metric, String> {
     Metric::parse(s).ok_or_else(|| {
         let names: Vec<&str> = Metric::ALL.iter().map(|m| m.as_str()).collect();
         format!("unknown metric `{s}`; expected one of {}", names.join(", "))
     })
 }
 
-pub fn run(a: Args) -> Result<u8> {
-    let opts = ImportOptions { unit_ns: a.unit_ns };
-    let base_in = Input::classify(&a.baseline, None::<Format>)?;
-    let cand_in = Input::classify(&a.candidate, None::<Format>)?;
-    let group_by = match a.group_by {
+/// The baseline's and the candidate's summaries, grouped alike: by the
+/// given grouping, else by declaration when either is a session, else by
+/// the baseline's default.
+pub fn summarize_pair(
+    baseline: &Path,
+    candidate: &Path,
+    group_by: Option<GroupBy>,
+    opts: ImportOptions,
+) -> Result<(Summary, Summary)> {
+    let base_in = Input::classify(baseline, None::<Format>)?;
+    let cand_in = Input::classify(candidate, None::<Format>)?;
+    let grouping = match group_by {
         Some(g) => g,
         None if base_in.is_session() || cand_in.is_session() => GroupBy::Declaration,
         None => default_grouping(&base_in, opts)?,
     };
-    let given = a.group_by.is_some();
-    let baseline = summarize(&base_in, group_by, given, opts)
-        .with_context(|| format!("baseline {}", a.baseline.display()))?;
-    let candidate = summarize(&cand_in, group_by, given, opts)
-        .with_context(|| format!("candidate {}", a.candidate.display()))?;
+    let given = group_by.is_some();
+    let b = summarize(&base_in, grouping, given, opts)
+        .with_context(|| format!("baseline {}", baseline.display()))?;
+    let c = summarize(&cand_in, grouping, given, opts)
+        .with_context(|| format!("candidate {}", candidate.display()))?;
+    Ok((b, c))
+}
+
+/// What the viewer's diff view shows (`leanscope view --baseline`, the
+/// editor's Compare with Baseline): the comparison JSON of the two inputs,
+/// with where they came from and why either is incomplete. Incomplete
+/// inputs are compared anyway — a view refuses nothing — but said so.
+pub fn diff_document(
+    baseline: &Path,
+    candidate: &Path,
+    metric: Metric,
+    tolerance: Tolerance,
+    group_by: Option<GroupBy>,
+) -> Result<serde_json::Value> {
+    let opts = ImportOptions { unit_ns: 1 };
+    let (b, c) = summarize_pair(baseline, candidate, group_by, opts)?;
+    let mut warnings = Vec::new();
+    for (which, s) in [("baseline", &b), ("candidate", &c)] {
+        if let Err(e) = ensure_complete(which, s) {
+            warnings.push(e.to_string());
+        }
+    }
+    let cmp = compare(&b, &c, metric, tolerance)?;
+    Ok(json!({
+        "baseline": baseline.display().to_string(),
+        "candidate": candidate.display().to_string(),
+        "warnings": warnings,
+        "comparison": comparison_json(&cmp, &FailPolicy::default(), true, b.group_by),
+    }))
+}
+
+pub fn run(a: Args) -> Result<u8> {
+    let opts = ImportOptions { unit_ns: a.unit_ns };
+    let (baseline, candidate) = summarize_pair(&a.baseline, &a.candidate, a.group_by, opts)?;
     if !a.allow_incomplete {
         ensure_complete("baseline", &baseline)?;
         ensure_complete("candidate", &candidate)?;

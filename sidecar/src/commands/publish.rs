@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use recording::session::{FILES_DIR, INDEX_FILE, MANIFEST_FILE};
 
-use crate::viewer_site::{self, Target, DATA_DIR, VIEWER_ASSETS};
+use crate::viewer_site::{self, Target, DATA_DIR, DIFF_FILE, VIEWER_ASSETS};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -15,11 +15,14 @@ pub struct Args {
     /// The new directory to write (refused when it exists and is not empty).
     #[arg(long, short)]
     out: PathBuf,
+    #[command(flatten)]
+    diff: super::compare::DiffArgs,
 }
 
 pub fn run(a: Args) -> Result<u8> {
     viewer_site::require_built()?;
     let target = Target::open(&a.target)?;
+    let diff = a.diff.document(&a.target)?;
     if a.out.exists()
         && std::fs::read_dir(&a.out)
             .map(|mut d| d.next().is_some())
@@ -36,8 +39,11 @@ pub fn run(a: Args) -> Result<u8> {
     }
     write(
         &a.out.join("index.html"),
-        viewer_site::index_html(&target)?.as_bytes(),
+        viewer_site::index_html(&target, diff.is_some())?.as_bytes(),
     )?;
+    if let Some(doc) = &diff {
+        write(&a.out.join(DIFF_FILE), doc)?;
+    }
     let copied = match &target {
         Target::Session { dir } => copy_session(dir, &data)?,
         Target::Recording { file, name, .. } => {

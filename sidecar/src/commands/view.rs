@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::viewer_site::{self, Target, CSP, DATA_DIR};
+use crate::viewer_site::{self, Target, CSP, DATA_DIR, DIFF_FILE};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,6 +24,8 @@ pub struct Args {
     /// Print the URL without opening a browser.
     #[arg(long)]
     no_open: bool,
+    #[command(flatten)]
+    diff: super::compare::DiffArgs,
 }
 
 /// Longest request head read.
@@ -38,13 +40,15 @@ const TOKEN_BYTES: usize = 16;
 pub fn run(a: Args) -> Result<u8> {
     viewer_site::require_built()?;
     let target = Target::open(&a.target)?;
+    let diff = a.diff.document(&a.target)?;
     let listener = TcpListener::bind(("127.0.0.1", a.port))
         .with_context(|| format!("cannot listen on 127.0.0.1:{}", a.port))?;
     let port = listener.local_addr()?.port();
     let token = random_token();
     let url = format!("http://127.0.0.1:{port}/{token}/");
     let site = Arc::new(Site {
-        index_html: viewer_site::index_html(&target)?,
+        index_html: viewer_site::index_html(&target, diff.is_some())?,
+        diff,
         target,
         token,
         port,
@@ -79,6 +83,7 @@ struct Site {
     token: String,
     port: u16,
     index_html: String,
+    diff: Option<Vec<u8>>,
 }
 
 /// A token from the OS's randomness (`/dev/urandom`, or the random keys
@@ -256,6 +261,15 @@ fn route(req: &Request, site: &Site) -> Response {
             },
             None => Response::text(404, "no such file in the session"),
         },
+        Some(DIFF_FILE) if segments.len() == 1 => match &site.diff {
+            Some(doc) => Response {
+                status: 200,
+                content_type: viewer_site::content_type(DIFF_FILE),
+                body: Body::Bytes(doc.clone()),
+                location: None,
+            },
+            None => Response::text(404, "this viewer was started without --baseline"),
+        },
         Some(name) if segments.len() == 1 => match viewer_site::asset(name) {
             Some(bytes) => Response {
                 status: 200,
@@ -422,6 +436,7 @@ mod tests {
             token: "abc".into(),
             port: 4000,
             index_html: "<html>".into(),
+            diff: None,
         }
     }
 

@@ -6,8 +6,10 @@ use std::io;
 /// (`traceEvents[12]`), a line (`line 7`) or a byte offset.
 #[derive(Debug, thiserror::Error)]
 pub enum InteropError {
+    /// Not a `#[source]`: the message already says it, and error chains
+    /// (`{:#}`) would say it twice.
     #[error("I/O error: {0}")]
-    Io(#[from] io::Error),
+    Io(io::Error),
     /// Not the syntax the format needs (not JSON, a bad number, ...).
     #[error("{format}: {at}: {detail}")]
     Syntax {
@@ -70,5 +72,11 @@ impl InteropError {
             limit,
             name,
         }
+    }
+}
+
+impl From<io::Error> for InteropError {
+    fn from(e: io::Error) -> Self {
+        InteropError::Io(e)
     }
 }

@@ -79,9 +79,14 @@ pub const SNIFF_BYTES: usize = 64 * 1024;
 /// Recognizes a file's format from its first bytes.
 pub fn detect(path: &Path) -> Result<Format> {
     let mut head = Vec::with_capacity(SNIFF_BYTES);
-    File::open(path)?
+    let named = |e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()))
+    };
+    File::open(path)
+        .map_err(named)?
         .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)?;
+        .read_to_end(&mut head)
+        .map_err(named)?;
     detect_bytes(&head).ok_or_else(|| {
         InteropError::Unrecognized(format!(
             "{}: unrecognized format (not a recording, Chrome trace, Firefox profile, folded stacks, \
