@@ -70,6 +70,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    write_errors_not_signals();
     if !matches!(
         cli.command,
         Command::Serve(_) | Command::View(_) | Command::Profile(_)
@@ -109,5 +110,16 @@ fn quiet_on_closed_stdout() {
     // is started; no handler runs Rust code.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// A file-size limit (`ulimit -f`) reached while writing a recording or a
+/// session is an error leanscope reports (EFBIG, like a full disk's
+/// ENOSPC), removing its temporary file, instead of SIGXFSZ ending the
+/// process and leaving the temporary file behind.
+fn write_errors_not_signals() {
+    // SAFETY: sets one signal to be ignored before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }

@@ -207,3 +207,65 @@ fn an_unwritable_output_leaves_nothing() {
     );
     assert!(!w.path("no").exists());
 }
+
+/// A disk that fills up while the recording is written. Lean has already
+/// written its output when leanscope's file-size limit is lowered to a few
+/// hundred bytes, so leanscope's own write of the recording fails (EFBIG,
+/// as ENOSPC would): the error names the recording, nothing is left at the
+/// final path or in the temporary directory, and leanscope does not die of
+/// SIGXFSZ.
+#[test]
+fn a_write_failing_mid_recording_leaves_nothing() {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let out_path = w.path("full.lsrec");
+    let child = w
+        .command(&[
+            "profile",
+            "Demo/Clean.lean",
+            "-o",
+            out_path.to_str().unwrap(),
+        ])
+        .env("LEANSCOPE_FAKE_DELAY_SCALE", "5")
+        .env("LEANSCOPE_FAKE_PIDFILE", &pidfile)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "fake lean never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let limit = libc::rlimit {
+        rlim_cur: 512,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: lowers the file-size limit of the child we spawned (the same
+    // user may); the fake Lean already runs with its own limits.
+    let rc = unsafe {
+        libc::prlimit(
+            child.id() as libc::pid_t,
+            libc::RLIMIT_FSIZE,
+            &limit,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(rc, 0, "prlimit: {}", std::io::Error::last_os_error());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot write the recording"), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out_path.exists(), "a recording was left at the final path");
+    let leftovers: Vec<_> = std::fs::read_dir(w.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
