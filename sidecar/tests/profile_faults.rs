@@ -8,11 +8,15 @@ use std::time::{Duration, Instant};
 
 use common::{copy_dir, is_running, pids, text, World};
 
-/// Starts a slow capture, waits until the fake `lean` runs, sends `signal`.
-fn interrupt(signal: i32) -> (std::process::Output, Vec<(String, i32)>, World) {
-    let w = World::new();
+/// Starts a capture of `Demo/Clean.lean` into `out_path` whose fake Lean
+/// is slowed by `delay_scale`, and returns once that `lean --json` runs
+/// (the second lean: the first is `--version`).
+fn start_slow_capture(
+    w: &World,
+    out_path: &std::path::Path,
+    delay_scale: &str,
+) -> std::process::Child {
     let pidfile = w.path("pids");
-    let out_path = w.path("slow.lsrec");
     let child = w
         .command(&[
             "profile",
@@ -20,21 +24,29 @@ fn interrupt(signal: i32) -> (std::process::Output, Vec<(String, i32)>, World) {
             "-o",
             out_path.to_str().unwrap(),
         ])
-        .env("LEANSCOPE_FAKE_DELAY_SCALE", "100")
+        .env("LEANSCOPE_FAKE_DELAY_SCALE", delay_scale)
         .env("LEANSCOPE_FAKE_PIDFILE", &pidfile)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let started = Instant::now();
-    // Wait for the `lean --json` run (the second lean: the first is --version).
     while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
         assert!(
             started.elapsed() < Duration::from_secs(30),
             "fake lean never started"
         );
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(10));
     }
+    child
+}
+
+/// Starts a slow capture, waits until the fake `lean` runs, sends `signal`.
+fn interrupt(signal: i32) -> (std::process::Output, Vec<(String, i32)>, World) {
+    let w = World::new();
+    let out_path = w.path("slow.lsrec");
+    let started = Instant::now();
+    let child = start_slow_capture(&w, &out_path, "100");
     std::thread::sleep(Duration::from_millis(200));
     // SAFETY: sends a signal to the child we spawned.
     unsafe { libc::kill(child.id() as i32, signal) };
@@ -60,7 +72,7 @@ fn interrupt(signal: i32) -> (std::process::Output, Vec<(String, i32)>, World) {
             .count(),
         0
     );
-    (out, pids(&pidfile), w)
+    (out, pids(&w.path("pids")), w)
 }
 
 #[test]
@@ -217,29 +229,8 @@ fn an_unwritable_output_leaves_nothing() {
 #[test]
 fn a_write_failing_mid_recording_leaves_nothing() {
     let w = World::new();
-    let pidfile = w.path("pids");
     let out_path = w.path("full.lsrec");
-    let child = w
-        .command(&[
-            "profile",
-            "Demo/Clean.lean",
-            "-o",
-            out_path.to_str().unwrap(),
-        ])
-        .env("LEANSCOPE_FAKE_DELAY_SCALE", "5")
-        .env("LEANSCOPE_FAKE_PIDFILE", &pidfile)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "fake lean never started"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let child = start_slow_capture(&w, &out_path, "5");
     let limit = libc::rlimit {
         rlim_cur: 512,
         rlim_max: libc::RLIM_INFINITY,

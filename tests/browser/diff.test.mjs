@@ -8,26 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  OUT, leanscope, leanscopeBin, tempDir, launchBrowser, staticServer, fmtNs,
+  OUT, leanscope, leanscopeBin, tempDir, launchBrowser, staticServer, startView, fmtNs,
 } from './helpers.mjs';
-import { spawn } from 'node:child_process';
 
 let dir; let baseline; let candidate; let expected; let browser;
-
-/** `leanscope view … --no-open` with extra arguments; resolves with its URL. */
-function startViewWith(args) {
-  const child = spawn(leanscopeBin(), ['view', ...args, '--no-open'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((ok, fail) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) ok({ url: out.split('\n')[0].trim(), stop: () => child.kill('SIGTERM') });
-    });
-    child.on('exit', (code) => fail(new Error(`leanscope view exited with ${code}: ${stderr}`)));
-  });
-}
 
 before(async () => {
   dir = tempDir('diff');
@@ -62,7 +46,7 @@ async function openDiff(url) {
 const rows = (page) => page.$$eval('#list li[data-kind="diff"]', (els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
 
 test('the diff view lists what leanscope compare reports, largest increase first', async () => {
-  const v = await startViewWith([candidate, '--baseline', baseline, '--relative-tolerance-bps', '1000']);
+  const v = await startView(candidate, ['--baseline', baseline, '--relative-tolerance-bps', '1000']);
   try {
     const page = await openDiff(v.url);
     const count = (s) => expected.matched.filter((r) => r.status === s).length;
@@ -124,7 +108,7 @@ test('the diff view lists what leanscope compare reports, largest increase first
 });
 
 test('without --baseline there is no diff tab and no diff document', async () => {
-  const v = await startViewWith([candidate]);
+  const v = await startView(candidate);
   try {
     const page = await browser.newPage();
     await page.goto(v.url);

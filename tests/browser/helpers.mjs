@@ -28,9 +28,9 @@ export function tempDir(prefix) {
   return mkdtempSync(join(tmpdir(), `leanscope-${prefix}-`));
 }
 
-/** Starts `leanscope view TARGET --no-open`; resolves with its URL. */
-export function startView(target) {
-  const child = spawn(leanscopeBin(), ['view', target, '--no-open'], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `leanscope view TARGET --no-open [EXTRA…]`; resolves with its URL. */
+export function startView(target, extra = []) {
+  const child = spawn(leanscopeBin(), ['view', target, '--no-open', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   return new Promise((resolveUrl, reject) => {
