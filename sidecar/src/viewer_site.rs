@@ -4,7 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use anyhow::{bail, Context, Result};
+use leanscope::interop::{self, ImportOptions};
 use recording::session::{INDEX_FILE, MANIFEST_FILE};
 
 include!(concat!(env!("OUT_DIR"), "/viewer_assets.rs"));
@@ -67,6 +70,14 @@ pub enum Target {
         name: String,
         events: Option<usize>,
     },
+    /// Another profiler's file (Chrome trace, Firefox profile, folded
+    /// stacks, `lean --profile` output), imported into a recording held in
+    /// memory: nothing is written next to it or left in a temp folder.
+    Imported {
+        name: String,
+        bytes: Arc<Vec<u8>>,
+        events: u64,
+    },
 }
 
 impl Target {
@@ -94,10 +105,7 @@ impl Target {
             let mut f = std::fs::File::open(&file)?;
             let n = f.read(&mut magic)?;
             if n < magic.len() || magic != recording::MAGIC {
-                bail!(
-                    "{} is neither a session directory nor a leanscope recording",
-                    path.display()
-                );
+                return Target::import(&file, path);
             }
         }
         let name = file
@@ -108,6 +116,44 @@ impl Target {
         Ok(Target::Recording { file, name, events })
     }
 
+    /// Imports another profiler's file; anything else is refused, naming
+    /// what was expected.
+    fn import(file: &Path, given: &Path) -> Result<Target> {
+        let format = interop::detect(file).map_err(|e| {
+            anyhow::anyhow!(
+                "{} is neither a session directory nor a leanscope recording, nor a file leanscope can import ({e})",
+                given.display()
+            )
+        })?;
+        let (bytes, report) = interop::import_to(
+            file,
+            Some(format),
+            ImportOptions::default(),
+            &std::env::temp_dir(),
+            Vec::new(),
+        )
+        .with_context(|| format!("cannot import {}", given.display()))?;
+        let stem = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "imported".into());
+        Ok(Target::Imported {
+            name: format!("{stem}.lsrec"),
+            bytes: Arc::new(bytes),
+            events: report.events,
+        })
+    }
+
+    /// The bytes of an imported recording at a data path (below `data/`).
+    pub fn data_bytes(&self, segments: &[String]) -> Option<Arc<Vec<u8>>> {
+        match self {
+            Target::Imported { name, bytes, .. } => {
+                (segments.len() == 1 && &segments[0] == name).then(|| bytes.clone())
+            }
+            _ => None,
+        }
+    }
+
     /// The viewer's configuration for this target (URLs relative to the page).
     pub fn config(&self) -> serde_json::Value {
         match self {
@@ -116,6 +162,11 @@ impl Target {
                 "index": format!("{DATA_DIR}/{}", INDEX_FILE),
             }),
             Target::Recording { name, events, .. } => serde_json::json!({
+                "recording": format!("{DATA_DIR}/{}", url_path_segment(name)),
+                "recordingName": name,
+                "recordingEvents": events,
+            }),
+            Target::Imported { name, events, .. } => serde_json::json!({
                 "recording": format!("{DATA_DIR}/{}", url_path_segment(name)),
                 "recordingName": name,
                 "recordingEvents": events,
@@ -139,6 +190,7 @@ impl Target {
             Target::Recording { file, name, .. } => {
                 (segments.len() == 1 && &segments[0] == name).then(|| file.clone())
             }
+            Target::Imported { .. } => None,
         }
     }
 }

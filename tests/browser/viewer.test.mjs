@@ -5,7 +5,7 @@
 // `leanscope info --json`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, appendFileSync, truncateSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, appendFileSync, truncateSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import {
@@ -306,6 +306,32 @@ test('a lone recording opens through leanscope view', async () => {
   } finally {
     v.stop();
   }
+});
+
+test('another profiler\'s file opens through leanscope view, imported in memory', async () => {
+  const rec = join(dir, 'for-chrome.lsrec');
+  const trace = join(dir, 'trace.json');
+  leanscope('synth', '--events', '3000', '--threads', '2', '--seed', '11', '-o', rec);
+  leanscope('export', rec, '--format', 'chrome', '-o', trace);
+  // What `leanscope import` makes of the same file.
+  const imported = join(dir, 'imported.lsrec');
+  leanscope('import', trace, '-o', imported);
+  const info = JSON.parse(leanscope('info', '--json', imported));
+  const before = readdirSync(dir).sort();
+  const v = await startView(trace);
+  try {
+    const page = await openViewer(v.url);
+    await page.waitForFunction(() => document.querySelector('#file-facts').dataset.events);
+    assert.equal(Number(await page.getAttribute('#file-facts', 'data-events')), info.events);
+    assert.match(await page.textContent('#file-facts'), /imported/);
+    const rows = await rowData(page, '#folder-list li');
+    assert.equal(Number(rows[0].totalNs), info.tracedNs);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    v.stop();
+  }
+  assert.deepEqual(readdirSync(dir).sort(), before, 'nothing was written next to the trace');
 });
 
 test('a damaged recording and a torn index are reported, not hidden', async () => {

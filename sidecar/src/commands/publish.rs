@@ -50,6 +50,10 @@ pub fn run(a: Args) -> Result<u8> {
             copy(file, &data.join(name))?;
             1
         }
+        Target::Imported { name, bytes, .. } => {
+            write(&data.join(name), bytes)?;
+            1
+        }
     };
     println!(
         "{} ({} recording{}; open index.html through any static web server)",

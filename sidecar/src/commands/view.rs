@@ -134,6 +134,7 @@ pub struct Response {
 #[derive(Debug)]
 pub enum Body {
     Bytes(Vec<u8>),
+    Shared(std::sync::Arc<Vec<u8>>),
     Static(&'static [u8]),
     File(PathBuf),
 }
@@ -252,14 +253,14 @@ fn route(req: &Request, site: &Site) -> Response {
             body: Body::Bytes(site.index_html.clone().into_bytes()),
             location: None,
         },
-        Some(DATA_DIR) => match site.target.data_file(&segments[1..]) {
-            Some(file) => Response {
+        Some(DATA_DIR) => match site.target.data_bytes(&segments[1..]) {
+            Some(bytes) => Response {
                 status: 200,
-                content_type: viewer_site::content_type(&file.to_string_lossy()),
-                body: Body::File(file),
+                content_type: viewer_site::content_type(&segments[segments.len() - 1]),
+                body: Body::Shared(bytes),
                 location: None,
             },
-            None => Response::text(404, "no such file in the session"),
+            None => data_file(site, &segments[1..]),
         },
         Some(DIFF_FILE) if segments.len() == 1 => match &site.diff {
             Some(doc) => Response {
@@ -280,6 +281,19 @@ fn route(req: &Request, site: &Site) -> Response {
             None => Response::text(404, "no such file"),
         },
         _ => Response::text(404, "no such file"),
+    }
+}
+
+/// A file of the session or the recording viewed, or 404.
+fn data_file(site: &Site, segments: &[String]) -> Response {
+    match site.target.data_file(segments) {
+        Some(file) => Response {
+            status: 200,
+            content_type: viewer_site::content_type(&file.to_string_lossy()),
+            body: Body::File(file),
+            location: None,
+        },
+        None => Response::text(404, "no such file in the session"),
     }
 }
 
@@ -347,6 +361,7 @@ fn reason(status: u16) -> &'static str {
 fn write_head(out: &mut impl Write, r: &Response, _head_only: bool) -> std::io::Result<()> {
     let len = match &r.body {
         Body::Bytes(b) => b.len() as u64,
+        Body::Shared(b) => b.len() as u64,
         Body::Static(b) => b.len() as u64,
         Body::File(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
     };
@@ -383,6 +398,7 @@ fn write_response(stream: &mut TcpStream, r: Response, head_only: bool) -> Resul
     if !head_only {
         match (&r.body, file) {
             (Body::Bytes(b), _) => out.write_all(b)?,
+            (Body::Shared(b), _) => out.write_all(b)?,
             (Body::Static(b), _) => out.write_all(b)?,
             (Body::File(_), Some(mut f)) => {
                 std::io::copy(&mut f, &mut out)?;
