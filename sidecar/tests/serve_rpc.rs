@@ -819,3 +819,92 @@ fn the_schema_states_the_limits_the_code_applies() {
         assert!(s["$defs"].get(format!("{m}Result")).is_some(), "{m}");
     }
 }
+
+#[test]
+fn compare_answers_what_view_baseline_shows() {
+    let w = World::new();
+    let (base, cand) = (w.path("base"), w.path("cand"));
+    for (dir, seed) in [(&base, "1"), (&cand, "2")] {
+        let out = w.run(&[
+            "synth-session",
+            "-o",
+            dir.to_str().unwrap(),
+            "--files",
+            "4",
+            "--events",
+            "300",
+            "--seed",
+            seed,
+        ]);
+        assert!(out.status.success(), "{}", common::text(&out.stderr));
+    }
+    // What `leanscope compare` reports for the same pair and tolerance.
+    let cli = w.run(&[
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--metric",
+        "total_ns",
+        "--relative-tolerance-bps",
+        "500",
+        "--allow-incomplete",
+        "--json",
+        "-",
+    ]);
+    let want: Value = serde_json::from_slice(&cli.stdout).unwrap();
+
+    let mut c = Client::start(&w, &[]);
+    let init = c.initialize(false);
+    assert!(init["capabilities"]["experimental"]["leanscope"]["methods"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("leanscope/compare")));
+    let params = json!({"baseline": file_uri(&base), "candidate": cand.display().to_string(),
+                        "relativeToleranceBps": 500});
+    check("compareParams", &params);
+    let doc = c.call("leanscope/compare", params);
+    check("compareResult", &doc);
+    assert_eq!(doc["candidate"], cand.display().to_string());
+    for part in ["matched", "missing", "new"] {
+        assert_eq!(doc["comparison"][part], want[part], "{part}");
+    }
+    assert_eq!(doc["comparison"]["metric"], "total_ns");
+    assert_eq!(doc["comparison"]["group_by"], "declaration");
+    assert!(!doc["comparison"]["matched"].as_array().unwrap().is_empty());
+
+    let cases: Vec<(Value, i64, &str)> = vec![
+        (
+            json!({"baseline": base.display().to_string(), "candidate": w.path("gone").display().to_string()}),
+            -32010,
+            "the candidate",
+        ),
+        (
+            json!({"baseline": base.display().to_string(), "candidate": cand.display().to_string(), "metric": "fastest"}),
+            -32602,
+            "unknown metric `fastest`; expected one of total_ns",
+        ),
+        (
+            json!({"baseline": base.display().to_string(), "candidate": cand.display().to_string(), "groupBy": "mood"}),
+            -32602,
+            "unknown grouping `mood`",
+        ),
+        (
+            json!({"baseline": w.project.join("Demo/Clean.lean").display().to_string(), "candidate": cand.display().to_string()}),
+            -32015,
+            "Clean.lean: unrecognized format",
+        ),
+    ];
+    for (params, code, text) in cases {
+        let e = c.call_err("leanscope/compare", params.clone());
+        assert_eq!(e["code"], code, "{params}: {e}");
+        assert!(
+            e["message"].as_str().unwrap().contains(text),
+            "{params}: {e}"
+        );
+        if code != -32602 {
+            check("errorData", &e["data"]);
+        }
+    }
+    let (code, _) = c.shut_down();
+    assert_eq!(code, 0);
+}

@@ -14,6 +14,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use super::annotations::{self, AnnotationsAnswer, AnnotationsParams};
 use super::capture::{self, CaptureParams, Captures};
+use super::compare::{self, CompareParams};
 use super::errors;
 use super::open::{self, OpenAnswer, OpenParams};
 use super::recordings::{Loaded, Recordings};
@@ -21,10 +22,11 @@ use super::uri::path_or_uri;
 use crate::capture::CaptureResult;
 
 /// The methods `leanscope serve` answers besides LSP's own.
-pub const METHODS: [&str; 3] = [
+pub const METHODS: [&str; 4] = [
     "leanscope/capture",
     "leanscope/open",
     "leanscope/annotations",
+    "leanscope/compare",
 ];
 
 /// State shared by the server and the process that runs it.
@@ -64,6 +66,13 @@ impl Backend {
         let text = p.text;
         self.with_recording(path, move |loaded| annotations::answer(loaded, &text))
             .await
+    }
+
+    pub async fn compare(&self, p: CompareParams) -> Result<serde_json::Value> {
+        let checked = compare::check(p)?;
+        tokio::task::spawn_blocking(move || compare::answer(checked))
+            .await
+            .map_err(|e| errors::internal(format!("comparing failed: {e}")))?
     }
 
     /// The Cancel button of a capture's progress.

@@ -23,6 +23,9 @@ pub const TOOLCHAIN_NOT_FOUND: i64 = -32013;
 /// Lean failed, timed out or printed what cannot be understood, or the
 /// recording could not be written; nothing was written.
 pub const CAPTURE_FAILED: i64 = -32014;
+/// `leanscope/compare`: an input that cannot be read or summarized, or two
+/// inputs whose rows cannot be compared (the message says which).
+pub const CANNOT_COMPARE: i64 = -32015;
 
 fn error(code: ErrorCode, message: impl Into<String>, data: Value) -> Error {
     Error {
@@ -113,6 +116,15 @@ pub fn capture(file: &Path, e: CaptureError) -> Error {
         }
     };
     error(ErrorCode::ServerError(code), message, data)
+}
+
+/// Two inputs that `leanscope/compare` cannot compare.
+pub fn cannot_compare(message: String) -> Error {
+    error(
+        ErrorCode::ServerError(CANNOT_COMPARE),
+        message,
+        json!({"kind": "cannotCompare"}),
+    )
 }
 
 /// The LSP RequestCancelled error (-32800).

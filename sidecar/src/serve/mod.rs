@@ -8,6 +8,7 @@
 mod annotations;
 mod backend;
 mod capture;
+mod compare;
 mod errors;
 mod open;
 mod progress;
@@ -46,6 +47,7 @@ pub fn run() -> anyhow::Result<u8> {
             .custom_method("leanscope/capture", Backend::capture)
             .custom_method("leanscope/open", Backend::open)
             .custom_method("leanscope/annotations", Backend::annotations)
+            .custom_method("leanscope/compare", Backend::compare)
             .custom_method(
                 "window/workDoneProgress/cancel",
                 Backend::work_done_progress_cancel,
