@@ -103,12 +103,14 @@ impl Captures {
 
 /// Cancels the capture when the request's handler is dropped before it
 /// finished (`$/cancelRequest`, `exit`), and closes its progress.
-struct Guard {
+pub(super) struct Guard {
     captures: Arc<Captures>,
-    id: u64,
+    pub(super) id: u64,
     cancel: CancelToken,
     progress: Option<(Client, ProgressToken)>,
-    finished: bool,
+    pub(super) finished: bool,
+    /// The progress `end` message when cancelled.
+    cancelled_message: &'static str,
 }
 
 impl Drop for Guard {
@@ -125,11 +127,7 @@ impl Drop for Guard {
         if let (Some((client, token)), Ok(rt)) =
             (self.progress.take(), tokio::runtime::Handle::try_current())
         {
-            rt.spawn(progress::end(
-                client,
-                token,
-                "Cancelled; Lean was stopped".into(),
-            ));
+            rt.spawn(progress::end(client, token, self.cancelled_message.into()));
         }
     }
 }
@@ -176,6 +174,37 @@ fn plan(p: CaptureParams) -> Result<Plan> {
     })
 }
 
+/// Registers a cancellable request and begins its progress (on the
+/// client's token, or on `<prefix>/<id>` when the client creates tokens).
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn start(
+    client: &Client,
+    captures: &Arc<Captures>,
+    client_creates_tokens: bool,
+    given_token: Option<ProgressToken>,
+    prefix: &str,
+    title: String,
+    message: String,
+    cancelled_message: &'static str,
+) -> (Guard, WorkDone, CancelToken) {
+    let cancel = CancelToken::default();
+    let id = captures.register(cancel.clone());
+    let mut guard = Guard {
+        captures: captures.clone(),
+        id,
+        cancel: cancel.clone(),
+        progress: None,
+        finished: false,
+        cancelled_message,
+    };
+    let server_token =
+        client_creates_tokens.then(|| NumberOrString::String(format!("{prefix}/{id}")));
+    let work = WorkDone::begin(client, given_token, server_token, title, message).await;
+    captures.set_token(id, work.token().cloned());
+    guard.progress = work.token().map(|t| (client.clone(), t.clone()));
+    (guard, work, cancel)
+}
+
 pub async fn run(
     client: &Client,
     captures: &Arc<Captures>,
@@ -185,31 +214,22 @@ pub async fn run(
     let given_token = p.work_done_token.clone();
     let Plan { request, timeout } = plan(p)?;
     let file = request.file.clone();
-    let cancel = CancelToken::default();
-    let id = captures.register(cancel.clone());
-    let mut guard = Guard {
-        captures: captures.clone(),
-        id,
-        cancel: cancel.clone(),
-        progress: None,
-        finished: false,
-    };
     let name = file.file_name().map_or_else(
         || file.display().to_string(),
         |n| n.to_string_lossy().into(),
     );
-    let server_token =
-        client_creates_tokens.then(|| NumberOrString::String(format!("leanscope/capture/{id}")));
-    let work = WorkDone::begin(
+    let (mut guard, work, cancel) = start(
         client,
+        captures,
+        client_creates_tokens,
         given_token,
-        server_token,
+        "leanscope/capture",
         format!("Profiling {name}"),
         "Finding the project and toolchain".into(),
+        "Cancelled; Lean was stopped",
     )
     .await;
-    captures.set_token(id, work.token().cloned());
-    guard.progress = work.token().map(|t| (client.clone(), t.clone()));
+    let id = guard.id;
     eprintln!(
         "leanscope serve: capture {id} of {} started",
         file.display()
@@ -291,7 +311,7 @@ pub async fn run(
     }
 }
 
-fn plural(n: u64, what: &str) -> String {
+pub(super) fn plural(n: u64, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {

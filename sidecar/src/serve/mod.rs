@@ -12,6 +12,7 @@ mod errors;
 mod open;
 mod progress;
 mod recordings;
+mod sessions;
 mod stdin;
 mod uri;
 mod wire;
@@ -46,6 +47,8 @@ pub fn run() -> anyhow::Result<u8> {
             .custom_method("leanscope/capture", Backend::capture)
             .custom_method("leanscope/open", Backend::open)
             .custom_method("leanscope/annotations", Backend::annotations)
+            .custom_method("leanscope/captureFolder", Backend::capture_folder)
+            .custom_method("leanscope/query", Backend::query)
             .custom_method(
                 "window/workDoneProgress/cancel",
                 Backend::work_done_progress_cancel,
