@@ -311,7 +311,9 @@ fn capture_open_and_annotate_a_file_over_json_rpc() {
         json!([
             "leanscope/capture",
             "leanscope/open",
-            "leanscope/annotations"
+            "leanscope/annotations",
+            "leanscope/captureFolder",
+            "leanscope/query"
         ])
     );
 
