@@ -3,30 +3,10 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{copy_dir, text, World};
-
-/// True if `pid` exists and is not a zombie.
-fn is_running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
-        .unwrap_or(false)
-}
-
-fn pids(pidfile: &Path) -> Vec<(String, i32)> {
-    std::fs::read_to_string(pidfile)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| {
-            let (name, pid) = l.split_once(' ')?;
-            Some((name.to_string(), pid.trim().parse().ok()?))
-        })
-        .collect()
-}
+use common::{copy_dir, is_running, pids, text, World};
 
 /// Starts a slow capture, waits until the fake `lean` runs, sends `signal`.
 fn interrupt(signal: i32) -> (std::process::Output, Vec<(String, i32)>, World) {

@@ -11,7 +11,7 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-use common::{repo, World};
+use common::{is_running, pids, repo, World};
 use recording::model::annotations::{OPERATION_LABEL_MAX_CHARS, TOP_OPERATIONS_PER_LINE};
 use recording::model::declaration_times;
 use recording::{sha256_hex, Recording};
@@ -263,24 +263,6 @@ fn read_message(r: &mut impl BufRead) -> Option<Value> {
 
 fn file_uri(p: &Path) -> String {
     format!("file://{}", p.display())
-}
-
-fn is_running(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
-        .unwrap_or(false)
-}
-
-fn pids(pidfile: &Path) -> Vec<(String, i32)> {
-    std::fs::read_to_string(pidfile)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| {
-            let (name, pid) = l.split_once(' ')?;
-            Some((name.to_string(), pid.trim().parse().ok()?))
-        })
-        .collect()
 }
 
 fn recordings_dir(w: &World) -> PathBuf {

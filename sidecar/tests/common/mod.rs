@@ -99,3 +99,24 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// True if `pid` exists and is not a zombie (a killed orphan may wait for a
+/// reaper that containers do not always have).
+pub fn is_running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+        .unwrap_or(false)
+}
+
+/// The `NAME PID` lines the fake toolchain appends to `LEANSCOPE_FAKE_PIDFILE`.
+pub fn pids(pidfile: &Path) -> Vec<(String, i32)> {
+    std::fs::read_to_string(pidfile)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (name, pid) = l.split_once(' ')?;
+            Some((name.to_string(), pid.trim().parse().ok()?))
+        })
+        .collect()
+}
