@@ -606,6 +606,44 @@ fn errors_are_json_rpc_errors_with_clear_messages() {
             check("errorData", &e["data"]);
         }
     }
+    // An unknown capture backend, for a file and for a folder: the value
+    // and the accepted ones are named, before any Lean runs.
+    for (method, params) in [
+        (
+            "leanscope/capture",
+            json!({"uri": file_uri(&source), "backend": "native"}),
+        ),
+        (
+            "leanscope/captureFolder",
+            json!({"folder": file_uri(&w.project.join("Demo")), "backend": "native"}),
+        ),
+    ] {
+        let e = c.call_err(method, params);
+        assert_eq!(e["code"], -32602, "{method}: {e:#}");
+        assert_eq!(
+            e["message"],
+            "unknown capture backend \"native\"; the accepted backends are \"auto\", \"stock\"",
+            "{method}"
+        );
+        check("errorData", &e["data"]);
+        assert_eq!(
+            e["data"],
+            json!({"kind": "unknownBackend", "value": "native", "accepted": ["auto", "stock"]})
+        );
+        // The schema offers exactly the accepted backends.
+        let def = if method == "leanscope/capture" {
+            "captureParams"
+        } else {
+            "captureFolderParams"
+        };
+        assert_eq!(
+            schema()["$defs"][def]["properties"]["backend"]["enum"],
+            e["data"]["accepted"],
+            "{def}"
+        );
+    }
+    assert!(!w.project.join(".leanscope/sessions").exists());
+
     // Lean failing: its stderr tail comes along. The broken fixture fails
     // only for a toolchain that does not know the file; a missing fixture
     // for this file makes the fake Lean exit 1 with its complaint.
@@ -829,7 +867,7 @@ fn capture_folder_reports_each_file_and_query_matches_the_cli() {
     c.initialize(true);
     let out = w.path("session");
     let params = json!({"folder": file_uri(&w.project.join("Demo")), "thresholdMs": 1,
-                        "output": out.to_str().unwrap()});
+                        "backend": "stock", "output": out.to_str().unwrap()});
     check("captureFolderParams", &params);
     let r = c.call("leanscope/captureFolder", params);
     check("captureFolderResult", &r);

@@ -20,8 +20,8 @@ use super::progress::{self, WorkDone};
 use super::uri::{file_uri_to_path, path_or_uri};
 use crate::capture::process::RunError;
 use crate::capture::{
-    capture_file, CancelToken, CaptureError, CaptureRequest, CaptureResult, Progress, RunOptions,
-    DEFAULT_THRESHOLD_MS,
+    capture_file, Backend, CancelToken, CaptureError, CaptureRequest, CaptureResult, Progress,
+    RunOptions, DEFAULT_THRESHOLD_MS,
 };
 
 #[derive(Debug, Deserialize)]
@@ -35,6 +35,8 @@ pub struct CaptureParams {
     pub lake: Option<String>,
     /// Stop Lean after this many seconds (at least 1).
     pub timeout_seconds: Option<u64>,
+    /// `auto` (default) or `stock`; anything else is rejected.
+    pub backend: Option<String>,
     /// Where to write the recording (absolute path or file URI); default:
     /// `<project>/.leanscope/recordings/<Module>-<time>.lsrec`.
     pub output: Option<String>,
@@ -136,6 +138,7 @@ impl Drop for Guard {
 struct Plan {
     request: CaptureRequest,
     timeout: Option<Duration>,
+    backend: Backend,
 }
 
 fn plan(p: CaptureParams) -> Result<Plan> {
@@ -163,6 +166,7 @@ fn plan(p: CaptureParams) -> Result<Plan> {
     if p.timeout_seconds == Some(0) {
         return Err(errors::invalid_params("timeoutSeconds must be at least 1"));
     }
+    let backend = errors::backend(p.backend.as_deref())?.resolve();
     Ok(Plan {
         request: CaptureRequest {
             file,
@@ -171,6 +175,7 @@ fn plan(p: CaptureParams) -> Result<Plan> {
             lake,
         },
         timeout: p.timeout_seconds.map(Duration::from_secs),
+        backend,
     })
 }
 
@@ -212,7 +217,11 @@ pub async fn run(
     p: CaptureParams,
 ) -> Result<CaptureResult> {
     let given_token = p.work_done_token.clone();
-    let Plan { request, timeout } = plan(p)?;
+    let Plan {
+        request,
+        timeout,
+        backend,
+    } = plan(p)?;
     let file = request.file.clone();
     let name = file.file_name().map_or_else(
         || file.display().to_string(),
@@ -231,8 +240,9 @@ pub async fn run(
     .await;
     let id = guard.id;
     eprintln!(
-        "leanscope serve: capture {id} of {} started",
-        file.display()
+        "leanscope serve: capture {id} of {} started ({} backend)",
+        file.display(),
+        backend.name()
     );
 
     let opts = RunOptions {
@@ -334,6 +344,7 @@ mod tests {
             threshold_ms: None,
             lake: None,
             timeout_seconds: None,
+            backend: None,
             output: None,
             work_done_token: None,
         }
@@ -348,6 +359,32 @@ mod tests {
         let ok = plan(params(&uri)).unwrap();
         assert_eq!(ok.request.file, f);
         assert_eq!(ok.request.threshold_ms, DEFAULT_THRESHOLD_MS);
+        assert_eq!(ok.backend, Backend::Stock, "auto is stock today");
+        for (given, runs) in [("auto", Backend::Stock), ("stock", Backend::Stock)] {
+            let ok = plan(CaptureParams {
+                backend: Some(given.into()),
+                ..params(&uri)
+            })
+            .unwrap();
+            assert_eq!(ok.backend, runs, "{given}");
+        }
+        let e = plan(CaptureParams {
+            backend: Some("native".into()),
+            ..params(&uri)
+        })
+        .err()
+        .unwrap();
+        assert_eq!(e.code, tower_lsp_server::jsonrpc::ErrorCode::InvalidParams);
+        assert_eq!(
+            e.message,
+            "unknown capture backend \"native\"; the accepted backends are \"auto\", \"stock\""
+        );
+        assert_eq!(
+            e.data,
+            Some(
+                serde_json::json!({"kind": "unknownBackend", "value": "native", "accepted": ["auto", "stock"]})
+            )
+        );
 
         let e = plan(params("untitled:Untitled-1")).err().unwrap();
         assert_eq!(e.code, tower_lsp_server::jsonrpc::ErrorCode::InvalidParams);

@@ -38,6 +38,8 @@ pub struct CaptureFolderParams {
     pub timeout_seconds: Option<u64>,
     /// Parallel captures (default 1).
     pub jobs: Option<usize>,
+    /// `auto` (default) or `stock`; anything else is rejected.
+    pub backend: Option<String>,
     /// A new (or empty) session directory; default
     /// `<project>/.leanscope/sessions/<time>/`.
     pub output: Option<String>,
@@ -80,6 +82,7 @@ pub async fn capture_folder(
     p: CaptureFolderParams,
 ) -> Result<SessionSummary> {
     let folder = path_or_uri(&p.folder, "folder").map_err(errors::invalid_params)?;
+    let backend = errors::backend(p.backend.as_deref())?.resolve();
     if !folder.is_dir() {
         return Err(errors::no_such_directory("the folder", &folder));
     }
@@ -147,9 +150,10 @@ pub async fn capture_folder(
     .await;
     let id = guard.id;
     eprintln!(
-        "leanscope serve: session capture {id} of {} into {}",
+        "leanscope serve: session capture {id} of {} into {} ({} backend)",
         folder.display(),
-        out.display()
+        out.display(),
+        backend.name()
     );
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<SessionEvent>();
     let task = tokio::task::spawn_blocking(move || {
