@@ -137,6 +137,22 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     assert.equal(stale.stale, true);
     assert.equal(stale.recordedSha256, answer.sourceSha256);
 
+    // leanscope.annotations.style and .codeLens take effect at once.
+    const heatMarks = (d) => d.slice(2).flatMap((h) => h.items).length;
+    x.test.setSetting('leanscope.annotations.style', 'text');
+    let d = x.test.decorations(editor);
+    assert.deepEqual([d[0].items.length, d[1].items.length, heatMarks(d)], [0, answer.lines.length, answer.lines.length], 'text: times and heat, no bars');
+    x.test.setSetting('leanscope.annotations.style', 'gutter');
+    d = x.test.decorations(editor);
+    assert.deepEqual([d[0].items.length, d[1].items.length, heatMarks(d)], [0, 0, answer.lines.length], 'gutter: heat only');
+    x.test.setSetting('leanscope.annotations.style', 'bars');
+    d = x.test.decorations(editor);
+    assert.deepEqual([d[0].items.length, d[1].items.length, heatMarks(d)], [answer.lines.length, answer.lines.length, answer.lines.length]);
+    x.test.setSetting('leanscope.annotations.codeLens', false);
+    assert.deepEqual(x.test.codeLenses(editor.document), []);
+    x.test.setSetting('leanscope.annotations.codeLens', true);
+    assert.equal(x.test.codeLenses(editor.document).length, 5);
+
     // Toggle and Clear.
     assert.equal(await x.test.commands.get('leanscope.toggleAnnotations')(), false);
     assert.equal(x.test.decorations(editor)[1].items.length, 0);
@@ -244,7 +260,9 @@ function manifestOf(session) {
 test('Profile Folder and Profile Project through the packaged sidecar: per-file progress, session, viewer, status bar, failures', async () => {
   packagedSidecar();
   const w = makeWorld();
-  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.thresholdMs': 1, 'leanscope.captureBackend': 'stock' } });
+  // The workspace is the folder above the project, as when a user opens a
+  // directory holding several projects.
+  const x = activateExtension({ workspaceFolders: [w.dir], settings: { 'leanscope.thresholdMs': 1, 'leanscope.captureBackend': 'stock' } });
   try {
     // Profile Folder, as from the Explorer's context menu on Demo/.
     const out = await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo')));
@@ -290,6 +308,18 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.equal(config.index, resource(path.join(out.session, 'index.jsonl')));
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(out.session, 'session.json') });
 
+    // The viewer asks to reveal a declaration of one of the session's files
+    // (by its project-relative path): the editor opens it from the project
+    // root that session.json names (the workspace folder is not that root).
+    panel.receive({ type: 'leanscope.loaded', error: null });
+    panel.receive({ type: 'leanscope.revealRange', path: 'Demo/Clean.lean', sourcePath: 'Demo/Clean.lean', declaration: 'Demo.Clean.le_double', range: { startLine: 15, startCol: 0, endLine: 20, endCol: 9 } });
+    const revealed = await waitFor('Clean.lean to open at le_double', () => {
+      const ed = x.vscode.window.activeTextEditor;
+      return ed && ed.document.uri.fsPath === w.file('Demo/Clean.lean') ? ed : undefined;
+    }, 5000);
+    assert.deepEqual([revealed.selection.start.line, revealed.selection.end.line, revealed.selection.end.character], [15, 20, 9]);
+    assert.deepEqual(x.test.log.warnings, []);
+
     // The status bar shows the last capture and opens its session.
     const status = x.test.statusItems[0];
     assert.equal(status.visible, true);
@@ -306,7 +336,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     x.test.settings['leanscope.outputDirectory'] = 'profiles';
     const proj = await x.test.commands.get('leanscope.profileProject')();
     assert.ok(proj, x.test.log.errors.join('\n'));
-    assert.equal(path.dirname(proj.session), path.join(w.project, 'profiles'), 'leanscope.outputDirectory, relative to the workspace folder');
+    assert.equal(path.dirname(proj.session), path.join(w.dir, 'profiles'), 'leanscope.outputDirectory, relative to the workspace folder');
     assert.match(path.basename(proj.session), /^demo-\d{8}T\d{6}Z$/);
     const pm = manifestOf(proj.session);
     assert.equal(pm.status, 'partial');
@@ -324,7 +354,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.deepEqual(status.command.arguments, [{ session: proj.session }]);
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(proj.session, 'session.json') });
     assert.deepEqual(x.test.panels.at(-1).options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), proj.session]);
-    assert.equal(fs.readdirSync(path.join(w.project, 'profiles')).length, 1);
+    assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1);
 
     // Settings that the sidecar checks come back as errors a user can act on.
     x.test.settings['leanscope.captureBackend'] = 'native';
@@ -334,7 +364,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     x.test.settings['leanscope.lakePath'] = path.join(w.dir, 'no-such-lake');
     assert.equal(await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo'))), undefined);
     assert.match(x.test.log.errors.at(-1), new RegExp(`^leanscope: profiling folder Demo failed: cannot find lake: looked for ${path.join(w.dir, 'no-such-lake')}`));
-    assert.equal(fs.readdirSync(path.join(w.project, 'profiles')).length, 1, 'no session for a capture that could not start');
+    assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1, 'no session for a capture that could not start');
     assert.equal(status.text, '$(pulse) demo 6/7 files (1 failed)', 'the status bar keeps the last capture');
   } finally {
     await x.dispose();
