@@ -255,7 +255,8 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
 
   /** Waits for a cancelled session's manifest to leave `running`. */
   async function settledManifest(session: string): Promise<ReturnType<typeof readManifest>> {
-    const until = Date.now() + CANCEL_SETTLE_MS;
+    // Cancelled before the sidecar created the session: there is none to wait for.
+    const until = Date.now() + (fs.existsSync(session) ? CANCEL_SETTLE_MS : 1000);
     for (;;) {
       const m = readManifest(session);
       if ((m && m.status !== 'running') || Date.now() > until) return m;
