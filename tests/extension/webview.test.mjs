@@ -182,7 +182,8 @@ test('Open Recording… on a session folder shows the session in the webview', {
     await page.goto(`${res.origin}/page`);
     const loaded = await waitFor('leanscope.loaded', () => x.api.viewer.received.find((m) => m.type === 'leanscope.loaded'), 30000);
     assert.equal(loaded.error, null);
-    assert.ok(res.requests.some((r) => r.file === path.join(session, 'index.jsonl') && r.allowed));
+    // The viewer loads the index after it reported loaded.
+    await waitFor('the index to be fetched', () => res.requests.some((r) => r.file === path.join(session, 'index.jsonl') && r.allowed), 10000);
     await page.click('#tab-files');
     const files = await page.$$eval('#list li', (lis) => lis.length);
     assert.equal(files, 4, 'the four files of the session are listed');
