@@ -16,7 +16,6 @@ pub mod summary;
 pub mod synth;
 pub mod types;
 mod varint;
-pub mod viewer_session;
 pub mod writer;
 
 pub use error::RecordingError;

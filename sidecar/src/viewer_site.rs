@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use recording::viewer_session::{SessionManifest, MANIFEST_FILE};
+use recording::session::{INDEX_FILE, MANIFEST_FILE};
 
 include!(concat!(env!("OUT_DIR"), "/viewer_assets.rs"));
 
@@ -73,15 +73,14 @@ impl Target {
         if meta.is_dir() {
             let dir = std::fs::canonicalize(path)?;
             let manifest = dir.join(MANIFEST_FILE);
-            let text = std::fs::read_to_string(&manifest).with_context(|| {
-                format!(
-                    "{} is not a session directory (it has no readable {MANIFEST_FILE})",
+            if !manifest.is_file() {
+                bail!(
+                    "{} is not a session directory (it has no {MANIFEST_FILE})",
                     path.display()
-                )
-            })?;
-            serde_json::from_str::<SessionManifest>(&text).with_context(|| {
-                format!("{} is not a valid session manifest", manifest.display())
-            })?;
+                );
+            }
+            crate::session::store::read_manifest(&dir)
+                .with_context(|| format!("cannot open the session {}", path.display()))?;
             return Ok(Target::Session { dir });
         }
         let file = std::fs::canonicalize(path)?;
@@ -111,7 +110,7 @@ impl Target {
         match self {
             Target::Session { .. } => serde_json::json!({
                 "session": format!("{DATA_DIR}/{MANIFEST_FILE}"),
-                "index": format!("{DATA_DIR}/{}", recording::viewer_session::INDEX_FILE),
+                "index": format!("{DATA_DIR}/{}", INDEX_FILE),
             }),
             Target::Recording { name, events, .. } => serde_json::json!({
                 "recording": format!("{DATA_DIR}/{}", url_path_segment(name)),

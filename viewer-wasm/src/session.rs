@@ -1,84 +1,75 @@
 //! A session in the viewer: the manifest, its folder tree, and the index
 //! rows of committed files for session-wide rankings.
 
-use std::collections::HashMap;
-
-use recording::model::{FolderTree, Recording};
-use recording::viewer_session::{
-    FileStatus, IndexRow, RowKind, SessionFile, SessionManifest, SessionStatus, MAX_SESSION_FILES,
-    SESSION_SCHEMA_VERSION,
+use recording::model::{file_time, FolderTree, Recording};
+use recording::session::{
+    index_rows, ns_to_ms, Committed, Counts, FileEntry, FileStatus, IndexRow, Manifest, RowKind,
+    SessionStatus, Target, TargetKind, SESSION_SCHEMA_VERSION,
 };
 use serde_json::{json, Value};
 
 use crate::file::matches_filter;
 
 /// Longest index line read; longer ones are skipped with a warning.
-pub const MAX_INDEX_LINE_BYTES: usize = 1 << 20;
+pub use recording::session::MAX_INDEX_LINE_BYTES;
 /// Most index rows kept.
 pub const MAX_INDEX_ROWS: usize = 20_000_000;
 /// Warnings about the index kept (further ones are counted).
 pub const MAX_INDEX_WARNINGS: usize = 20;
 /// Most rows a ranking returns.
 pub const MAX_RANKING_ROWS: usize = 5_000;
+/// Most files a session may list in the viewer.
+pub const MAX_SESSION_FILES: usize = 1_000_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    #[error("session.json is not a valid session manifest: {0}")]
-    Manifest(#[from] serde_json::Error),
-    #[error("session.json has schema version {found}; this viewer reads up to {supported}")]
-    Version { found: u32, supported: u32 },
+    #[error(transparent)]
+    Manifest(#[from] recording::session::SessionError),
     #[error("session.json lists {0} files, over the limit of {MAX_SESSION_FILES}")]
     TooManyFiles(usize),
 }
 
 pub struct SessionModel {
-    pub manifest: SessionManifest,
+    pub manifest: Manifest,
     pub tree: FolderTree,
     /// True when the viewer made the manifest for a lone recording.
     single: bool,
+    /// The capture whose rows count, per file (the `Committed` rule).
+    committed: Committed,
     index: Vec<IndexRow>,
     index_pending: Vec<u8>,
+    /// Bytes of `index.jsonl` seen so far; rows past the manifest's
+    /// `indexBytes` belong to no committed file and are ignored.
+    index_seen: u64,
+    index_beyond: u64,
     index_skipped: u64,
     index_warnings: Vec<String>,
     index_line: u64,
-    /// Committed files by path.
-    committed_paths: HashMap<String, usize>,
 }
 
 impl SessionModel {
     pub fn parse(text: &str) -> Result<SessionModel, SessionError> {
-        let manifest: SessionManifest = serde_json::from_str(text)?;
-        if manifest.schema_version > SESSION_SCHEMA_VERSION || manifest.schema_version == 0 {
-            return Err(SessionError::Version {
-                found: manifest.schema_version,
-                supported: SESSION_SCHEMA_VERSION,
-            });
-        }
+        let manifest = Manifest::from_json(text.as_bytes())?;
         if manifest.files.len() > MAX_SESSION_FILES {
             return Err(SessionError::TooManyFiles(manifest.files.len()));
         }
         Ok(Self::from_manifest(manifest, false))
     }
 
-    fn from_manifest(manifest: SessionManifest, single: bool) -> SessionModel {
+    fn from_manifest(manifest: Manifest, single: bool) -> SessionModel {
         let tree = FolderTree::build(&manifest.files);
-        let committed_paths = manifest
-            .files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.status.is_committed())
-            .map(|(k, f)| (f.path.clone(), k))
-            .collect();
         SessionModel {
+            committed: manifest.committed(),
             manifest,
             tree,
             single,
             index: Vec::new(),
             index_pending: Vec::new(),
+            index_seen: 0,
+            index_beyond: 0,
             index_skipped: 0,
             index_warnings: Vec::new(),
             index_line: 0,
-            committed_paths,
         }
     }
 
@@ -87,30 +78,32 @@ impl SessionModel {
     /// `events` is the event count the host read from the footer (a
     /// size hint only; capped by the bytes that arrive).
     pub fn single(path: &str, events: Option<u64>) -> SessionModel {
-        let manifest = SessionManifest {
+        let manifest = Manifest {
             schema_version: SESSION_SCHEMA_VERSION,
+            producer: String::new(),
             project_root: String::new(),
-            target: path.to_owned(),
+            target: Target {
+                kind: TargetKind::Folder,
+                path: path.to_owned(),
+            },
+            threshold_ms: 0,
             toolchains: Vec::new(),
+            lean_versions: Vec::new(),
             started_unix_ms: 0,
             completed_unix_ms: None,
             status: SessionStatus::Complete,
-            planned: 1,
-            completed: 0,
-            failed: 0,
-            files: vec![SessionFile {
-                id: 0,
-                path: path.to_owned(),
-                module: String::new(),
-                status: FileStatus::Pending,
+            counts: Counts {
+                planned: 1,
+                completed: 0,
+                failed: 0,
+            },
+            index_bytes: 0,
+            next_capture: 1,
+            notes: Vec::new(),
+            files: vec![FileEntry {
                 recording: Some(path.to_owned()),
-                elapsed_ns: None,
-                traced_ns: None,
-                capture_wall_ms: None,
                 events,
-                declarations: None,
-                source_sha256: None,
-                error: None,
+                ..FileEntry::planned(0, path.to_owned(), String::new())
             }],
         };
         Self::from_manifest(manifest, true)
@@ -121,14 +114,28 @@ impl SessionModel {
         if !self.single {
             return;
         }
+        const CAPTURE: u64 = 1;
         let f = &self.manifest.files[0];
-        let entry =
-            SessionFile::from_recording(0, &f.path, f.recording.as_deref().unwrap_or(""), rec);
-        let index = recording::viewer_session::index_rows(rec, &entry.path, entry.time_ns());
+        let entry = FileEntry {
+            status: match rec.header.status {
+                recording::CaptureStatus::Ok => FileStatus::Ok,
+                recording::CaptureStatus::Error => FileStatus::Error,
+            },
+            capture: Some(CAPTURE),
+            recording: f.recording.clone(),
+            elapsed_ms: file_time(rec).elapsed_ns.map(ns_to_ms),
+            traced_ms: Some(ns_to_ms(file_time(rec).traced_ns)),
+            events: Some(rec.len() as u64),
+            declarations: Some(rec.header.declarations.len() as u64),
+            source_sha256: Some(rec.header.source_sha256.clone()),
+            ..FileEntry::planned(0, f.path.clone(), rec.header.module_name.clone())
+        };
+        let index = index_rows(rec, 0, CAPTURE, &entry.path);
         let mut manifest = self.manifest.clone();
         manifest.files[0] = entry;
-        manifest.completed = 1;
+        manifest.next_capture = CAPTURE + 1;
         manifest.toolchains = vec![rec.header.toolchain.clone()];
+        manifest.recount();
         *self = Self::from_manifest(manifest, true);
         self.index = index;
     }
@@ -151,20 +158,22 @@ impl SessionModel {
         let untimed = m
             .files
             .iter()
-            .filter(|f| f.status.is_committed() && !f.time_is_elapsed())
+            .filter(|f| f.status.is_committed() && f.time_ns().is_none())
             .count();
         json!({
             "single": self.single,
             "status": m.status,
             "statusLabel": m.status.reader_label(),
-            "target": m.target,
+            "target": if m.target.path.is_empty() { "project".to_owned() } else { m.target.path.clone() },
+            "targetKind": m.target.kind,
             "projectRoot": m.project_root,
             "toolchains": m.toolchains,
             "startedUnixMs": m.started_unix_ms,
             "completedUnixMs": m.completed_unix_ms,
-            "planned": m.planned,
-            "completed": m.completed,
-            "failed": m.failed,
+            "planned": m.counts.planned,
+            "completed": m.counts.completed,
+            "failed": m.counts.failed,
+            "notes": m.notes,
             "files": m.files.len(),
             "totalNs": root.map_or(0, |r| r.total_ns),
             "filesWithoutElapsed": untimed,
@@ -172,7 +181,7 @@ impl SessionModel {
         })
     }
 
-    pub fn file(&self, k: usize) -> Option<&SessionFile> {
+    pub fn file(&self, k: usize) -> Option<&FileEntry> {
         self.manifest.files.get(k)
     }
 
@@ -213,7 +222,7 @@ impl SessionModel {
             "skipped": x.skipped,
             "pending": x.pending,
             "status": file.map(|f| f.status.as_str()),
-            "elapsed": file.map(|f| f.time_is_elapsed()),
+            "elapsed": file.map(|f| f.time_ns().is_some()),
             "error": file.and_then(|f| f.error.clone()),
             "events": file.and_then(|f| f.events),
         })
@@ -229,8 +238,15 @@ impl SessionModel {
         self.tree.find(&f.path)
     }
 
-    /// Feeds bytes of `index.jsonl`; complete lines are parsed.
+    /// Feeds bytes of `index.jsonl`; complete lines are parsed. Only the
+    /// first `indexBytes` of the index (the rows of committed files) are
+    /// read; what follows is counted and ignored.
     pub fn push_index(&mut self, bytes: &[u8]) {
+        let room = self.manifest.index_bytes.saturating_sub(self.index_seen);
+        let take = usize::try_from(room).map_or(bytes.len(), |r| r.min(bytes.len()));
+        self.index_seen += take as u64;
+        self.index_beyond += (bytes.len() - take) as u64;
+        let bytes = &bytes[..take];
         self.index_pending.extend_from_slice(bytes);
         let mut start = 0;
         while let Some(nl) = self.index_pending[start..].iter().position(|&b| b == b'\n') {
@@ -260,6 +276,17 @@ impl SessionModel {
                 self.index_line + 1
             ));
         }
+        if self.index_beyond > 0 {
+            let n = self.index_beyond;
+            self.warn(format!(
+                "ignored the last {n} bytes of index.jsonl: they follow the last committed file (an unfinished capture or a damaged tail)"
+            ));
+        } else if self.index_seen < self.manifest.index_bytes && !self.single {
+            let (seen, want) = (self.index_seen, self.manifest.index_bytes);
+            self.warn(format!(
+                "index.jsonl has {seen} bytes but the manifest committed {want}; rows of the missing part are lost"
+            ));
+        }
         json!({"rows": self.index.len(), "skipped": self.index_skipped, "warnings": self.index_warnings})
     }
 
@@ -275,7 +302,7 @@ impl SessionModel {
             return;
         }
         match serde_json::from_slice::<IndexRow>(line) {
-            Ok(row) if self.committed_paths.contains_key(&row.path) => {
+            Ok(row) if self.committed.accepts(u64::from(row.file), row.capture) => {
                 if self.index.len() < MAX_INDEX_ROWS {
                     self.index.push(row);
                 } else {
@@ -332,6 +359,7 @@ impl SessionModel {
                     .iter()
                     .filter(|r| {
                         r.kind == want
+                            && r.duration_ms.is_some()
                             && inside(&r.path)
                             && matches_filter(
                                 filter,
@@ -344,12 +372,12 @@ impl SessionModel {
                     if sort == "self" {
                         r.self_ms.unwrap_or(0.0)
                     } else {
-                        r.duration_ms
+                        r.duration_ms.unwrap_or(0.0)
                     }
                 };
                 found.sort_by(|a, b| key(b).total_cmp(&key(a)));
                 rows.extend(found.into_iter().take(limit).map(|r| {
-                    let file = self.committed_paths.get(&r.path);
+                    let file = r.file;
                     json!({
                         "kind": r.kind, "name": r.name, "path": r.path, "file": file,
                         "durationMs": r.duration_ms, "selfMs": r.self_ms,

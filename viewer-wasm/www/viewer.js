@@ -172,7 +172,7 @@
     }
     if (s.filesWithoutElapsed > 0 && !s.single) {
       probs.hidden = false;
-      probs.append(el('div', { class: 'muted', text: `${s.filesWithoutElapsed} file(s) have no elapsed time from Lean; their traced time is used.` }));
+      probs.append(el('div', { class: 'muted', text: `${s.filesWithoutElapsed} file(s) have no elapsed time from Lean; their time is unknown and not counted in folder totals.` }));
     }
   }
 

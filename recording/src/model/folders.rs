@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::viewer_session::{FileStatus, SessionFile};
+use crate::session::{FileEntry, FileStatus};
 
 /// A folder or a file of the tree.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,7 +45,7 @@ impl FolderTree {
     /// Builds the tree of `files` (project-relative paths, `/`-separated;
     /// a `\` is taken as a separator too). Empty path components are
     /// dropped.
-    pub fn build(files: &[SessionFile]) -> FolderTree {
+    pub fn build(files: &[FileEntry]) -> FolderTree {
         let mut nodes = vec![FolderNode {
             name: String::new(),
             path: String::new(),
@@ -199,20 +199,11 @@ fn share(part: u64, whole: u64) -> Option<f64> {
 mod tests {
     use super::*;
 
-    fn file(id: u32, path: &str, status: FileStatus, ns: Option<u64>) -> SessionFile {
-        SessionFile {
-            id,
-            path: path.into(),
-            module: String::new(),
+    fn file(id: u32, path: &str, status: FileStatus, ns: Option<u64>) -> FileEntry {
+        FileEntry {
             status,
-            recording: None,
-            elapsed_ns: ns,
-            traced_ns: None,
-            capture_wall_ms: None,
-            events: None,
-            declarations: None,
-            source_sha256: None,
-            error: None,
+            elapsed_ms: ns.map(crate::session::ns_to_ms),
+            ..FileEntry::planned(id, path.into(), String::new())
         }
     }
 

@@ -66,6 +66,15 @@ pub enum SessionStatus {
 }
 
 impl SessionStatus {
+    /// How readers name the state: `running` on disk is `interrupted` for
+    /// anyone reading it, since the writer may be gone.
+    pub fn reader_label(self) -> &'static str {
+        match self {
+            SessionStatus::Running => "interrupted",
+            other => other.as_str(),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             SessionStatus::Running => "running",
@@ -156,6 +165,10 @@ pub struct FileEntry {
     /// Lean's elapsed time for the file (imports included), when it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_ms: Option<f64>,
+    /// The union of the recording's top-level intervals: the file's time
+    /// when Lean gave no elapsed time (a file with errors, no profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced_ms: Option<f64>,
     /// How long the whole capture took (Lean and leanscope).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture_wall_ms: Option<u64>,
@@ -184,6 +197,7 @@ impl FileEntry {
             capture: None,
             recording: None,
             elapsed_ms: None,
+            traced_ms: None,
             capture_wall_ms: None,
             events: None,
             declarations: None,
@@ -191,6 +205,17 @@ impl FileEntry {
             source_sha256: None,
             error: None,
         }
+    }
+
+    /// The file's time for readers (folder totals, the viewer), in
+    /// nanoseconds: Lean's elapsed time, else the traced time — the same
+    /// number as the file's index row. `None` for a file that is not
+    /// committed or has neither.
+    pub fn time_ns(&self) -> Option<u64> {
+        if !self.status.is_committed() {
+            return None;
+        }
+        self.elapsed_ms.or(self.traced_ms).and_then(ms_to_ns)
     }
 
     /// Forgets the outcome of an earlier capture.
@@ -318,6 +343,12 @@ pub fn ns_to_ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
 
+/// Fractional milliseconds (as the manifest stores them) back to whole
+/// nanoseconds; `None` for a negative or non-finite value.
+pub fn ms_to_ns(ms: f64) -> Option<u64> {
+    (ms.is_finite() && ms >= 0.0).then(|| (ms * 1e6).round() as u64)
+}
+
 /// Cuts a text to at most `max` characters, marking the cut.
 pub fn cap_chars(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -340,6 +371,26 @@ mod tests {
         let capped = cap_chars(&over, MAX_ERROR_CHARS);
         assert_eq!(capped.chars().count(), MAX_ERROR_CHARS);
         assert!(capped.ends_with('…'));
+    }
+
+    #[test]
+    fn file_time_is_the_elapsed_time_of_a_committed_file() {
+        let mut f = FileEntry::planned(0, "A.lean".into(), "A".into());
+        f.elapsed_ms = Some(ns_to_ms(123_456_789));
+        assert_eq!(f.time_ns(), None);
+        f.status = FileStatus::Error;
+        assert_eq!(f.time_ns(), Some(123_456_789));
+        f.elapsed_ms = None;
+        assert_eq!(f.time_ns(), None);
+        // Without Lean's elapsed time, the traced time (as the index row).
+        f.traced_ms = Some(ns_to_ms(7_000_000));
+        assert_eq!(f.time_ns(), Some(7_000_000));
+        f.elapsed_ms = Some(ns_to_ms(9_000_000));
+        assert_eq!(f.time_ns(), Some(9_000_000));
+        assert_eq!(ms_to_ns(-1.0), None);
+        assert_eq!(ms_to_ns(f64::NAN), None);
+        assert_eq!(SessionStatus::Running.reader_label(), "interrupted");
+        assert_eq!(SessionStatus::Partial.reader_label(), "partial");
     }
 
     #[test]

@@ -145,7 +145,8 @@ impl Committed {
         Committed { captures }
     }
 
-    fn accepts(&self, file: u64, capture: u64) -> bool {
+    /// True when rows of file `file` from capture `capture` are trusted.
+    pub fn accepts(&self, file: u64, capture: u64) -> bool {
         usize::try_from(file)
             .ok()
             .and_then(|f| self.captures.get(f).copied().flatten())

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use recording::viewer_session::{SessionManifest, FILES_DIR, INDEX_FILE, MANIFEST_FILE};
+use recording::session::{FILES_DIR, INDEX_FILE, MANIFEST_FILE};
 
 use crate::viewer_site::{self, Target, DATA_DIR, VIEWER_ASSETS};
 
@@ -56,10 +56,9 @@ pub fn run(a: Args) -> Result<u8> {
 
 /// Copies the manifest, the index and the recordings of committed files.
 fn copy_session(dir: &Path, data: &Path) -> Result<usize> {
-    let text = std::fs::read_to_string(dir.join(MANIFEST_FILE))?;
-    let manifest: SessionManifest = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a valid session manifest", MANIFEST_FILE))?;
-    write(&data.join(MANIFEST_FILE), text.as_bytes())?;
+    let manifest = crate::session::store::read_manifest(dir)
+        .with_context(|| format!("cannot open the session {}", dir.display()))?;
+    write(&data.join(MANIFEST_FILE), &manifest.to_json())?;
     if dir.join(INDEX_FILE).is_file() {
         copy(&dir.join(INDEX_FILE), &data.join(INDEX_FILE))?;
     }

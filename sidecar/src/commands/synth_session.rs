@@ -1,19 +1,20 @@
 //! `leanscope synth-session`: a deterministic synthetic session (manifest,
-//! index and recordings) in the layout captures write, for tests,
-//! benchmarks and demos of the viewer. Every file is a `leanscope synth`
+//! index and recordings) written through the same session store and index
+//! rows as `leanscope profile`, for tests, benchmarks and demos of the
+//! viewer. Every file is a `leanscope synth`
 //! recording re-labelled with the file's path; some files fail and some
 //! report Lean errors, so every status shows.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::session::store::SessionStore;
 use anyhow::{bail, Context, Result};
 use recording::model::file_time;
-use recording::synth::{synthetic_bytes, SynthParams};
-use recording::viewer_session::{
-    cap_error_text, index_rows, FileStatus, SessionFile, SessionManifest, SessionStatus, FILES_DIR,
-    INDEX_FILE, MANIFEST_FILE, SESSION_SCHEMA_VERSION,
+use recording::session::{
+    cap_chars, index_rows, ns_to_ms, write_row, Counts, FileEntry, FileStatus, Manifest,
+    SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
 };
+use recording::synth::{synthetic_bytes, SynthParams};
 use recording::writer::{AtomicFile, Encoder, NewEvent};
 use recording::{CaptureStatus, Diagnostic, Recording, Severity, SourceRange};
 
@@ -81,66 +82,97 @@ pub fn run(a: Args) -> Result<u8> {
             bail!("unknown session status {other:?} (running, complete, partial, cancelled)")
         }
     };
-    std::fs::create_dir_all(a.out.join(FILES_DIR))
-        .with_context(|| format!("cannot create {}", a.out.display()))?;
-    let mut manifest = SessionManifest {
+    let manifest = Manifest {
         schema_version: SESSION_SCHEMA_VERSION,
+        producer: concat!("leanscope ", env!("CARGO_PKG_VERSION"), " (synth-session)").into(),
         project_root: "/synthetic/project".into(),
-        target: "project".into(),
+        target: Target {
+            kind: TargetKind::Project,
+            path: String::new(),
+        },
+        threshold_ms: 0,
         toolchains: vec!["synthetic".into()],
+        lean_versions: Vec::new(),
         started_unix_ms: 0,
-        completed_unix_ms: Some(0),
+        completed_unix_ms: None,
         status: SessionStatus::Running,
-        planned: u64::from(a.files),
-        completed: 0,
-        failed: 0,
-        files: Vec::new(),
+        counts: Counts::default(),
+        index_bytes: 0,
+        next_capture: 1,
+        notes: vec!["synthetic session written by `leanscope synth-session`".into()],
+        files: (0..a.files)
+            .map(|k| {
+                let path = synthetic_path(k);
+                FileEntry::planned(k, path.clone(), module_of(&path))
+            })
+            .collect(),
     };
-    let mut index = std::fs::File::create(a.out.join(INDEX_FILE))?;
+    let mut store = SessionStore::create(&a.out, manifest)
+        .with_context(|| format!("cannot create the session {}", a.out.display()))?;
     for k in 0..a.files {
+        let id = k as usize;
         let path = synthetic_path(k);
         if a.fail_every > 0 && k % a.fail_every == a.fail_every - 1 {
-            manifest.failed += 1;
-            manifest.files.push(SessionFile {
-                id: k,
-                module: module_of(&path),
-                path,
-                status: FileStatus::Failed,
-                recording: None,
-                elapsed_ns: None,
-                traced_ns: None,
-                capture_wall_ms: Some(12),
-                events: None,
-                declarations: None,
-                source_sha256: None,
-                error: Some(cap_error_text(
-                    "synthetic failure: lean exited with code 1 (out of memory)",
-                )),
-            });
+            let f = &mut store.manifest.files[id];
+            f.status = FileStatus::Failed;
+            f.capture_wall_ms = Some(12);
+            f.error = Some(cap_chars(
+                "synthetic failure: lean exited with code 1 (out of memory)",
+                MAX_ERROR_CHARS,
+            ));
+            store.manifest.recount();
+            store.checkpoint()?;
             continue;
         }
+        let capture = store.manifest.next_capture;
         let events = a.events * (2 + u64::from(k * 7 % 5)) / 4;
         let lean_error = a.error_every > 0 && k % a.error_every == a.error_every - 1;
-        let rel = format!("{FILES_DIR}/{k:05}.lsrec");
+        let module = module_of(&path);
+        let rel = format!("{FILES_DIR}/{k:05}-{module}-{capture}.lsrec");
         let rec = write_file(&a, k, events.max(1), &path, lean_error, &a.out.join(&rel))?;
-        let entry = SessionFile::from_recording(k, &path, &rel, &rec);
-        for row in index_rows(&rec, &path, entry.time_ns()) {
-            serde_json::to_writer(&mut index, &row)?;
-            index.write_all(b"\n")?;
+        // The session engine's commit order: recording published, rows
+        // appended and synced, then the manifest checkpointed.
+        let mut rows = Vec::new();
+        for r in index_rows(&rec, k, capture, &path) {
+            write_row(&r, &mut rows);
         }
-        manifest.completed += 1;
-        manifest.files.push(entry);
+        let len = store.append_rows(&rows)?;
+        let lean_version = rec.header.lean_version.clone();
+        let m = &mut store.manifest;
+        m.index_bytes = len;
+        if !m.lean_versions.contains(&lean_version) {
+            m.lean_versions.push(lean_version);
+        }
+        m.files[id] = FileEntry {
+            status: match rec.header.status {
+                CaptureStatus::Ok => FileStatus::Ok,
+                CaptureStatus::Error => FileStatus::Error,
+            },
+            capture: Some(capture),
+            recording: Some(rel),
+            elapsed_ms: file_time(&rec).elapsed_ns.map(ns_to_ms),
+            traced_ms: Some(ns_to_ms(file_time(&rec).traced_ns)),
+            capture_wall_ms: Some(40),
+            events: Some(rec.len() as u64),
+            declarations: Some(rec.header.declarations.len() as u64),
+            lean_errors: Some(u64::from(lean_error)),
+            source_sha256: Some(rec.header.source_sha256.clone()),
+            ..FileEntry::planned(k, path.clone(), module)
+        };
+        m.next_capture = capture + 1;
+        m.recount();
+        store.checkpoint()?;
     }
-    index.sync_all()?;
-    manifest.status = status_override.unwrap_or(if manifest.failed > 0 {
+    let m = &mut store.manifest;
+    m.status = status_override.unwrap_or(if m.counts.failed > 0 {
         SessionStatus::Partial
     } else {
         SessionStatus::Complete
     });
-    let (file, mut out) = AtomicFile::create(a.out.join(MANIFEST_FILE))?;
-    serde_json::to_writer_pretty(&mut out, &manifest)?;
-    out.write_all(b"\n")?;
-    file.publish(out)?;
+    if m.status != SessionStatus::Running {
+        m.completed_unix_ms = Some(0);
+    }
+    store.checkpoint()?;
     println!("{}", a.out.display());
     Ok(crate::exit::OK)
 }

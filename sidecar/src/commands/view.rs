@@ -410,8 +410,11 @@ mod tests {
     fn site(dir: &std::path::Path) -> Site {
         std::fs::write(
             dir.join("session.json"),
-            r#"{"schemaVersion":1,"projectRoot":"/p","target":"project","startedUnixMs":0,
-               "status":"complete","planned":0,"completed":0,"failed":0,"files":[]}"#,
+            r#"{"schemaVersion":1,"producer":"test","projectRoot":"/p",
+               "target":{"kind":"project","path":""},"thresholdMs":10,"toolchains":[],
+               "leanVersions":[],"startedUnixMs":0,"status":"complete",
+               "counts":{"planned":0,"completed":0,"failed":0},"indexBytes":0,
+               "nextCapture":1,"files":[]}"#,
         )
         .unwrap();
         Site {

@@ -11,6 +11,7 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use recording::model::file_time;
 use recording::session::{
     cap_chars, index_rows, ns_to_ms, write_row, Counts, FileEntry, FileStatus, Manifest,
     SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
@@ -361,6 +362,7 @@ fn capture_one(
         capture: Some(job.capture),
         recording: Some(rel),
         elapsed_ms: result.elapsed_ns.map(ns_to_ms),
+        traced_ms: Some(ns_to_ms(file_time(&rec).traced_ns)),
         capture_wall_ms: Some(wall),
         events: Some(result.events),
         declarations: Some(result.declarations as u64),
