@@ -151,8 +151,9 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
       const root = readManifest(path.dirname(target.file))?.projectRoot;
       const rel = msg.path ?? msg.sourcePath;
       if (root && rel && !path.isAbsolute(rel)) {
-        const p = path.join(root, rel);
-        if (fs.existsSync(p)) return vscode.Uri.file(p);
+        // Only files inside the project (the page could name any path).
+        const p = path.resolve(root, rel);
+        if (p.startsWith(path.resolve(root) + path.sep) && fs.existsSync(p)) return vscode.Uri.file(p);
       }
     }
     return msg.sourcePath ? findSource(target.file, msg.sourcePath) : undefined;

@@ -319,6 +319,13 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     }, 5000);
     assert.deepEqual([revealed.selection.start.line, revealed.selection.end.line, revealed.selection.end.character], [15, 20, 9]);
     assert.deepEqual(x.test.log.warnings, []);
+    // A path that leaves the project is not opened.
+    fs.writeFileSync(path.join(w.dir, 'Outside.lean'), 'theorem o : True := trivial\n');
+    panel.receive({ type: 'leanscope.revealRange', path: '../Outside.lean', sourcePath: '../Outside.lean', range: { startLine: 0, startCol: 0, endLine: 0, endCol: 1 } });
+    await waitFor('the reveal to be refused', () => x.test.log.warnings.length === 1, 5000);
+    assert.equal(x.test.log.warnings[0], 'leanscope: cannot find the source file ../Outside.lean of this recording in the workspace.');
+    assert.equal(x.vscode.window.activeTextEditor, revealed);
+    x.test.log.warnings.length = 0;
 
     // The status bar shows the last capture and opens its session.
     const status = x.test.statusItems[0];

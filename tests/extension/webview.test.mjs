@@ -197,15 +197,7 @@ test('Open Recording… on a session folder shows the session in the webview', {
   }
 });
 
-// TODO until the viewer reads the sidecar's session.json: the viewer still
-// parses sessions with its own types (recording::viewer_session, the format
-// of `leanscope synth-session`), which reject the manifest a real capture
-// writes (`target` is an object, counts are under `counts`). The extension's
-// part (the panel, its resource roots, the config block, the reveal of a
-// session's file) is what this test checks once that is unified.
-test('Profile Folder opens its session in the webview; a declaration picked there opens in the editor', {
-  todo: 'the viewer rejects the session.json of a real capture until recording::viewer_session is unified with the sidecar\'s manifest',
-}, async () => {
+test('Profile Folder opens its session in the webview; a declaration picked there opens in the editor', async () => {
   packagedSidecar();
   const w = makeWorld();
   let panel;
