@@ -8,12 +8,18 @@ import { Sidecar, SidecarError, resolveSidecarBinary } from './sidecar';
 import { AnnotationController } from './annotations';
 import { ViewerHost, ViewerTarget } from './viewer';
 import { formatNs } from './format';
-import { AnnotationsResult, CaptureParams, CaptureResult, METHODS, OpenResult, REQUEST_CANCELLED } from './protocol';
+import {
+  AnnotationsResult, CaptureFolderParams, CaptureFolderResult, CaptureParams, CaptureResult, CaptureSettings,
+  METHODS, OpenResult, REQUEST_CANCELLED, SessionManifestStatus,
+} from './protocol';
+import { FolderProgress, findProjectRoot, readManifest, sessionDirectory, stamp } from './sessions';
 
 export { computeAnnotations, lineHover, sha256Text, BAR_MAX_PX, HEAT_LEVELS } from './annotations';
 export { viewerHtml, viewerCsp, VIEWER_FILES } from './viewer';
 export { formatNs, formatNsLike, formatShare, lensTitle } from './format';
 export { resolveSidecarBinary, MAX_RESTARTS } from './sidecar';
+export { findProjectRoot, sessionDirectory, FolderProgress } from './sessions';
+export { CAPTURE_BACKENDS } from './protocol';
 
 let active: Sidecar | undefined;
 
@@ -24,6 +30,23 @@ export const COMMANDS = [
 
 export interface LastCapture { recording: string; source: vscode.Uri; result: CaptureResult }
 
+/** The outcome of Profile Folder / Profile Project: the session directory,
+ * its final status and counts as its manifest says, and the sidecar's
+ * answer (none when the capture was cancelled). */
+export interface SessionCapture {
+  session: string;
+  status: SessionManifestStatus;
+  counts: { planned: number; completed: number; failed: number };
+  cancelled: boolean;
+  result?: CaptureFolderResult;
+  /** What the progress notification showed, in order. */
+  progress: string[];
+}
+
+/** How long to wait, after a cancelled folder capture, for its manifest to
+ * leave `running` (the sidecar answers before it writes the last state). */
+export const CANCEL_SETTLE_MS = 15000;
+
 /** What `activate` returns (VS Code hands it to other extensions; the
  * tests use it to look inside). */
 export interface LeanscopeApi {
@@ -31,30 +54,53 @@ export interface LeanscopeApi {
   annotations: AnnotationController;
   viewer: ViewerHost;
   lastCapture(): LastCapture | undefined;
+  lastSession(): SessionCapture | undefined;
 }
 
 function config(): vscode.WorkspaceConfiguration { return vscode.workspace.getConfiguration('leanscope'); }
 
-/** The parameters of `leanscope/capture` from the settings. */
-export function captureParams(file: vscode.Uri, now = new Date()): CaptureParams {
+/** What every capture takes from the settings: threshold, lake, timeout
+ * and backend (the sidecar checks the backend and names the accepted ones). */
+export function captureSettings(): CaptureSettings {
   const c = config();
-  const params: CaptureParams = { uri: file.toString() };
+  const params: CaptureSettings = {};
   const threshold = c.get<number>('thresholdMs', 10);
   if (typeof threshold === 'number' && threshold >= 0) params.thresholdMs = threshold;
   const lake = (c.get<string>('lakePath', '') || '').trim();
   if (lake) params.lake = lake;
   const timeout = c.get<number>('timeoutSeconds', 0);
   if (typeof timeout === 'number' && timeout >= 1) params.timeoutSeconds = Math.floor(timeout);
-  let out = (c.get<string>('outputDirectory', '') || '').trim();
-  if (out) {
-    if (!path.isAbsolute(out)) {
-      const folder = vscode.workspace.getWorkspaceFolder(file) ?? vscode.workspace.workspaceFolders?.[0];
-      out = path.resolve(folder ? folder.uri.fsPath : path.dirname(file.fsPath), out);
-    }
-    const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-    params.output = path.join(out, `${path.basename(file.fsPath, '.lean')}-${stamp}.lsrec`);
-  }
+  const backend = c.get<string>('captureBackend', 'auto');
+  if (typeof backend === 'string' && backend.trim()) params.backend = backend.trim();
   return params;
+}
+
+/** The `leanscope.outputDirectory` setting as an absolute path (a relative
+ * one is resolved against the workspace folder of `near`), or '' when unset. */
+export function outputDirectory(near: vscode.Uri): string {
+  const out = (config().get<string>('outputDirectory', '') || '').trim();
+  if (!out || path.isAbsolute(out)) return out;
+  const folder = vscode.workspace.getWorkspaceFolder(near) ?? vscode.workspace.workspaceFolders?.[0];
+  return path.resolve(folder ? folder.uri.fsPath : path.dirname(near.fsPath), out);
+}
+
+/** The parameters of `leanscope/capture` from the settings. */
+export function captureParams(file: vscode.Uri, now = new Date()): CaptureParams {
+  const params: CaptureParams = { uri: file.toString(), ...captureSettings() };
+  const out = outputDirectory(file);
+  if (out) params.output = path.join(out, `${path.basename(file.fsPath, '.lean')}-${stamp(now)}.lsrec`);
+  return params;
+}
+
+/** The parameters of `leanscope/captureFolder` for a folder (or, with
+ * `project`, the whole project at `folder`) inside the project at `root`;
+ * the session directory is always named, so a cancelled capture can be
+ * opened too. */
+export function folderCaptureParams(folder: vscode.Uri, root: string, project: boolean, now = new Date()): CaptureFolderParams {
+  return {
+    folder: folder.fsPath, ...(project ? { project: true } : {}), ...captureSettings(),
+    output: sessionDirectory(folder.fsPath, root, outputDirectory(folder), now),
+  };
 }
 
 /** Where the source of a recording is: next to the project holding
@@ -87,6 +133,10 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   });
   active = sidecar;
   context.subscriptions.push({ dispose: () => sidecar.dispose() });
+  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
+    if (!e.affectsConfiguration('leanscope.sidecarPath')) return;
+    void sidecar.useBinary(resolveSidecarBinary(config().get<string>('sidecarPath', ''), context.extensionPath));
+  }));
 
   const annotations = new AnnotationController(context,
     (recording, text) => sidecar.request<AnnotationsResult>(METHODS.annotations, { recording, text }), log);
@@ -97,6 +147,15 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     if (target.source) return target.source;
     const known = sources.get(target.file);
     if (known) return known;
+    if (target.kind === 'session') {
+      const root = readManifest(path.dirname(target.file))?.projectRoot;
+      const rel = msg.path ?? msg.sourcePath;
+      if (root && rel && !path.isAbsolute(rel)) {
+        // Only files inside the project (the page could name any path).
+        const p = path.resolve(root, rel);
+        if (p.startsWith(path.resolve(root) + path.sep) && fs.existsSync(p)) return vscode.Uri.file(p);
+      }
+    }
     return msg.sourcePath ? findSource(target.file, msg.sourcePath) : undefined;
   });
   context.subscriptions.push(viewer);
@@ -106,6 +165,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   context.subscriptions.push(status);
 
   let last: LastCapture | undefined;
+  let lastSession: SessionCapture | undefined;
 
   const fail = (what: string, e: unknown): void => {
     const msg = e instanceof Error ? e.message : String(e);
@@ -162,6 +222,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     log(`recorded ${result.recording}: ${result.events} events, ${result.declarations} declarations, status ${result.status}${result.notes.length ? `; notes: ${result.notes.join(' | ')}` : ''}`);
     const time = result.elapsedNs !== null ? formatNs(result.elapsedNs) : `${result.leanWallMs} ms (wall)`;
     status.text = `$(pulse) ${path.basename(file.fsPath)} ${time}`;
+    status.command = 'leanscope.showViewer';
     status.tooltip = `leanscope: last capture of ${result.module} (${result.events} events, ${result.declarations} declarations${result.errors ? `, ${result.errors} errors` : ''}). Click to open the viewer.`;
     status.show();
     if (result.status === 'error') {
@@ -176,10 +237,131 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     return result;
   }
 
-  async function needsSessions(what: string): Promise<void> {
-    let methods = '';
-    try { await sidecar.connect(); methods = sidecar.methods.join(', '); } catch (e) { methods = `unknown (${(e as Error).message})`; }
-    void vscode.window.showErrorMessage(`leanscope: ${what} needs the sessions feature, which this leanscope sidecar does not offer over JSON-RPC (its methods: ${methods}). Profile single files with "leanscope: Profile File", or run "leanscope profile" on the folder from a terminal once sessions land.`);
+  /** Asks to save the unsaved .lean files under `dir` (Lean reads files
+ * from disk); false when the user declines or a save fails. */
+  async function saveDirtyUnder(dir: string): Promise<boolean> {
+    const dirty = vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file'
+      && d.uri.fsPath.endsWith('.lean') && d.uri.fsPath.startsWith(dir + path.sep));
+    if (dirty.length === 0) return true;
+    const names = dirty.map((d) => path.relative(dir, d.uri.fsPath)).join(', ');
+    const choice = await vscode.window.showWarningMessage(
+      `${dirty.length === 1 ? '1 file has' : `${dirty.length} files have`} unsaved changes (${names}). Lean profiles the files on disk: save them first?`,
+      { modal: true }, 'Save and Profile');
+    if (choice !== 'Save and Profile') return false;
+    for (const d of dirty) {
+      if (!(await d.save())) { void vscode.window.showErrorMessage(`leanscope: could not save ${d.uri.fsPath}.`); return false; }
+    }
+    return true;
+  }
+
+  /** Waits for a cancelled session's manifest to leave `running`. */
+  async function settledManifest(session: string): Promise<ReturnType<typeof readManifest>> {
+    // Cancelled before the sidecar created the session: there is none to wait for.
+    const until = Date.now() + (fs.existsSync(session) ? CANCEL_SETTLE_MS : 1000);
+    for (;;) {
+      const m = readManifest(session);
+      if ((m && m.status !== 'running') || Date.now() > until) return m;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Profile Folder / Profile Project: `leanscope/captureFolder` with
+   * per-file progress and Cancel, then the session in the viewer. */
+  async function profileSession(what: 'folder' | 'project', folder: vscode.Uri, root: string): Promise<SessionCapture | undefined> {
+    const label = `${what} ${path.basename(folder.fsPath)}`;
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showErrorMessage('leanscope: profiling runs Lean through lake in this workspace, so it needs a trusted workspace (Workspaces: Manage Workspace Trust).');
+      return undefined;
+    }
+    if (!(await saveDirtyUnder(what === 'project' ? root : folder.fsPath))) return undefined;
+    const params = folderCaptureParams(folder, root, what === 'project');
+    const session = params.output!;
+    log(`capture ${label} ${JSON.stringify({ ...params, folder: undefined })}`);
+    const shown = new FolderProgress();
+    let cancelled = false;
+    const result = await vscode.window.withProgress({
+      location: vscode.ProgressLocation.Notification,
+      title: `leanscope: profiling ${label}`,
+      cancellable: true,
+    }, async (progress, token) => {
+      const cts = new CancellationTokenSource();
+      const sub = token.onCancellationRequested(() => { log('capture: cancel requested'); cts.cancel(); });
+      try {
+        return await sidecar.request<CaptureFolderResult>(METHODS.captureFolder, { ...params }, cts.token, (p) => {
+          if (p.kind === 'end') { if (p.message) log(`progress: ${p.message}`); return; }
+          const u = shown.update(p.message, p.percentage);
+          if (u) { progress.report(u); log(`progress: ${u.message}`); }
+        });
+      } catch (e) {
+        if (e instanceof SidecarError && e.code === REQUEST_CANCELLED) { cancelled = true; return undefined; }
+        throw e;
+      } finally {
+        sub.dispose();
+        cts.dispose();
+      }
+    }).then((r) => r, (e) => { fail(`profiling ${label}`, e); return undefined; });
+    if (!result && !cancelled) return undefined;
+    const manifest = cancelled ? await settledManifest(session) : readManifest(session);
+    const counts = result?.counts ?? manifest?.counts ?? { planned: 0, completed: 0, failed: 0 };
+    const state = result?.status ?? manifest?.status ?? 'cancelled';
+    const outcome: SessionCapture = { session: result?.session ?? session, status: state, counts, cancelled, result, progress: shown.shown };
+    const files = (n: number): string => `${n} file${n === 1 ? '' : 's'}`;
+    if (cancelled) {
+      log(`capture of ${label} cancelled; Lean was stopped; session ${session} is ${state} with ${counts.completed} of ${counts.planned} files`);
+      void vscode.window.showInformationMessage(manifest
+        ? `leanscope: capture of ${label} cancelled; Lean was stopped. ${counts.completed} of ${files(counts.planned)} captured before are kept in the session.`
+        : `leanscope: capture of ${label} cancelled before the session was started; nothing was written.`);
+      if (!manifest) return outcome;
+    } else {
+      log(`session ${outcome.session}: ${state}, ${counts.completed} of ${counts.planned} files, ${counts.failed} failed${result!.withErrors ? `, Lean reported errors in ${result!.withErrors}` : ''}${result!.notes.length ? `; notes: ${result!.notes.join(' | ')}` : ''}`);
+      if (counts.failed > 0) {
+        void vscode.window.showWarningMessage(`leanscope: ${counts.failed} of ${files(counts.planned)} failed to capture in ${label}; the other ${files(counts.planned - counts.failed)} are in the session. The viewer lists each failure with Lean's error.`);
+      }
+      if (result!.withErrors > 0) {
+        void vscode.window.showInformationMessage(`leanscope: Lean reported errors in ${files(result!.withErrors)} of ${label}; their recordings keep them.`);
+      }
+    }
+    lastSession = outcome;
+    status.text = `$(pulse) ${path.basename(folder.fsPath)} ${counts.completed}/${files(counts.planned)}${counts.failed ? ` (${counts.failed} failed)` : ''}${cancelled ? ' (cancelled)' : ''}`;
+    status.tooltip = `leanscope: last capture: ${label}, session ${state} (${counts.completed} of ${files(counts.planned)} captured, ${counts.failed} failed). Click to open the viewer.`;
+    status.command = { title: 'Show Viewer', command: 'leanscope.showViewer', arguments: [{ session: outcome.session }] };
+    status.show();
+    viewer.show({ kind: 'session', file: path.join(outcome.session, 'session.json') });
+    return outcome;
+  }
+
+  async function profileFolder(arg?: vscode.Uri): Promise<SessionCapture | undefined> {
+    let folder = arg instanceof vscode.Uri ? arg : undefined;
+    if (!folder) {
+      const active = vscode.window.activeTextEditor?.document.uri;
+      if (active?.scheme === 'file') folder = vscode.Uri.file(path.dirname(active.fsPath));
+    }
+    if (!folder) { void vscode.window.showErrorMessage('leanscope: pick a folder in the Explorer to profile it.'); return undefined; }
+    let isDir = false;
+    try { isDir = folder.scheme === 'file' && fs.statSync(folder.fsPath).isDirectory(); } catch { /* reported below */ }
+    if (!isDir) { void vscode.window.showErrorMessage(`leanscope: ${folder.fsPath || folder.toString()} is not a local folder.`); return undefined; }
+    const root = findProjectRoot(folder.fsPath);
+    if (!root) {
+      void vscode.window.showErrorMessage(`leanscope: ${folder.fsPath} is not inside a Lean project (no lean-toolchain, lakefile.toml or lakefile.lean in it or above it).`);
+      return undefined;
+    }
+    return profileSession('folder', folder, root);
+  }
+
+  async function profileProject(): Promise<SessionCapture | undefined> {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const starts = [
+      ...(active?.scheme === 'file' ? [active.fsPath] : []),
+      ...(vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
+    ];
+    for (const start of starts) {
+      const root = findProjectRoot(start);
+      if (root) return profileSession('project', vscode.Uri.file(root), root);
+    }
+    void vscode.window.showErrorMessage(starts.length
+      ? `leanscope: no Lean project found (no lean-toolchain, lakefile.toml or lakefile.lean in or above ${starts.join(', ')}).`
+      : 'leanscope: open a Lean project folder or a .lean file to profile its project.');
+    return undefined;
   }
 
   async function openRecording(arg?: vscode.Uri): Promise<ViewerTarget | undefined> {
@@ -219,7 +401,12 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     return target;
   }
 
-  function showViewer(arg?: { recording?: string; source?: string; declaration?: string }): ViewerTarget | undefined {
+  function showViewer(arg?: { recording?: string; source?: string; declaration?: string; session?: string }): ViewerTarget | undefined {
+    if (arg?.session) {
+      const target: ViewerTarget = { kind: 'session', file: path.join(arg.session, 'session.json') };
+      viewer.show(target);
+      return target;
+    }
     let recording = arg?.recording;
     let source = arg?.source ? vscode.Uri.parse(arg.source) : undefined;
     if (!recording) {
@@ -228,6 +415,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
       if (fromEditor && ed) { recording = fromEditor; source = ed.document.uri; }
       else if (viewer.current) { viewer.show(viewer.current); return viewer.current; }
       else if (last) { recording = last.recording; source = last.source; }
+      else if (lastSession) return showViewer({ session: lastSession.session });
     }
     if (!recording) {
       void vscode.window.showInformationMessage('leanscope: profile a file or open a recording first.');
@@ -242,8 +430,8 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     context.subscriptions.push(vscode.commands.registerCommand(id, fn));
   };
   register('leanscope.profileFile', profileFile);
-  register('leanscope.profileFolder', () => needsSessions('Profile Folder'));
-  register('leanscope.profileProject', () => needsSessions('Profile Project'));
+  register('leanscope.profileFolder', profileFolder);
+  register('leanscope.profileProject', profileProject);
   register('leanscope.openRecording', openRecording);
   register('leanscope.showViewer', showViewer);
   register('leanscope.toggleAnnotations', () => {
@@ -255,6 +443,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     annotations.clear();
     status.hide();
     last = undefined;
+    lastSession = undefined;
   });
 
   // Cursor in an annotated declaration → select it in the viewer.
@@ -275,7 +464,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   }));
 
   log(`leanscope extension ${context.extension?.packageJSON?.version ?? ''} active; sidecar ${resolveSidecarBinary(config().get<string>('sidecarPath', ''), context.extensionPath)}`);
-  return { sidecar, annotations, viewer, lastCapture: () => last };
+  return { sidecar, annotations, viewer, lastCapture: () => last, lastSession: () => lastSession };
 }
 
 /** Stops the sidecar (`shutdown`, `exit`; it stops any running Lean). */

@@ -24,9 +24,24 @@ export interface FreshAnnotations {
 export interface StaleAnnotations { stale: true; recordedSha256: string; bufferSha256: string }
 export type AnnotationsResult = FreshAnnotations | StaleAnnotations;
 
-export interface CaptureParams {
-  uri: string; thresholdMs?: number; lake?: string; timeoutSeconds?: number; output?: string;
-  workDoneToken?: string;
+/** The capture backends the sidecar accepts (`backend` of a capture). */
+export const CAPTURE_BACKENDS = ['auto', 'stock'] as const;
+
+/** What every capture takes from the settings. */
+export interface CaptureSettings {
+  thresholdMs?: number; lake?: string; timeoutSeconds?: number; backend?: string;
+}
+export interface CaptureParams extends CaptureSettings {
+  uri: string; output?: string; workDoneToken?: string;
+}
+export interface CaptureFolderParams extends CaptureSettings {
+  folder: string; project?: boolean; output?: string; jobs?: number; workDoneToken?: string;
+}
+export type SessionManifestStatus = 'running' | 'complete' | 'partial' | 'cancelled';
+export interface CaptureFolderResult {
+  session: string; status: SessionManifestStatus;
+  counts: { planned: number; completed: number; failed: number };
+  captured: number; withErrors: number; notes: string[];
 }
 export interface CaptureResult {
   recording: string; status: 'ok' | 'error'; module: string; leanVersion: string;
@@ -44,6 +59,7 @@ export const METHODS = {
   capture: 'leanscope/capture',
   open: 'leanscope/open',
   annotations: 'leanscope/annotations',
+  captureFolder: 'leanscope/captureFolder',
 } as const;
 
 /** JSON-RPC error code of a cancelled request (LSP RequestCancelled). */

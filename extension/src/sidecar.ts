@@ -166,11 +166,31 @@ export class Sidecar {
     }
   }
 
+  get binary(): string { return this.opts.binary; }
+
+  /** Uses another binary from the next request on (the
+   * `leanscope.sidecarPath` setting changed): the running sidecar is shut
+   * down, and the restart count starts again. */
+  async useBinary(binary: string): Promise<void> {
+    if (binary === this.opts.binary) return;
+    this.opts.log(`sidecar binary changed: ${this.opts.binary} → ${binary}`);
+    this.opts.binary = binary;
+    this.restarts = 0;
+    this.broken = undefined;
+    const proc = this.proc;
+    const conn = this.connection;
+    this.proc = undefined;
+    this.connection = undefined;
+    await Sidecar.stop(proc, conn);
+  }
+
   /** `shutdown` then `exit`; kills the process if it does not go. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    const proc = this.proc;
-    const conn = this.connection;
+    await Sidecar.stop(this.proc, this.connection);
+  }
+
+  private static async stop(proc: cp.ChildProcess | undefined, conn: MessageConnection | undefined): Promise<void> {
     if (!proc) return;
     try {
       if (conn) {

@@ -6,7 +6,11 @@ mod common;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{copy_dir, is_running, pids, text, World};
+use common::{all_gone, copy_dir, is_running, pids, text, World};
+
+/// How long Lean may take to go after the group was signalled (the
+/// sidecar's SIGTERM-to-SIGKILL grace).
+const KILL_GRACE: Duration = Duration::from_secs(2);
 
 /// Starts a capture of `Demo/Clean.lean` into `out_path` whose fake Lean
 /// is slowed by `delay_scale`, and returns once that `lean --json` runs
@@ -82,6 +86,7 @@ fn ctrl_c_stops_lake_and_lean_and_leaves_no_file() {
     assert!(
         text(&out.stderr).contains("interrupted; Lean was stopped and no recording was written")
     );
+    assert!(all_gone(&pids, KILL_GRACE), "still running: {pids:?}");
     for (name, pid) in &pids {
         assert!(!is_running(*pid), "{name} {pid} still runs");
     }
@@ -91,7 +96,7 @@ fn ctrl_c_stops_lake_and_lean_and_leaves_no_file() {
 fn sigterm_exits_143() {
     let (out, pids, _w) = interrupt(libc::SIGTERM);
     assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));
-    assert!(pids.iter().all(|(_, p)| !is_running(*p)));
+    assert!(all_gone(&pids, KILL_GRACE), "still running: {pids:?}");
 }
 
 #[test]

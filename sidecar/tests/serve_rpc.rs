@@ -293,7 +293,10 @@ fn capture_open_and_annotate_a_file_over_json_rpc() {
         json!([
             "leanscope/capture",
             "leanscope/open",
-            "leanscope/annotations"
+            "leanscope/annotations",
+            "leanscope/captureFolder",
+            "leanscope/query",
+            "leanscope/compare"
         ])
     );
 
@@ -604,6 +607,44 @@ fn errors_are_json_rpc_errors_with_clear_messages() {
             check("errorData", &e["data"]);
         }
     }
+    // An unknown capture backend, for a file and for a folder: the value
+    // and the accepted ones are named, before any Lean runs.
+    for (method, params) in [
+        (
+            "leanscope/capture",
+            json!({"uri": file_uri(&source), "backend": "native"}),
+        ),
+        (
+            "leanscope/captureFolder",
+            json!({"folder": file_uri(&w.project.join("Demo")), "backend": "native"}),
+        ),
+    ] {
+        let e = c.call_err(method, params);
+        assert_eq!(e["code"], -32602, "{method}: {e:#}");
+        assert_eq!(
+            e["message"],
+            "unknown capture backend \"native\"; the accepted backends are \"auto\", \"stock\"",
+            "{method}"
+        );
+        check("errorData", &e["data"]);
+        assert_eq!(
+            e["data"],
+            json!({"kind": "unknownBackend", "value": "native", "accepted": ["auto", "stock"]})
+        );
+        // The schema offers exactly the accepted backends.
+        let def = if method == "leanscope/capture" {
+            "captureParams"
+        } else {
+            "captureFolderParams"
+        };
+        assert_eq!(
+            schema()["$defs"][def]["properties"]["backend"]["enum"],
+            e["data"]["accepted"],
+            "{def}"
+        );
+    }
+    assert!(!w.project.join(".leanscope/sessions").exists());
+
     // Lean failing: its stderr tail comes along. The broken fixture fails
     // only for a toolchain that does not know the file; a missing fixture
     // for this file makes the fake Lean exit 1 with its complaint.
@@ -818,6 +859,112 @@ fn the_schema_states_the_limits_the_code_applies() {
         assert!(s["$defs"].get(format!("{m}Params")).is_some(), "{m}");
         assert!(s["$defs"].get(format!("{m}Result")).is_some(), "{m}");
     }
+}
+
+#[test]
+fn capture_folder_reports_each_file_and_query_matches_the_cli() {
+    let w = World::new();
+    let mut c = Client::start(&w, &[]);
+    c.initialize(true);
+    let out = w.path("session");
+    let params = json!({"folder": file_uri(&w.project.join("Demo")), "thresholdMs": 1,
+                        "backend": "stock", "output": out.to_str().unwrap()});
+    check("captureFolderParams", &params);
+    let r = c.call("leanscope/captureFolder", params);
+    check("captureFolderResult", &r);
+    let planned = r["counts"]["planned"].as_u64().unwrap();
+    assert!(planned >= 2, "{r:#}");
+    let token = c
+        .log
+        .iter()
+        .find(|m| m["method"] == "window/workDoneProgress/create")
+        .unwrap()["params"]["token"]
+        .clone();
+    c.wait_progress_end(&token);
+    let done: Vec<Value> = c
+        .progress(&token)
+        .into_iter()
+        .filter(|v| v["kind"] == "report" && v["message"].as_str().unwrap().starts_with('['))
+        .collect();
+    assert_eq!(done.len() as u64, planned, "{done:#?}");
+    assert_eq!(done.last().unwrap()["percentage"], 100);
+
+    for kind in ["file", "folder", "declaration", "tactic"] {
+        let q = json!({"source": out.to_str().unwrap(), "kind": kind, "all": true});
+        check("queryParams", &q);
+        let got = c.call("leanscope/query", q);
+        check("queryResult", &got);
+        let cli = w.run(&[
+            "query",
+            out.to_str().unwrap(),
+            "--kind",
+            kind,
+            "--all",
+            "--json",
+        ]);
+        let want: Value = serde_json::from_slice(&cli.stdout).unwrap();
+        assert_eq!(got, want, "{kind}");
+    }
+    let e = c.call_err(
+        "leanscope/query",
+        json!({"source": out.to_str().unwrap(), "bogus": 1}),
+    );
+    assert_eq!(e["code"], -32602);
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn cancelling_a_folder_capture_keeps_the_session_cancelled() {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let mut c = Client::start(
+        &w,
+        &[
+            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
+            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    );
+    c.initialize(true);
+    let out = w.path("session");
+    let id = c.request(
+        "leanscope/captureFolder",
+        json!({"folder": file_uri(&w.project.join("Demo")), "thresholdMs": 1,
+               "output": out.to_str().unwrap()}),
+    );
+    let started = Instant::now();
+    while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
+        assert!(started.elapsed() < ANSWER_WAIT, "fake lean never started");
+        c.pump(Duration::from_millis(20));
+    }
+    c.notify("$/cancelRequest", json!({"id": id}));
+    let e = c.error(id);
+    assert_eq!(e["code"], -32800, "{e:#}");
+    let started = Instant::now();
+    let m = loop {
+        let m: Value =
+            serde_json::from_slice(&std::fs::read(out.join("session.json")).unwrap()).unwrap();
+        if m["status"] == "cancelled" {
+            break m;
+        }
+        assert!(started.elapsed() < Duration::from_secs(15), "{m:#}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    for f in m["files"].as_array().unwrap() {
+        if f["status"] == "ok" || f["status"] == "error" {
+            assert!(out.join(f["recording"].as_str().unwrap()).is_file());
+        }
+    }
+    let started = Instant::now();
+    while pids(&pidfile).iter().any(|(_, p)| is_running(*p)) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "lean still runs"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
 }
 
 #[test]

@@ -137,6 +137,22 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     assert.equal(stale.stale, true);
     assert.equal(stale.recordedSha256, answer.sourceSha256);
 
+    // leanscope.annotations.style and .codeLens take effect at once.
+    const heatMarks = (d) => d.slice(2).flatMap((h) => h.items).length;
+    x.test.setSetting('leanscope.annotations.style', 'text');
+    let d = x.test.decorations(editor);
+    assert.deepEqual([d[0].items.length, d[1].items.length, heatMarks(d)], [0, answer.lines.length, answer.lines.length], 'text: times and heat, no bars');
+    x.test.setSetting('leanscope.annotations.style', 'gutter');
+    d = x.test.decorations(editor);
+    assert.deepEqual([d[0].items.length, d[1].items.length, heatMarks(d)], [0, 0, answer.lines.length], 'gutter: heat only');
+    x.test.setSetting('leanscope.annotations.style', 'bars');
+    d = x.test.decorations(editor);
+    assert.deepEqual([d[0].items.length, d[1].items.length, heatMarks(d)], [answer.lines.length, answer.lines.length, answer.lines.length]);
+    x.test.setSetting('leanscope.annotations.codeLens', false);
+    assert.deepEqual(x.test.codeLenses(editor.document), []);
+    x.test.setSetting('leanscope.annotations.codeLens', true);
+    assert.equal(x.test.codeLenses(editor.document).length, 5);
+
     // Toggle and Clear.
     assert.equal(await x.test.commands.get('leanscope.toggleAnnotations')(), false);
     assert.equal(x.test.decorations(editor)[1].items.length, 0);
@@ -164,10 +180,6 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0));
     assert.ok(x.test.log.output.some((l) => l.includes(`annotations: ${file} differs from the source recorded in ${result.recording}`)));
     x.test.edit(editor.document, original);
-
-    // Profile Folder says plainly what is missing.
-    await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.project));
-    assert.match(x.test.log.errors.at(-1), /Profile Folder needs the sessions feature, which this leanscope sidecar does not offer over JSON-RPC \(its methods: leanscope\/capture, leanscope\/open, leanscope\/annotations\)/);
   } finally {
     await x.dispose();
     w.cleanup();
@@ -231,6 +243,210 @@ test('the sidecar is restarted once when it dies, then the error is clear', asyn
     await x.test.commands.get('leanscope.profileFile')(file);
     assert.match(x.test.log.errors.at(-1), /profiling Clean\.lean failed: The leanscope sidecar was killed by SIGKILL.*It will not be restarted again/);
     assert.ok(x.test.log.output.some((l) => l.includes('starting ') && l.includes('serve --stdio')));
+  } finally {
+    await x.dispose();
+    w.cleanup();
+  }
+});
+
+// The files of fixtures/projects/demo/Demo, in capture order, and what the
+// fake toolchain's replay makes of each (Broken.lean has Lean errors).
+const DEMO_FOLDER = [['Demo/Async.lean', 'ok'], ['Demo/Broken.lean', 'error'], ['Demo/Clean.lean', 'ok'], ['Demo/Huge.lean', 'ok'], ['Demo/Imports.lean', 'ok'], ['Demo/Unicode.lean', 'ok']];
+
+function manifestOf(session) {
+  return JSON.parse(fs.readFileSync(path.join(session, 'session.json'), 'utf8'));
+}
+
+test('Profile Folder and Profile Project through the packaged sidecar: per-file progress, session, viewer, status bar, failures', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  // The workspace is the folder above the project, as when a user opens a
+  // directory holding several projects.
+  const x = activateExtension({ workspaceFolders: [w.dir], settings: { 'leanscope.thresholdMs': 1, 'leanscope.captureBackend': 'stock' } });
+  try {
+    // Profile Folder, as from the Explorer's context menu on Demo/.
+    const out = await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo')));
+    assert.ok(out, `capture failed: ${x.test.log.errors.join(' | ')}\n${x.test.log.output.join('\n')}`);
+    assert.equal(out.cancelled, false);
+    assert.equal(path.dirname(out.session), path.join(w.project, '.leanscope/sessions'));
+    assert.match(path.basename(out.session), /^Demo-\d{8}T\d{6}Z$/);
+    const m = manifestOf(out.session);
+    assert.equal(m.status, 'complete');
+    assert.deepEqual(m.counts, { planned: 6, completed: 6, failed: 0 });
+    assert.equal(m.thresholdMs, 1, 'leanscope.thresholdMs reached the sidecar');
+    assert.equal(m.projectRoot, w.project);
+    assert.deepEqual(m.files.map((f) => [f.path, f.status]), DEMO_FOLDER);
+    for (const f of m.files) assert.ok(fs.existsSync(path.join(out.session, f.recording)), f.recording);
+    assert.deepEqual(out.result.counts, m.counts);
+    assert.equal(out.result.session, out.session);
+    assert.equal(out.result.withErrors, 1);
+    assert.equal(out.status, 'complete');
+
+    // The notification: cancellable, one "n/total path" line as each file
+    // starts and one with its status as it ends, the bar filled to 100%.
+    const progress = x.test.lastProgress();
+    assert.equal(progress.options.title, 'leanscope: profiling folder Demo');
+    assert.equal(progress.options.cancellable, true);
+    const expected = ['0/6 files'];
+    DEMO_FOLDER.forEach(([p, st], i) => expected.push(`${i + 1}/6 ${p}`, `${i + 1}/6 ${p}: ${st}`));
+    assert.deepEqual(progress.reports.map((r) => r.message), expected);
+    assert.deepEqual(out.progress, expected);
+    assert.equal(progress.reports.reduce((a, r) => a + (r.increment ?? 0), 0), 100);
+    assert.deepEqual(x.test.log.errors, []);
+    assert.deepEqual(x.test.log.warnings, [], 'no file failed');
+    assert.deepEqual(x.test.log.infos, ['leanscope: Lean reported errors in 1 file of folder Demo; their recordings keep them.']);
+    // The sidecar ran the backend of leanscope.captureBackend.
+    assert.ok(x.test.log.output.some((l) => /\[sidecar\] leanscope serve: session capture \d+ of .*Demo into .* \(stock backend\)/.test(l)), x.test.log.output.join('\n'));
+
+    // The session opens in the viewer, its directory a resource root.
+    const panel = x.test.panels.at(-1);
+    assert.equal(panel.viewType, 'leanscope.viewer');
+    assert.deepEqual(panel.options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), out.session]);
+    const config = JSON.parse(panel.webview.html.match(/id="leanscope-config">([^<]*)<\/script>/)[1]);
+    const resource = (p) => panel.webview.asWebviewUri(x.vscode.Uri.file(p)).toString();
+    assert.equal(config.session, resource(path.join(out.session, 'session.json')));
+    assert.equal(config.index, resource(path.join(out.session, 'index.jsonl')));
+    assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(out.session, 'session.json') });
+
+    // The viewer asks to reveal a declaration of one of the session's files
+    // (by its project-relative path): the editor opens it from the project
+    // root that session.json names (the workspace folder is not that root).
+    panel.receive({ type: 'leanscope.loaded', error: null });
+    panel.receive({ type: 'leanscope.revealRange', path: 'Demo/Clean.lean', sourcePath: 'Demo/Clean.lean', declaration: 'Demo.Clean.le_double', range: { startLine: 15, startCol: 0, endLine: 20, endCol: 9 } });
+    const revealed = await waitFor('Clean.lean to open at le_double', () => {
+      const ed = x.vscode.window.activeTextEditor;
+      return ed && ed.document.uri.fsPath === w.file('Demo/Clean.lean') ? ed : undefined;
+    }, 5000);
+    assert.deepEqual([revealed.selection.start.line, revealed.selection.end.line, revealed.selection.end.character], [15, 20, 9]);
+    assert.deepEqual(x.test.log.warnings, []);
+    // A path that leaves the project is not opened.
+    fs.writeFileSync(path.join(w.dir, 'Outside.lean'), 'theorem o : True := trivial\n');
+    panel.receive({ type: 'leanscope.revealRange', path: '../Outside.lean', sourcePath: '../Outside.lean', range: { startLine: 0, startCol: 0, endLine: 0, endCol: 1 } });
+    await waitFor('the reveal to be refused', () => x.test.log.warnings.length === 1, 5000);
+    assert.equal(x.test.log.warnings[0], 'leanscope: cannot find the source file ../Outside.lean of this recording in the workspace.');
+    assert.equal(x.vscode.window.activeTextEditor, revealed);
+    x.test.log.warnings.length = 0;
+
+    // The status bar shows the last capture and opens its session.
+    const status = x.test.statusItems[0];
+    assert.equal(status.visible, true);
+    assert.equal(status.text, '$(pulse) Demo 6/6 files');
+    assert.equal(status.command.command, 'leanscope.showViewer');
+    assert.deepEqual(status.command.arguments, [{ session: out.session }]);
+    assert.deepEqual(x.api.lastSession(), out);
+
+    // Profile Project from the Command Palette, with Demo/Clean.lean active:
+    // the project holding it (lean-toolchain), all its files, Demo.lean
+    // included, for which the fake toolchain has no recorded output: it
+    // fails, the others are kept, and the user is told how many failed.
+    await x.test.openEditor(w.file('Demo/Clean.lean'));
+    x.test.settings['leanscope.outputDirectory'] = 'profiles';
+    const proj = await x.test.commands.get('leanscope.profileProject')();
+    assert.ok(proj, x.test.log.errors.join('\n'));
+    assert.equal(path.dirname(proj.session), path.join(w.dir, 'profiles'), 'leanscope.outputDirectory, relative to the workspace folder');
+    assert.match(path.basename(proj.session), /^demo-\d{8}T\d{6}Z$/);
+    const pm = manifestOf(proj.session);
+    assert.equal(pm.status, 'partial');
+    assert.deepEqual(pm.counts, { planned: 7, completed: 6, failed: 1 });
+    assert.deepEqual(pm.target, { kind: 'project', path: '' });
+    assert.deepEqual(m.target, { kind: 'folder', path: 'Demo' });
+    const failed = pm.files.filter((f) => f.status === 'failed');
+    assert.deepEqual(failed.map((f) => f.path), ['Demo.lean']);
+    assert.match(failed[0].error, /no recorded Lean output for Demo\.lean/);
+    assert.deepEqual(proj.counts, pm.counts);
+    assert.equal(x.test.lastProgress().options.title, 'leanscope: profiling project demo');
+    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('7/7 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
+    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 7 files failed to capture in project demo; the other 6 files are in the session. The viewer lists each failure with Lean\'s error.']);
+    assert.equal(status.text, '$(pulse) demo 6/7 files (1 failed)');
+    assert.deepEqual(status.command.arguments, [{ session: proj.session }]);
+    assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(proj.session, 'session.json') });
+    assert.deepEqual(x.test.panels.at(-1).options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), proj.session]);
+    assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1);
+
+    // Settings that the sidecar checks come back as errors a user can act on.
+    x.test.settings['leanscope.captureBackend'] = 'native';
+    assert.equal(await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo'))), undefined);
+    assert.equal(x.test.log.errors.at(-1), 'leanscope: profiling folder Demo failed: unknown capture backend "native"; the accepted backends are "auto", "stock"');
+    x.test.settings['leanscope.captureBackend'] = 'auto';
+    x.test.settings['leanscope.lakePath'] = path.join(w.dir, 'no-such-lake');
+    assert.equal(await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo'))), undefined);
+    assert.match(x.test.log.errors.at(-1), new RegExp(`^leanscope: profiling folder Demo failed: cannot find lake: looked for ${path.join(w.dir, 'no-such-lake')}`));
+    assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1, 'no session for a capture that could not start');
+    assert.equal(status.text, '$(pulse) demo 6/7 files (1 failed)', 'the status bar keeps the last capture');
+  } finally {
+    await x.dispose();
+    w.cleanup();
+  }
+});
+
+test('leanscope.timeoutSeconds stops a slow Lean and says so', async () => {
+  packagedSidecar();
+  const w = makeWorld({ delayScale: '20' });
+  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.timeoutSeconds': 1 } });
+  try {
+    const started = Date.now();
+    const r = await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(w.file('Demo/Clean.lean')));
+    assert.equal(r, undefined);
+    assert.ok(Date.now() - started < 4000, 'stopped after about a second, not after the replay\'s 4.8 s');
+    assert.match(x.test.log.errors.at(-1), /^leanscope: profiling Clean\.lean failed: .*Lean did not finish within 1 s and was stopped/);
+  } finally {
+    await x.dispose();
+    w.cleanup();
+  }
+});
+
+test('Cancel during Profile Folder kills the fake Lean process group; the session is cancelled and keeps completed files', async () => {
+  packagedSidecar();
+  const w = makeWorld({ delayScale: '10', pidfile: true });
+  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.thresholdMs': 1 } });
+  try {
+    const running = x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo')));
+    const sessions = path.join(w.project, '.leanscope/sessions');
+    // Cancel while Lean runs on the third file, Clean.lean, after two were
+    // committed (Async.lean takes 4.5 s of replay here).
+    const cmdline = (pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return ''; } };
+    const leanPid = await waitFor('Lean to run on Demo/Clean.lean', () => {
+      const t = fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8') : '';
+      return [...t.matchAll(/^lean (\d+)$/gm)].map((m) => Number(m[1])).find((p) => isAlive(p) && cmdline(p).includes('Demo/Clean.lean'));
+    }, 60000);
+    const [session] = fs.readdirSync(sessions).map((d) => path.join(sessions, d));
+    assert.equal(manifestOf(session).counts.completed, 2);
+    const pids = fs.readFileSync(w.pids, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[1]));
+    // Its lake parent is in the same process group, which is not ours.
+    const pgid = Number(fs.readFileSync(`/proc/${leanPid}/stat`, 'utf8').split(') ')[1].split(' ')[2]);
+    assert.notEqual(pgid, process.pid);
+    await waitFor('the notification to show Clean.lean', () => x.test.lastProgress().reports.at(-1)?.message === '3/6 Demo/Clean.lean', 5000);
+    x.test.lastProgress().cancel(); // the notification's Cancel button
+    const asked = Date.now();
+    const out = await running;
+    assert.ok(Date.now() - asked < 5000, 'cancelled promptly');
+    assert.ok(out, x.test.log.errors.join('\n'));
+    assert.equal(out.cancelled, true);
+    assert.equal(out.session, session);
+    assert.equal(out.status, 'cancelled');
+    assert.equal(out.result, undefined);
+    await waitFor('lake and lean to be gone', () => pids.every((p) => !isAlive(p)), 5000);
+    assert.ok(!isAlive(leanPid));
+    let groupAlive = true;
+    try { process.kill(-pgid, 0); } catch { groupAlive = false; }
+    assert.equal(groupAlive, false, 'the whole process group is gone');
+    // session.json: cancelled, the two completed files kept, the rest not captured.
+    const m = manifestOf(session);
+    assert.equal(m.status, 'cancelled');
+    assert.equal(m.counts.planned, 6);
+    assert.equal(m.counts.completed, 2);
+    assert.deepEqual(out.counts, m.counts);
+    assert.deepEqual(m.files.slice(0, 2).map((f) => [f.path, f.status]), DEMO_FOLDER.slice(0, 2));
+    for (const f of m.files.slice(0, 2)) assert.ok(fs.existsSync(path.join(session, f.recording)), f.recording);
+    assert.ok(m.files.slice(2).every((f) => f.status !== 'ok' && f.status !== 'error'), JSON.stringify(m.files));
+    assert.deepEqual(x.test.log.errors, []);
+    assert.deepEqual(x.test.log.infos, ['leanscope: capture of folder Demo cancelled; Lean was stopped. 2 of 6 files captured before are kept in the session.']);
+    assert.ok(x.test.log.output.some((l) => l.includes('capture: cancel requested')));
+    await waitFor('the sidecar to log the cancellation', () => x.test.log.output.some((l) => /\[sidecar\].*cancelled; stopping Lean/.test(l)), 5000);
+    // The cancelled session is what the viewer and the status bar show.
+    assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(session, 'session.json') });
+    assert.equal(x.test.statusItems[0].text, '$(pulse) Demo 2/6 files (cancelled)');
+    assert.equal(x.api.sidecar.pid !== undefined && isAlive(x.api.sidecar.pid), true, 'the sidecar lives on');
   } finally {
     await x.dispose();
     w.cleanup();

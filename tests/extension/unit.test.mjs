@@ -13,7 +13,7 @@ const manifest = JSON.parse(fs.readFileSync(path.join(EXTENSION, 'package.json')
 // Context keys the manifest may use (VS Code's built-in ones).
 const CONTEXT_KEYS = new Set([
   'resourceExtname', 'resourceFilename', 'resourceLangId', 'resourceScheme', 'explorerResourceIsFolder',
-  'isWorkspaceTrusted', 'editorLangId', 'false', 'true',
+  'isWorkspaceTrusted', 'editorLangId', 'workspaceFolderCount', 'false', 'true',
 ]);
 
 /** Parses a when-clause (the subset VS Code documents: `!`, `&&`, `||`,
@@ -45,6 +45,69 @@ function parseWhen(src) {
   return keys;
 }
 
+/** Evaluates a when-clause (the same subset) in `ctx`: a key alone is
+ * truthy, `==`/`!=` compare as VS Code does (values as strings). */
+function evalWhen(src, ctx) {
+  parseWhen(src); // syntax first
+  const tokens = src.match(/\s*(==|!=|&&|\|\||!|\(|\)|[^\s()!=&|]+)/g).map((t) => t.trim());
+  let i = 0;
+  const value = (k) => (k === 'true' ? true : k === 'false' ? false : ctx[k]);
+  function primary() {
+    if (tokens[i] === '(') { i++; const v = or(); i++; return v; }
+    const key = tokens[i++];
+    if (tokens[i] === '==' || tokens[i] === '!=') {
+      const op = tokens[i++];
+      const want = tokens[i++];
+      const eq = String(value(key)) === want;
+      return op === '==' ? eq : !eq;
+    }
+    return !!value(key);
+  }
+  function unary() { if (tokens[i] === '!') { i++; return !unary(); } return primary(); }
+  function and() { let v = unary(); while (tokens[i] === '&&') { i++; const r = unary(); v = v && r; } return v; }
+  function or() { let v = and(); while (tokens[i] === '||') { i++; const r = and(); v = v || r; } return v; }
+  return or();
+}
+
+/** The commands a menu shows in context `ctx`. */
+function shown(menu, ctx) {
+  return manifest.contributes.menus[menu].filter((m) => !m.when || evalWhen(m.when, ctx)).map((m) => m.command);
+}
+
+test('when-clause evaluator follows VS Code on the subset the manifest uses', () => {
+  assert.equal(evalWhen('a && !b', { a: true, b: false }), true);
+  assert.equal(evalWhen('a && !b', { a: true, b: true }), false);
+  assert.equal(evalWhen('x == .lean || n != 0', { x: '.txt', n: 0 }), false);
+  assert.equal(evalWhen('x == .lean || n != 0', { x: '.txt', n: 2 }), true);
+  assert.equal(evalWhen('(a || b) && c', { b: true, c: true }), true);
+  assert.equal(evalWhen('false', {}), false);
+});
+
+test('menus: Profile Folder on folders in the Explorer, Profile Project in the Command Palette', () => {
+  const folder = { explorerResourceIsFolder: true, resourceScheme: 'file', resourceExtname: '', resourceFilename: 'Demo', isWorkspaceTrusted: true };
+  const leanFile = { explorerResourceIsFolder: false, resourceScheme: 'file', resourceExtname: '.lean', resourceFilename: 'Clean.lean', isWorkspaceTrusted: true };
+  const remoteFolder = { ...folder, resourceScheme: 'vscode-vfs' };
+  assert.deepEqual(shown('explorer/context', folder), ['leanscope.profileFolder']);
+  assert.deepEqual(shown('explorer/context', leanFile), ['leanscope.profileFile']);
+  assert.deepEqual(shown('explorer/context', remoteFolder), [], 'only local folders can be captured');
+  assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'session.json', resourceExtname: '.json' }), ['leanscope.openRecording']);
+  // Command Palette: hidden entries are those whose clause is false there.
+  const palette = (ctx) => {
+    const hidden = new Set(manifest.contributes.menus.commandPalette.filter((m) => m.when && !evalWhen(m.when, ctx)).map((m) => m.command));
+    return ['leanscope.profileFolder', 'leanscope.profileProject'].filter((c) => !hidden.has(c));
+  };
+  assert.deepEqual(palette({ workspaceFolderCount: 1, resourceScheme: 'file', resourceExtname: '.lean' }), ['leanscope.profileFolder', 'leanscope.profileProject']);
+  assert.deepEqual(palette({ workspaceFolderCount: 1, resourceScheme: 'file', resourceExtname: '.md' }), ['leanscope.profileProject']);
+  assert.deepEqual(palette({ workspaceFolderCount: 0 }), [], 'nothing to find a project from');
+  assert.deepEqual(palette({ workspaceFolderCount: 0, resourceScheme: 'file', resourceExtname: '.lean' }), ['leanscope.profileFolder', 'leanscope.profileProject'], 'a lone .lean file');
+  // Trust is the commands' enablement, in every menu at once.
+  for (const id of ['leanscope.profileFolder', 'leanscope.profileProject']) {
+    const cmd = manifest.contributes.commands.find((c) => c.command === id);
+    assert.equal(evalWhen(cmd.enablement, { isWorkspaceTrusted: false }), false, id);
+    assert.equal(evalWhen(cmd.enablement, { isWorkspaceTrusted: true }), true, id);
+  }
+});
+
 test('when-clause parser accepts good clauses and rejects broken ones', () => {
   assert.deepEqual(parseWhen('resourceExtname == .lean && !explorerResourceIsFolder'), ['resourceExtname', 'explorerResourceIsFolder']);
   assert.throws(() => parseWhen('resourceExtname == '));
@@ -75,7 +138,7 @@ test('manifest: commands, menus and when-clauses are consistent', () => {
   assert.equal(c.commands.find((x) => x.command === 'leanscope.profileFile').icon, '$(pulse)');
   // Explorer: a .lean file and folders.
   assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFile' && /resourceExtname == \.lean/.test(m.when)));
-  assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFolder' && m.when === 'explorerResourceIsFolder'));
+  assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFolder' && m.when === 'explorerResourceIsFolder && resourceScheme == file'));
   // Capture commands need trust; viewing does not.
   for (const id of ['leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject']) {
     assert.equal(c.commands.find((x) => x.command === id).enablement, 'isWorkspaceTrusted', id);
@@ -92,7 +155,7 @@ test('manifest: settings have types and defaults of their type', () => {
   const props = manifest.contributes.configuration.properties;
   const expected = {
     'leanscope.thresholdMs': ['number', 10], 'leanscope.lakePath': ['string', ''], 'leanscope.outputDirectory': ['string', ''],
-    'leanscope.timeoutSeconds': ['number', 0], 'leanscope.annotations.style': ['string', 'bars'],
+    'leanscope.timeoutSeconds': ['number', 0], 'leanscope.captureBackend': ['string', 'auto'], 'leanscope.annotations.style': ['string', 'bars'],
     'leanscope.annotations.codeLens': ['boolean', true], 'leanscope.sidecarPath': ['string', ''],
   };
   assert.deepEqual(Object.keys(props).sort(), Object.keys(expected).sort());
@@ -102,6 +165,12 @@ test('manifest: settings have types and defaults of their type', () => {
     assert.ok(props[k].markdownDescription, k);
   }
   assert.deepEqual(props['leanscope.annotations.style'].enum, ['bars', 'text', 'gutter']);
+  // The backends offered are exactly those the sidecar accepts (its schema).
+  const rpc = JSON.parse(fs.readFileSync(path.join(EXTENSION, '../schemas/rpc/serve.schema.json'), 'utf8'));
+  assert.deepEqual(props['leanscope.captureBackend'].enum, rpc.$defs.captureParams.properties.backend.enum);
+  assert.deepEqual(props['leanscope.captureBackend'].enum, rpc.$defs.captureFolderParams.properties.backend.enum);
+  assert.ok(!props['leanscope.captureBackend'].enum.includes('native'), 'no backend that does not exist yet');
+  assert.equal(props['leanscope.captureBackend'].enumDescriptions.length, props['leanscope.captureBackend'].enum.length);
 });
 
 test('activation registers exactly the manifest commands and starts no sidecar', async () => {
@@ -129,14 +198,32 @@ test('capture parameters come from the settings', async () => {
     const file = x.vscode.Uri.file(path.join(ws, 'Demo/Clean.lean'));
     const p = x.ext.captureParams(file, new Date('2026-01-02T03:04:05.678Z'));
     assert.deepEqual(p, {
-      uri: file.toString(), thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90,
+      uri: file.toString(), thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90, backend: 'auto',
       output: path.join(ws, 'profiles', 'Clean-20260102T030405Z.lsrec'),
     });
+    // A folder or project capture takes the same settings, and its session
+    // goes under the output directory too.
+    const now = new Date('2026-01-02T03:04:05.678Z');
+    const folder = x.vscode.Uri.file(path.join(ws, 'Demo'));
+    assert.deepEqual(x.ext.folderCaptureParams(folder, ws, false, now), {
+      folder: folder.fsPath, thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90, backend: 'auto',
+      output: path.join(ws, 'profiles', 'Demo-20260102T030405Z'),
+    });
+    x.test.settings['leanscope.captureBackend'] = 'stock';
     x.test.settings['leanscope.outputDirectory'] = '';
+    assert.deepEqual(x.ext.folderCaptureParams(x.vscode.Uri.file(ws), ws, true, now), {
+      folder: ws, project: true, thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90, backend: 'stock',
+      output: path.join(ws, '.leanscope', 'sessions', `${path.basename(ws)}-20260102T030405Z`),
+    });
+    // A value the sidecar does not know is passed on: the sidecar names the
+    // accepted ones (see the smoke test).
+    x.test.settings['leanscope.captureBackend'] = ' native ';
+    assert.equal(x.ext.captureParams(file).backend, 'native');
+    delete x.test.settings['leanscope.captureBackend'];
     x.test.settings['leanscope.lakePath'] = '  ';
     x.test.settings['leanscope.timeoutSeconds'] = 0;
     delete x.test.settings['leanscope.thresholdMs'];
-    assert.deepEqual(x.ext.captureParams(file), { uri: file.toString(), thresholdMs: 10 });
+    assert.deepEqual(x.ext.captureParams(file), { uri: file.toString(), thresholdMs: 10, backend: 'auto' });
   } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });
 
@@ -150,6 +237,114 @@ test('sidecar path: the setting, else bin/leanscope in the extension', async () 
   try {
     await assert.rejects(y.api.sidecar.connect(), /The leanscope sidecar was not found at \/nonexistent\/leanscope\. Set "leanscope\.sidecarPath"/);
   } finally { await y.dispose(); }
+});
+
+test('the project of a file or folder: nearest lean-toolchain, else nearest lakefile', async () => {
+  const x = activateExtension();
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-proj-'));
+  try {
+    const find = x.ext.findProjectRoot;
+    fs.mkdirSync(path.join(ws, 'p/sub/Deep'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'p/lean-toolchain'), 'leanprover/lean4:v4.22.0\n');
+    fs.writeFileSync(path.join(ws, 'p/sub/lakefile.toml'), '');
+    fs.writeFileSync(path.join(ws, 'p/sub/Deep/A.lean'), '');
+    // lean-toolchain wins over a nearer lakefile.
+    assert.equal(find(path.join(ws, 'p/sub/Deep/A.lean')), path.join(ws, 'p'));
+    assert.equal(find(path.join(ws, 'p/sub/Deep')), path.join(ws, 'p'));
+    assert.equal(find(path.join(ws, 'p')), path.join(ws, 'p'));
+    // Without one, the nearest lakefile.
+    fs.rmSync(path.join(ws, 'p/lean-toolchain'));
+    assert.equal(find(path.join(ws, 'p/sub/Deep/A.lean')), path.join(ws, 'p/sub'));
+    fs.writeFileSync(path.join(ws, 'p/lakefile.lean'), '');
+    assert.equal(find(path.join(ws, 'p/sub/Deep')), path.join(ws, 'p/sub'));
+    // A directory named like the marker is not one.
+    fs.rmSync(path.join(ws, 'p/sub/lakefile.toml'));
+    fs.mkdirSync(path.join(ws, 'p/sub/lean-toolchain'));
+    assert.equal(find(path.join(ws, 'p/sub/Deep')), path.join(ws, 'p'));
+    fs.rmSync(path.join(ws, 'p/lakefile.lean'));
+    assert.equal(find(path.join(ws, 'p/sub/Deep')), undefined);
+  } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
+});
+
+test('folder progress reads "3/7 path" from the sidecar\'s per-file messages', async () => {
+  const x = activateExtension();
+  try {
+    const p = new x.ext.FolderProgress();
+    assert.deepEqual(p.update('7 files to capture'), { message: '0/7 files' });
+    assert.deepEqual(p.update('Capturing Mathlib/Foo.lean'), { message: '1/7 Mathlib/Foo.lean' });
+    assert.deepEqual(p.update('[1/7] Mathlib/Foo.lean: ok', 14), { message: '1/7 Mathlib/Foo.lean: ok', increment: 14 });
+    assert.deepEqual(p.update('Capturing Mathlib/Bar.lean'), { message: '2/7 Mathlib/Bar.lean' });
+    assert.deepEqual(p.update('[2/7] Mathlib/Bar.lean: failed', 28), { message: '2/7 Mathlib/Bar.lean: failed', increment: 14 });
+    assert.deepEqual(p.update('Capturing Mathlib/Baz.lean'), { message: '3/7 Mathlib/Baz.lean' });
+    assert.deepEqual(p.update('[3/7] Mathlib/Baz.lean: error', 42), { message: '3/7 Mathlib/Baz.lean: error', increment: 14 });
+    assert.deepEqual(p.update('[3/7] Mathlib/Baz.lean: error', 42), { message: '3/7 Mathlib/Baz.lean: error' }, 'no increment twice');
+    assert.equal(p.update(undefined), undefined);
+    assert.deepEqual(p.update('something else'), { message: 'something else' });
+    const q = new x.ext.FolderProgress();
+    assert.deepEqual(q.update('1 file to capture'), { message: '0/1 files' });
+    assert.deepEqual(q.update('Capturing A.lean'), { message: '1/1 A.lean' });
+  } finally { await x.dispose(); }
+});
+
+test('Profile Folder and Profile Project: trust, a local folder, a Lean project, unsaved files', async () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-ws-'));
+  fs.mkdirSync(path.join(ws, 'proj/Sub'), { recursive: true });
+  fs.writeFileSync(path.join(ws, 'proj/lean-toolchain'), 'leanprover/lean4:v4.22.0\n');
+  const lean = path.join(ws, 'proj/Sub/A.lean');
+  fs.writeFileSync(lean, 'theorem a : True := trivial\n');
+  fs.mkdirSync(path.join(ws, 'loose'));
+  const untrusted = activateExtension({ trusted: false, workspaceFolders: [path.join(ws, 'proj')] });
+  try {
+    assert.equal(await untrusted.test.commands.get('leanscope.profileFolder')(untrusted.vscode.Uri.file(path.join(ws, 'proj/Sub'))), undefined);
+    assert.equal(await untrusted.test.commands.get('leanscope.profileProject')(), undefined);
+    assert.equal(untrusted.test.log.errors.length, 2);
+    for (const e of untrusted.test.log.errors) assert.match(e, /needs a trusted workspace/);
+    assert.equal(untrusted.api.sidecar.pid, undefined, 'no sidecar started');
+    assert.equal(untrusted.test.log.progress.length, 0);
+  } finally { await untrusted.dispose(); }
+  const x = activateExtension({ settings: { 'leanscope.sidecarPath': '/nonexistent/leanscope' } });
+  try {
+    const run = (id, ...a) => x.test.commands.get(id)(...a);
+    assert.equal(await run('leanscope.profileFolder'), undefined);
+    assert.equal(x.test.log.errors.at(-1), 'leanscope: pick a folder in the Explorer to profile it.');
+    await run('leanscope.profileFolder', x.vscode.Uri.file(lean));
+    assert.equal(x.test.log.errors.at(-1), `leanscope: ${lean} is not a local folder.`);
+    await run('leanscope.profileFolder', x.vscode.Uri.file(path.join(ws, 'loose')));
+    assert.match(x.test.log.errors.at(-1), /loose is not inside a Lean project \(no lean-toolchain, lakefile\.toml or lakefile\.lean in it or above it\)\.$/);
+    await run('leanscope.profileProject');
+    assert.equal(x.test.log.errors.at(-1), 'leanscope: open a Lean project folder or a .lean file to profile its project.');
+    assert.equal(x.test.log.progress.length, 0, 'no capture started');
+    // An unsaved file in the folder: asked first; declining captures nothing.
+    const ed = await x.test.openEditor(lean);
+    x.test.edit(ed.document, 'theorem a : True := by trivial\n');
+    x.test.answerDialogs(undefined);
+    assert.equal(await run('leanscope.profileFolder', x.vscode.Uri.file(path.join(ws, 'proj'))), undefined);
+    assert.equal(x.test.log.modal.at(-1), '1 file has unsaved changes (Sub/A.lean). Lean profiles the files on disk: save them first?');
+    assert.equal(fs.readFileSync(lean, 'utf8'), 'theorem a : True := trivial\n');
+    assert.equal(x.test.log.progress.length, 0);
+    // Profile Project from the active editor's file: saved, then the capture
+    // is tried on the project (and fails here for want of a sidecar).
+    x.test.answerDialogs('Save and Profile');
+    assert.equal(await run('leanscope.profileProject'), undefined);
+    assert.equal(fs.readFileSync(lean, 'utf8'), 'theorem a : True := by trivial\n', 'saved first');
+    assert.equal(x.test.lastProgress().options.title, 'leanscope: profiling project proj');
+    assert.equal(x.test.lastProgress().options.cancellable, true);
+    assert.match(x.test.log.errors.at(-1), /^leanscope: profiling project proj failed: The leanscope sidecar was not found at \/nonexistent\/leanscope/);
+    assert.ok(x.test.log.output.some((l) => l.includes(`capture project proj {"project":true,"thresholdMs":10,"backend":"auto","output":"${path.join(ws, 'proj/.leanscope/sessions/proj-')}`)), x.test.log.output.join('\n'));
+    assert.equal(x.test.statusItems[0].visible, false, 'no capture, nothing in the status bar');
+  } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
+});
+
+test('changing leanscope.sidecarPath switches the sidecar for the next request', async () => {
+  const x = activateExtension({ settings: { 'leanscope.sidecarPath': '/nonexistent/one' } });
+  try {
+    await assert.rejects(x.api.sidecar.connect(), /not found at \/nonexistent\/one\./);
+    x.test.setSetting('leanscope.sidecarPath', '/nonexistent/two');
+    await assert.rejects(x.api.sidecar.connect(), /not found at \/nonexistent\/two\./);
+    x.test.setSetting('leanscope.sidecarPath', '');
+    assert.equal(x.api.sidecar.binary, path.join(EXTENSION, 'bin/leanscope'));
+    assert.ok(x.test.log.output.some((l) => l.includes('sidecar binary changed: /nonexistent/one → /nonexistent/two')));
+  } finally { await x.dispose(); }
 });
 
 test('times and shares read as the CodeLens shows them', async () => {

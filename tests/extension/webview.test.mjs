@@ -182,7 +182,8 @@ test('Open Recording… on a session folder shows the session in the webview', {
     await page.goto(`${res.origin}/page`);
     const loaded = await waitFor('leanscope.loaded', () => x.api.viewer.received.find((m) => m.type === 'leanscope.loaded'), 30000);
     assert.equal(loaded.error, null);
-    assert.ok(res.requests.some((r) => r.file === path.join(session, 'index.jsonl') && r.allowed));
+    // The viewer loads the index after it reported loaded.
+    await waitFor('the index to be fetched', () => res.requests.some((r) => r.file === path.join(session, 'index.jsonl') && r.allowed), 10000);
     await page.click('#tab-files');
     const files = await page.$$eval('#list li', (lis) => lis.length);
     assert.equal(files, 4, 'the four files of the session are listed');
@@ -193,5 +194,71 @@ test('Open Recording… on a session folder shows the session in the webview', {
     await x.dispose();
     fs.rmSync(browserDir, { recursive: true, force: true });
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Profile Folder opens its session in the webview; a declaration picked there opens in the editor', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  let panel;
+  const res = await resourceServer(() => panel);
+  const x = activateExtension({
+    workspaceFolders: [w.project],
+    settings: { 'leanscope.thresholdMs': 1 },
+    stubOptions: {
+      cspSource: res.origin,
+      asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
+    },
+  });
+  const browserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-chromium-'));
+  const browser = await chromium.launchPersistentContext(browserDir, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+  });
+  try {
+    const out = await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo')));
+    assert.ok(out, x.test.log.errors.join('\n'));
+    panel = x.test.panels.at(-1);
+    assert.deepEqual(panel.options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), out.session]);
+    const page = await browser.newPage();
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    await page.exposeBinding('__toHost', (_src, m) => panel.receive(m));
+    await page.addInitScript(() => {
+      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toHost(m), getState: () => undefined, setState: () => {} });
+    });
+    await page.goto(`${res.origin}/page`);
+    const loaded = await waitFor('leanscope.loaded', () => x.api.viewer.received.find((m) => m.type === 'leanscope.loaded'), 30000);
+    assert.equal(loaded.error, null, `viewer error: ${loaded.error}; console: ${consoleErrors.join(' | ')}`);
+    // The manifest, the index and the recordings come from the session
+    // directory through the resource server.
+    for (const f of ['session.json', 'index.jsonl']) {
+      assert.ok(res.requests.some((r) => r.file === path.join(out.session, f) && r.allowed), f);
+    }
+    await page.click('#tab-files');
+    await page.waitForFunction(() => document.querySelectorAll('#list li[data-kind="file"]').length === 6, null, { timeout: 10000 });
+    const paths = await page.$$eval('#list li[data-kind="file"]', (lis) => lis.map((li) => li.dataset.path).sort());
+    assert.deepEqual(paths, ['Demo/Async.lean', 'Demo/Broken.lean', 'Demo/Clean.lean', 'Demo/Huge.lean', 'Demo/Imports.lean', 'Demo/Unicode.lean']);
+    // A declaration from the session index: the viewer opens its file and
+    // asks the host to reveal it; the source is found under the project root
+    // that session.json names.
+    await page.click('#tab-declarations');
+    await page.waitForSelector('#list li[data-name="Demo.Clean.le_double"]', { timeout: 15000 });
+    await page.click('#list li[data-name="Demo.Clean.le_double"]');
+    const editor = await waitFor('the editor to show Clean.lean', () => {
+      const ed = x.vscode.window.activeTextEditor;
+      return ed && ed.document.uri.fsPath === w.file('Demo/Clean.lean') && ed.selection.start.line === 15 ? ed : undefined;
+    }, 15000);
+    assert.deepEqual([editor.selection.start.line, editor.selection.end.line, editor.selection.end.character], [15, 20, 9]);
+    assert.ok(res.requests.some((r) => r.file.startsWith(path.join(out.session, 'files') + path.sep) && r.allowed), 'a recording of the session was streamed');
+    assert.deepEqual(x.test.log.errors, []);
+    assert.deepEqual(x.test.log.warnings, []);
+  } finally {
+    await browser.close();
+    res.server.close();
+    await x.dispose();
+    fs.rmSync(browserDir, { recursive: true, force: true });
+    w.cleanup();
   }
 });

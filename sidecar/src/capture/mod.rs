@@ -33,6 +33,41 @@ pub struct CaptureRequest {
     pub lake: Option<PathBuf>,
 }
 
+/// How Lean is run for a capture: the `backend` of `leanscope serve`'s
+/// captures (the extension's `leanscope.captureBackend`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The best backend this build offers. The compiled native driver does
+    /// not exist yet, so today that is always [`Backend::Stock`].
+    Auto,
+    /// `lake env lean --json -D…` on any recent Lean.
+    Stock,
+}
+
+impl Backend {
+    /// Every backend, in the order they are listed to users.
+    pub const ALL: [Backend; 2] = [Backend::Auto, Backend::Stock];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Stock => "stock",
+        }
+    }
+
+    /// The backend called `name`, if there is one.
+    pub fn from_name(name: &str) -> Option<Backend> {
+        Backend::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// The backend a capture asked for with `self` runs with.
+    pub fn resolve(self) -> Backend {
+        match self {
+            Backend::Auto | Backend::Stock => Backend::Stock,
+        }
+    }
+}
+
 /// Default threshold, in milliseconds (Lean's own default for trace.profiler).
 pub const DEFAULT_THRESHOLD_MS: u64 = 10;
 

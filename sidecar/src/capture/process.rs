@@ -314,6 +314,12 @@ mod tests {
             .trim()
             .parse()
             .unwrap();
+        // The group was signalled before `run` returned, but the grandchild
+        // dies on its own schedule: give it the kill grace period.
+        let signalled = Instant::now();
+        while is_running(pid) && signalled.elapsed() < KILL_GRACE {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         assert!(!is_running(pid), "the grandchild {pid} survived");
     }
 

@@ -68,7 +68,7 @@ pub struct Args {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct SessionFacts {
+pub struct SessionFacts {
     path: PathBuf,
     status: SessionStatus,
     /// The status is `running` but no leanscope is writing the session.
@@ -77,18 +77,66 @@ struct SessionFacts {
     counts: Counts,
 }
 
+/// What `--json` prints and `leanscope/query` answers.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Output<'a> {
+pub struct Answer {
     session: Option<SessionFacts>,
-    recording: Option<&'a Path>,
+    recording: Option<PathBuf>,
     kind: QueryKind,
     sort: &'static str,
     limit: Option<usize>,
-    path: Option<&'a str>,
+    path: Option<String>,
     matched: u64,
-    rows: &'a [QueryRow],
-    warnings: &'a [String],
+    rows: Vec<QueryRow>,
+    warnings: Vec<String>,
+    /// Warnings beyond those listed (not serialized).
+    #[serde(skip)]
+    warning_count: u64,
+}
+
+/// Why a query source cannot be read.
+#[derive(Debug)]
+pub enum SourceError {
+    /// A directory that is not a readable session.
+    Session(anyhow::Error),
+    /// A file that is not a readable recording.
+    Recording(recording::RecordingError),
+}
+
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SourceError::Session(e) => write!(f, "{e:#}"),
+            SourceError::Recording(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Runs `spec` on a session directory or a recording.
+pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
+    let (facts, outcome) = if source.is_dir() {
+        query_session(source, spec).map_err(SourceError::Session)?
+    } else {
+        let rec = Recording::open(source).map_err(SourceError::Recording)?;
+        let path = rec.header.source_path.clone();
+        (None, query_rows(index_rows(&rec, 0, 0, &path), spec))
+    };
+    Ok(Answer {
+        session: facts,
+        recording: (!source.is_dir()).then(|| source.to_path_buf()),
+        kind: spec.kind,
+        sort: match spec.sort {
+            SortBy::Total => "total",
+            SortBy::SelfTime => "self",
+        },
+        limit: spec.limit,
+        path: spec.path.clone(),
+        matched: outcome.matched,
+        rows: outcome.rows,
+        warnings: outcome.warnings,
+        warning_count: outcome.warning_count,
+    })
 }
 
 pub fn run(a: Args) -> Result<u8> {
@@ -106,27 +154,18 @@ pub fn run(a: Args) -> Result<u8> {
         limit: (!a.all).then_some(a.limit),
         path: a.path.clone(),
     };
-    let (facts, outcome) = if a.source.is_dir() {
-        match query_session(&a.source, &spec) {
-            Ok(x) => x,
-            Err(e) => {
-                eprintln!("leanscope: error: {e:#}");
-                return Ok(exit::USAGE);
-            }
+    let outcome = match answer(&a.source, &spec) {
+        Ok(x) => x,
+        Err(SourceError::Session(e)) => {
+            eprintln!("leanscope: error: {e:#}");
+            return Ok(exit::USAGE);
         }
-    } else {
-        match Recording::open(&a.source) {
-            Ok(rec) => {
-                let path = rec.header.source_path.clone();
-                (None, query_rows(index_rows(&rec, 0, 0, &path), &spec))
-            }
-            Err(e) => {
-                eprintln!(
-                    "leanscope: error: {} is neither a session directory nor a readable recording: {e}",
-                    a.source.display()
-                );
-                return Ok(exit::USAGE);
-            }
+        Err(SourceError::Recording(e)) => {
+            eprintln!(
+                "leanscope: error: {} is neither a session directory nor a readable recording: {e}",
+                a.source.display()
+            );
+            return Ok(exit::USAGE);
         }
     };
     for w in &outcome.warnings {
@@ -138,7 +177,7 @@ pub fn run(a: Args) -> Result<u8> {
             outcome.warning_count - outcome.warnings.len() as u64
         );
     }
-    if let Some(f) = &facts {
+    if let Some(f) = &outcome.session {
         if f.interrupted {
             eprintln!(
                 "leanscope: warning: the session was interrupted (status running, but no leanscope is writing it): {} of {} files completed; `leanscope profile --resume {}` completes it",
@@ -159,21 +198,7 @@ pub fn run(a: Args) -> Result<u8> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if a.json {
-        let o = Output {
-            session: facts,
-            recording: (!a.source.is_dir()).then_some(a.source.as_path()),
-            kind: spec.kind,
-            sort: match spec.sort {
-                SortBy::Total => "total",
-                SortBy::SelfTime => "self",
-            },
-            limit: spec.limit,
-            path: spec.path.as_deref(),
-            matched: outcome.matched,
-            rows: &outcome.rows,
-            warnings: &outcome.warnings,
-        };
-        serde_json::to_writer_pretty(&mut out, &o)?;
+        serde_json::to_writer_pretty(&mut out, &outcome)?;
         writeln!(out)?;
     } else if a.jsonl {
         for r in &outcome.rows {
@@ -181,7 +206,7 @@ pub fn run(a: Args) -> Result<u8> {
             writeln!(out)?;
         }
     } else {
-        write_tsv(&mut out, &outcome)?;
+        write_tsv(&mut out, &outcome.rows)?;
     }
     out.flush()?;
     Ok(exit::OK)
@@ -226,12 +251,12 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-fn write_tsv(out: &mut impl Write, o: &QueryOutcome) -> std::io::Result<()> {
+fn write_tsv(out: &mut impl Write, rows: &[QueryRow]) -> std::io::Result<()> {
     writeln!(
         out,
         "kind\tname\tpath\tdurationMs\tselfMs\tline\tendLine\tdeclaration\tattribution"
     )?;
-    for r in &o.rows {
+    for r in rows {
         writeln!(
             out,
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",

@@ -18,14 +18,17 @@ use super::compare::{self, CompareParams};
 use super::errors;
 use super::open::{self, OpenAnswer, OpenParams};
 use super::recordings::{Loaded, Recordings};
+use super::sessions;
 use super::uri::path_or_uri;
 use crate::capture::CaptureResult;
 
 /// The methods `leanscope serve` answers besides LSP's own.
-pub const METHODS: [&str; 4] = [
+pub const METHODS: [&str; 6] = [
     "leanscope/capture",
     "leanscope/open",
     "leanscope/annotations",
+    "leanscope/captureFolder",
+    "leanscope/query",
     "leanscope/compare",
 ];
 
@@ -53,6 +56,18 @@ impl Backend {
     pub async fn capture(&self, p: CaptureParams) -> Result<CaptureResult> {
         let creates = self.shared.client_progress.load(Ordering::SeqCst);
         capture::run(&self.client, &self.shared.captures, creates, p).await
+    }
+
+    pub async fn capture_folder(
+        &self,
+        p: sessions::CaptureFolderParams,
+    ) -> Result<crate::session::engine::SessionSummary> {
+        let creates = self.shared.client_progress.load(Ordering::SeqCst);
+        sessions::capture_folder(&self.client, &self.shared.captures, creates, p).await
+    }
+
+    pub async fn query(&self, p: sessions::QueryParams) -> Result<crate::commands::query::Answer> {
+        sessions::query(p).await
     }
 
     pub async fn open(&self, p: OpenParams) -> Result<OpenAnswer> {

@@ -20,8 +20,8 @@ use super::progress::{self, WorkDone};
 use super::uri::{file_uri_to_path, path_or_uri};
 use crate::capture::process::RunError;
 use crate::capture::{
-    capture_file, CancelToken, CaptureError, CaptureRequest, CaptureResult, Progress, RunOptions,
-    DEFAULT_THRESHOLD_MS,
+    capture_file, Backend, CancelToken, CaptureError, CaptureRequest, CaptureResult, Progress,
+    RunOptions, DEFAULT_THRESHOLD_MS,
 };
 
 #[derive(Debug, Deserialize)]
@@ -35,6 +35,8 @@ pub struct CaptureParams {
     pub lake: Option<String>,
     /// Stop Lean after this many seconds (at least 1).
     pub timeout_seconds: Option<u64>,
+    /// `auto` (default) or `stock`; anything else is rejected.
+    pub backend: Option<String>,
     /// Where to write the recording (absolute path or file URI); default:
     /// `<project>/.leanscope/recordings/<Module>-<time>.lsrec`.
     pub output: Option<String>,
@@ -103,12 +105,14 @@ impl Captures {
 
 /// Cancels the capture when the request's handler is dropped before it
 /// finished (`$/cancelRequest`, `exit`), and closes its progress.
-struct Guard {
+pub(super) struct Guard {
     captures: Arc<Captures>,
-    id: u64,
+    pub(super) id: u64,
     cancel: CancelToken,
     progress: Option<(Client, ProgressToken)>,
-    finished: bool,
+    pub(super) finished: bool,
+    /// The progress `end` message when cancelled.
+    cancelled_message: &'static str,
 }
 
 impl Drop for Guard {
@@ -125,11 +129,7 @@ impl Drop for Guard {
         if let (Some((client, token)), Ok(rt)) =
             (self.progress.take(), tokio::runtime::Handle::try_current())
         {
-            rt.spawn(progress::end(
-                client,
-                token,
-                "Cancelled; Lean was stopped".into(),
-            ));
+            rt.spawn(progress::end(client, token, self.cancelled_message.into()));
         }
     }
 }
@@ -138,6 +138,7 @@ impl Drop for Guard {
 struct Plan {
     request: CaptureRequest,
     timeout: Option<Duration>,
+    backend: Backend,
 }
 
 fn plan(p: CaptureParams) -> Result<Plan> {
@@ -165,6 +166,7 @@ fn plan(p: CaptureParams) -> Result<Plan> {
     if p.timeout_seconds == Some(0) {
         return Err(errors::invalid_params("timeoutSeconds must be at least 1"));
     }
+    let backend = errors::backend(p.backend.as_deref())?.resolve();
     Ok(Plan {
         request: CaptureRequest {
             file,
@@ -173,7 +175,39 @@ fn plan(p: CaptureParams) -> Result<Plan> {
             lake,
         },
         timeout: p.timeout_seconds.map(Duration::from_secs),
+        backend,
     })
+}
+
+/// Registers a cancellable request and begins its progress (on the
+/// client's token, or on `<prefix>/<id>` when the client creates tokens).
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn start(
+    client: &Client,
+    captures: &Arc<Captures>,
+    client_creates_tokens: bool,
+    given_token: Option<ProgressToken>,
+    prefix: &str,
+    title: String,
+    message: String,
+    cancelled_message: &'static str,
+) -> (Guard, WorkDone, CancelToken) {
+    let cancel = CancelToken::default();
+    let id = captures.register(cancel.clone());
+    let mut guard = Guard {
+        captures: captures.clone(),
+        id,
+        cancel: cancel.clone(),
+        progress: None,
+        finished: false,
+        cancelled_message,
+    };
+    let server_token =
+        client_creates_tokens.then(|| NumberOrString::String(format!("{prefix}/{id}")));
+    let work = WorkDone::begin(client, given_token, server_token, title, message).await;
+    captures.set_token(id, work.token().cloned());
+    guard.progress = work.token().map(|t| (client.clone(), t.clone()));
+    (guard, work, cancel)
 }
 
 pub async fn run(
@@ -183,36 +217,32 @@ pub async fn run(
     p: CaptureParams,
 ) -> Result<CaptureResult> {
     let given_token = p.work_done_token.clone();
-    let Plan { request, timeout } = plan(p)?;
+    let Plan {
+        request,
+        timeout,
+        backend,
+    } = plan(p)?;
     let file = request.file.clone();
-    let cancel = CancelToken::default();
-    let id = captures.register(cancel.clone());
-    let mut guard = Guard {
-        captures: captures.clone(),
-        id,
-        cancel: cancel.clone(),
-        progress: None,
-        finished: false,
-    };
     let name = file.file_name().map_or_else(
         || file.display().to_string(),
         |n| n.to_string_lossy().into(),
     );
-    let server_token =
-        client_creates_tokens.then(|| NumberOrString::String(format!("leanscope/capture/{id}")));
-    let work = WorkDone::begin(
+    let (mut guard, work, cancel) = start(
         client,
+        captures,
+        client_creates_tokens,
         given_token,
-        server_token,
+        "leanscope/capture",
         format!("Profiling {name}"),
         "Finding the project and toolchain".into(),
+        "Cancelled; Lean was stopped",
     )
     .await;
-    captures.set_token(id, work.token().cloned());
-    guard.progress = work.token().map(|t| (client.clone(), t.clone()));
+    let id = guard.id;
     eprintln!(
-        "leanscope serve: capture {id} of {} started",
-        file.display()
+        "leanscope serve: capture {id} of {} started ({} backend)",
+        file.display(),
+        backend.name()
     );
 
     let opts = RunOptions {
@@ -291,7 +321,7 @@ pub async fn run(
     }
 }
 
-fn plural(n: u64, what: &str) -> String {
+pub(super) fn plural(n: u64, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {
@@ -314,6 +344,7 @@ mod tests {
             threshold_ms: None,
             lake: None,
             timeout_seconds: None,
+            backend: None,
             output: None,
             work_done_token: None,
         }
@@ -328,6 +359,32 @@ mod tests {
         let ok = plan(params(&uri)).unwrap();
         assert_eq!(ok.request.file, f);
         assert_eq!(ok.request.threshold_ms, DEFAULT_THRESHOLD_MS);
+        assert_eq!(ok.backend, Backend::Stock, "auto is stock today");
+        for (given, runs) in [("auto", Backend::Stock), ("stock", Backend::Stock)] {
+            let ok = plan(CaptureParams {
+                backend: Some(given.into()),
+                ..params(&uri)
+            })
+            .unwrap();
+            assert_eq!(ok.backend, runs, "{given}");
+        }
+        let e = plan(CaptureParams {
+            backend: Some("native".into()),
+            ..params(&uri)
+        })
+        .err()
+        .unwrap();
+        assert_eq!(e.code, tower_lsp_server::jsonrpc::ErrorCode::InvalidParams);
+        assert_eq!(
+            e.message,
+            "unknown capture backend \"native\"; the accepted backends are \"auto\", \"stock\""
+        );
+        assert_eq!(
+            e.data,
+            Some(
+                serde_json::json!({"kind": "unknownBackend", "value": "native", "accepted": ["auto", "stock"]})
+            )
+        );
 
         let e = plan(params("untitled:Untitled-1")).err().unwrap();
         assert_eq!(e.code, tower_lsp_server::jsonrpc::ErrorCode::InvalidParams);

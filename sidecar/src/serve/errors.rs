@@ -10,7 +10,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode};
 
 use crate::capture::process::RunError;
 use crate::capture::project::ProjectError;
-use crate::capture::CaptureError;
+use crate::capture::{Backend, CaptureError};
 
 /// The file (source, recording or output directory) does not exist.
 pub const NO_SUCH_FILE: i64 = -32010;
@@ -39,6 +39,27 @@ fn error(code: ErrorCode, message: impl Into<String>, data: Value) -> Error {
 /// not a local file, a zero timeout).
 pub fn invalid_params(message: impl Into<String>) -> Error {
     Error::invalid_params(message.into())
+}
+
+/// The `backend` of a capture, checked: an unknown one is `-32602` with
+/// a message naming it and the accepted ones (`data`: `kind`
+/// `unknownBackend`, `value`, `accepted`).
+pub fn backend(name: Option<&str>) -> Result<Backend, Error> {
+    let Some(name) = name else {
+        return Ok(Backend::Auto);
+    };
+    Backend::from_name(name).ok_or_else(|| {
+        let accepted: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
+        let quoted: Vec<String> = accepted.iter().map(|a| format!("{a:?}")).collect();
+        error(
+            ErrorCode::InvalidParams,
+            format!(
+                "unknown capture backend {name:?}; the accepted backends are {}",
+                quoted.join(", ")
+            ),
+            json!({"kind": "unknownBackend", "value": name, "accepted": accepted}),
+        )
+    })
 }
 
 pub fn no_such_file(what: &str, path: &Path) -> Error {

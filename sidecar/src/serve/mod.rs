@@ -13,6 +13,7 @@ mod errors;
 mod open;
 mod progress;
 mod recordings;
+mod sessions;
 mod stdin;
 mod uri;
 mod wire;
@@ -48,6 +49,8 @@ pub fn run() -> anyhow::Result<u8> {
             .custom_method("leanscope/open", Backend::open)
             .custom_method("leanscope/annotations", Backend::annotations)
             .custom_method("leanscope/compare", Backend::compare)
+            .custom_method("leanscope/captureFolder", Backend::capture_folder)
+            .custom_method("leanscope/query", Backend::query)
             .custom_method(
                 "window/workDoneProgress/cancel",
                 Backend::work_done_progress_cancel,

@@ -58,10 +58,14 @@ impl WorkDone {
     }
 
     pub async fn report(&self, message: String) {
+        self.report_percent(message, None).await;
+    }
+
+    pub async fn report_percent(&self, message: String, percentage: Option<u32>) {
         self.send(WorkDoneProgress::Report(WorkDoneProgressReport {
             cancellable: None,
             message: Some(message),
-            percentage: None,
+            percentage,
         }))
         .await;
     }

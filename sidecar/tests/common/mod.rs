@@ -109,6 +109,22 @@ pub fn is_running(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// Waits up to `within` for every process of `pids` to be gone (a
+/// signalled process dies on its own schedule, after its parent may have
+/// returned); true when they all are.
+pub fn all_gone(pids: &[(String, i32)], within: std::time::Duration) -> bool {
+    let started = std::time::Instant::now();
+    loop {
+        if pids.iter().all(|(_, p)| !is_running(*p)) {
+            return true;
+        }
+        if started.elapsed() > within {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// The `NAME PID` lines the fake toolchain appends to `LEANSCOPE_FAKE_PIDFILE`.
 pub fn pids(pidfile: &Path) -> Vec<(String, i32)> {
     std::fs::read_to_string(pidfile)

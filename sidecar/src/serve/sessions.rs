@@ -1,0 +1,274 @@
+//! `leanscope/captureFolder` (a folder or project capture into a session,
+//! per-file progress, cancellation like `leanscope/capture`: the running
+//! Lean is stopped, completed files are kept, the session is `cancelled`)
+//! and `leanscope/query` (the answer of `leanscope query --json`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use recording::session::{QueryKind, QuerySpec, SortBy};
+use serde::Deserialize;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::ProgressToken;
+use tower_lsp_server::Client;
+
+use super::capture::{self, plural, Captures};
+use super::errors;
+use super::uri::path_or_uri;
+use crate::capture::project::ProjectError;
+use crate::capture::{timestamp, CancelToken, DEFAULT_THRESHOLD_MS, PROJECT_DIR};
+use crate::commands::query::{self, Answer, SourceError, DEFAULT_LIMIT};
+use crate::session::engine::{
+    plan, run_new, SessionEvent, SessionFailure, SessionOptions, SessionSummary,
+};
+use crate::session::store::StoreError;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CaptureFolderParams {
+    /// The folder (absolute path or file URI).
+    pub folder: String,
+    /// Capture the whole project containing `folder`.
+    #[serde(default)]
+    pub project: bool,
+    pub threshold_ms: Option<u64>,
+    pub lake: Option<String>,
+    /// Per-file limit.
+    pub timeout_seconds: Option<u64>,
+    /// Parallel captures (default 1).
+    pub jobs: Option<usize>,
+    /// `auto` (default) or `stock`; anything else is rejected.
+    pub backend: Option<String>,
+    /// A new (or empty) session directory; default
+    /// `<project>/.leanscope/sessions/<time>/`.
+    pub output: Option<String>,
+    pub work_done_token: Option<ProgressToken>,
+}
+
+fn failure(e: SessionFailure) -> Error {
+    let (code, data) = match &e {
+        SessionFailure::Usage(m) => return errors::invalid_params(m.clone()),
+        SessionFailure::Project(ProjectError::Missing(p)) => {
+            return errors::no_such_directory("the folder", Path::new(p))
+        }
+        SessionFailure::Project(ProjectError::OutsideProject { file, .. }) => (
+            errors::NOT_IN_PROJECT,
+            serde_json::json!({"kind": "notInProject", "path": file}),
+        ),
+        SessionFailure::Project(ProjectError::NoLake { .. }) => (
+            errors::TOOLCHAIN_NOT_FOUND,
+            serde_json::json!({"kind": "noLake"}),
+        ),
+        SessionFailure::Store(StoreError::NotEmpty(p)) => (
+            errors::CAPTURE_FAILED,
+            serde_json::json!({"kind": "cannotWrite", "path": p}),
+        ),
+        SessionFailure::Store(_) | SessionFailure::Io(_) => {
+            (errors::CAPTURE_FAILED, serde_json::json!({"kind": "io"}))
+        }
+    };
+    Error {
+        code: ErrorCode::ServerError(code),
+        message: e.to_string().into(),
+        data: Some(data),
+    }
+}
+
+pub async fn capture_folder(
+    client: &Client,
+    captures: &Arc<Captures>,
+    client_creates_tokens: bool,
+    p: CaptureFolderParams,
+) -> Result<SessionSummary> {
+    let folder = path_or_uri(&p.folder, "folder").map_err(errors::invalid_params)?;
+    let backend = errors::backend(p.backend.as_deref())?.resolve();
+    if !folder.is_dir() {
+        return Err(errors::no_such_directory("the folder", &folder));
+    }
+    let lake = p
+        .lake
+        .as_deref()
+        .map(|l| path_or_uri(l, "lake"))
+        .transpose()
+        .map_err(errors::invalid_params)?;
+    let output = p
+        .output
+        .as_deref()
+        .map(|o| path_or_uri(o, "output"))
+        .transpose()
+        .map_err(errors::invalid_params)?;
+    if p.timeout_seconds == Some(0) {
+        return Err(errors::invalid_params("timeoutSeconds must be at least 1"));
+    }
+    if p.jobs == Some(0) {
+        return Err(errors::invalid_params("jobs must be at least 1"));
+    }
+    let opts = SessionOptions {
+        threshold_ms: p.threshold_ms.unwrap_or(DEFAULT_THRESHOLD_MS),
+        lake,
+        timeout: p.timeout_seconds.map(Duration::from_secs),
+        jobs: p.jobs.unwrap_or(1),
+    };
+    let whole = p.project;
+    let scan = folder.clone();
+    let planned = tokio::task::spawn_blocking(move || plan(&scan, whole))
+        .await
+        .map_err(|e| errors::internal(format!("planning failed: {e}")))?
+        .map_err(failure)?;
+    if planned.files.is_empty() {
+        return Err(errors::invalid_params(format!(
+            "no .lean files to capture in {}",
+            folder.display()
+        )));
+    }
+    let out: PathBuf = output.unwrap_or_else(|| {
+        planned
+            .project
+            .root
+            .join(PROJECT_DIR)
+            .join("sessions")
+            .join(timestamp())
+    });
+    let name = folder.file_name().map_or_else(
+        || folder.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    let (mut guard, work, cancel): (_, _, CancelToken) = capture::start(
+        client,
+        captures,
+        client_creates_tokens,
+        p.work_done_token,
+        "leanscope/captureFolder",
+        format!(
+            "Profiling {} {name}",
+            if whole { "project" } else { "folder" }
+        ),
+        format!("{} to capture", plural(planned.files.len() as u64, "file")),
+        "Cancelled; Lean was stopped, completed files are kept",
+    )
+    .await;
+    let id = guard.id;
+    eprintln!(
+        "leanscope serve: session capture {id} of {} into {} ({} backend)",
+        folder.display(),
+        out.display(),
+        backend.name()
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<SessionEvent>();
+    let task = tokio::task::spawn_blocking(move || {
+        run_new(planned, &out, &opts, &cancel, &mut |e| {
+            let _ = tx.send(e);
+        })
+    });
+    while let Some(e) = rx.recv().await {
+        let (message, pct) = match e {
+            SessionEvent::Started { .. } => continue,
+            SessionEvent::FileStarted { path, .. } => (format!("Capturing {path}"), None),
+            SessionEvent::FileDone {
+                path,
+                status,
+                done,
+                total,
+                ..
+            } => (
+                format!("[{done}/{total}] {path}: {}", status.as_str()),
+                Some((done * 100 / total.max(1)) as u32),
+            ),
+        };
+        work.report_percent(message, pct).await;
+    }
+    let result = task
+        .await
+        .map_err(|e| errors::internal(format!("the session thread failed: {e}")))?;
+    guard.finished = true;
+    match result {
+        Ok(s) => {
+            let c = s.counts;
+            work.end(format!(
+                "Session {}: {} of {} files captured, {} failed",
+                s.status.as_str(),
+                c.completed,
+                c.planned,
+                c.failed
+            ))
+            .await;
+            eprintln!(
+                "leanscope serve: session capture {id} {}",
+                s.status.as_str()
+            );
+            Ok(s)
+        }
+        Err(e) => {
+            let error = failure(e);
+            work.end(format!("Failed: {}", error.message)).await;
+            Err(error)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    File,
+    Folder,
+    Declaration,
+    Tactic,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sort {
+    Total,
+    #[serde(rename = "self")]
+    SelfTime,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QueryParams {
+    /// A session directory or a recording.
+    pub source: String,
+    pub kind: Option<Kind>,
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub all: bool,
+    pub path: Option<String>,
+    pub sort: Option<Sort>,
+}
+
+pub async fn query(p: QueryParams) -> Result<Answer> {
+    let source = path_or_uri(&p.source, "source").map_err(errors::invalid_params)?;
+    if p.all && p.limit.is_some() {
+        return Err(errors::invalid_params("give limit or all, not both"));
+    }
+    let spec = QuerySpec {
+        kind: match p.kind.unwrap_or(Kind::Declaration) {
+            Kind::File => QueryKind::File,
+            Kind::Folder => QueryKind::Folder,
+            Kind::Declaration => QueryKind::Declaration,
+            Kind::Tactic => QueryKind::Tactic,
+        },
+        sort: match p.sort.unwrap_or(Sort::Total) {
+            Sort::Total => SortBy::Total,
+            Sort::SelfTime => SortBy::SelfTime,
+        },
+        limit: (!p.all).then(|| p.limit.unwrap_or(DEFAULT_LIMIT)),
+        path: p.path,
+    };
+    tokio::task::spawn_blocking(move || {
+        if !source.exists() {
+            return Err(errors::no_such_file("the session or recording", &source));
+        }
+        query::answer(&source, &spec).map_err(|e| match e {
+            SourceError::Recording(r) => errors::recording(&source, &r),
+            SourceError::Session(e) => Error {
+                code: ErrorCode::ServerError(errors::NOT_A_RECORDING),
+                message: format!("{e:#}").into(),
+                data: Some(serde_json::json!({"kind": "notASession", "path": source})),
+            },
+        })
+    })
+    .await
+    .map_err(|e| errors::internal(format!("the query failed: {e}")))?
+}
