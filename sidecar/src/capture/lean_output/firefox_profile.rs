@@ -50,7 +50,6 @@ pub struct FirefoxProfile {
 
 impl FirefoxProfile {
     /// Number of nodes over all threads.
-    #[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
     pub fn node_count(&self) -> usize {
         self.threads.iter().map(|t| t.nodes.len()).sum()
     }
@@ -232,6 +231,7 @@ fn parse_with_limits<R: Read>(
             over: false,
         }),
         limits,
+        length_hint: 0,
     };
     reader.profile().map_err(|fail| match fail {
         Fail::Json(e) => match *e {
@@ -388,6 +388,9 @@ fn ms_to_ns(n: Number<'_>) -> Option<u64> {
 struct ProfileReader<R> {
     json: JsonCursor<LimitedReader<R>>,
     limits: Limits,
+    /// Length of the last column read in the current table: the columns of one table have
+    /// the same length, so the next one is allocated at that size (0 at a table's start).
+    length_hint: usize,
 }
 
 /// Fails if a field was already read (reported just after its key).
@@ -508,9 +511,9 @@ impl<R: Read> ProfileReader<R> {
         mut element: impl FnMut(&mut Self, usize) -> Parse<T>,
     ) -> Parse<Vec<T>> {
         self.json.begin_array()?;
-        let mut out = Vec::new();
-        let mut first = true;
         let limit = self.limits.table;
+        let mut out = Vec::with_capacity(self.length_hint.min(limit));
+        let mut first = true;
         loop {
             let closed = self.json.compact_scalars(&mut first, |scalar| {
                 if out.len() >= limit {
@@ -533,6 +536,7 @@ impl<R: Read> ProfileReader<R> {
             let index = out.len();
             out.push(element(self, index)?);
         }
+        self.length_hint = out.len();
         Ok(out)
     }
 
@@ -544,6 +548,7 @@ impl<R: Read> ProfileReader<R> {
     }
 
     fn categories(&mut self) -> Parse<Vec<String>> {
+        self.length_hint = 0;
         self.column(
             |_| None,
             |r, _| {
@@ -652,6 +657,7 @@ impl<R: Read> ProfileReader<R> {
 
     fn samples(&mut self) -> Parse<RawSamples> {
         self.json.begin_object()?;
+        self.length_hint = 0;
         let (mut stack, mut time, mut weight) = (None, None, None);
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
@@ -707,6 +713,7 @@ impl<R: Read> ProfileReader<R> {
 
     fn stack_table(&mut self) -> Parse<RawStackTable> {
         self.json.begin_object()?;
+        self.length_hint = 0;
         let (mut frame, mut prefix, mut category) = (None, None, None);
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
@@ -737,6 +744,7 @@ impl<R: Read> ProfileReader<R> {
     /// An object of which one `u32` column is needed (`frameTable.func`, `funcTable.name`).
     fn one_column(&mut self, field: &'static str) -> Parse<Vec<u32>> {
         self.json.begin_object()?;
+        self.length_hint = 0;
         let mut column = None;
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {

@@ -414,6 +414,17 @@ impl<R: Read> JsonCursor<R> {
                 _ => break false,
             };
             let (len, scalar) = match buf.get(start) {
+                // the most common element of all: one digit (ids, categories)
+                Some(&d @ b'0'..=b'9') if matches!(buf.get(start + 1), Some(b',' | b']')) => (
+                    1,
+                    Scalar::Number(Number {
+                        bytes: &buf[start..start + 1],
+                        negative: false,
+                        exponent: false,
+                        fraction_digits: 0,
+                        digits: Some(u64::from(d - b'0')),
+                    }),
+                ),
                 Some(b'-' | b'0'..=b'9') => match fast_number(&buf[start..]) {
                     Some((len, negative, fraction_digits, digits)) => (
                         len,
