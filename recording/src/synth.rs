@@ -45,11 +45,13 @@ const META: [(&str, &str); 5] = [
     ("Meta.isDefEq.delta", "Nat.add =?= Nat.add"),
 ];
 
-/// splitmix64: small, fast, and stable across versions.
-struct Rng(u64);
+/// splitmix64: small, fast, and stable across versions (also what the
+/// benchmarks use to make their inputs). The field is the state (the seed).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    #[allow(clippy::should_implement_trait)] // not an iterator: it never ends
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -57,7 +59,8 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    /// Uniform-ish in `0..n` (`0` when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
 

@@ -138,6 +138,48 @@ impl Hasher for Prehashed {
     }
 }
 
+/// A cheap hasher for small keys made of integers (source ranges): one
+/// multiply-rotate per word, as in rustc's FxHash. Not DoS-resistant, which
+/// the writer does not need (its keys come from the producer, not a peer).
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl WordHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for WordHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(u64::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.add(u64::from(v));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+}
+
 /// A fast, well-mixed 64-bit string hash (8 bytes at a time, then
 /// MurmurHash3's avalanche step).
 fn hash_str(s: &str) -> u64 {
@@ -166,7 +208,10 @@ pub struct Encoder<W: Write> {
     offset: u64,
     fbb: FlatBufferBuilder<'static>,
     strings: Interner,
-    ranges: HashMap<SourceRange, u32>,
+    /// The last event's class id: consecutive events mostly share their class, and a
+    /// comparison with it is cheaper than a lookup.
+    last_class: Option<u32>,
+    ranges: HashMap<SourceRange, u32, BuildHasherDefault<WordHasher>>,
     thread_count: u32,
     events: u64,
     batch: Batch,
@@ -197,7 +242,8 @@ impl<W: Write> Encoder<W> {
             offset: MAGIC.len() as u64,
             fbb: FlatBufferBuilder::with_capacity(64 * 1024),
             strings: Interner::default(),
-            ranges: HashMap::new(),
+            last_class: None,
+            ranges: HashMap::default(),
             thread_count: header.threads.len() as u32,
             events: 0,
             batch: Batch::default(),
@@ -240,7 +286,14 @@ impl<W: Write> Encoder<W> {
         if ev.range.is_none() != (ev.range_kind == RangeKind::None) {
             return Err(invalid("a range needs a range kind and vice versa".into()));
         }
-        let class = self.intern(ev.class);
+        let class = match self.last_class {
+            Some(id) if self.strings.get(id) == ev.class => id,
+            _ => {
+                let id = self.intern(ev.class);
+                self.last_class = Some(id);
+                id
+            }
+        };
         let label = self.intern(ev.label);
         let range = match ev.range {
             Some(r) => {

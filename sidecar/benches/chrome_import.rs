@@ -17,24 +17,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use leanscope::interop::{self, Format, ImportOptions};
+use recording::synth::Rng;
 
 const TARGET_MB_PER_S: f64 = 150.0;
 const TARGET_PEAK_MB: f64 = 256.0;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 const TACTICS: [&str; 8] = [
     "simp [Nat.add_comm]",
@@ -145,6 +131,18 @@ fn generate(path: &Path, bytes: u64) -> std::io::Result<u64> {
     Ok(events)
 }
 
+/// CPU time (user + system) of this process so far, in seconds.
+fn cpu_secs() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let u = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
 fn vm_hwm_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -183,13 +181,20 @@ fn main() {
     let size = std::fs::metadata(&input).unwrap().len();
     let before_kb = vm_hwm_kb();
     let out = dir.join("chrome-import.lsrec");
+    let cpu_before = cpu_secs();
     let t = Instant::now();
     let report =
         interop::import_file(&input, Some(Format::Chrome), ImportOptions::default(), &out).unwrap();
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_secs() - cpu_before;
     let peak_mb = vm_hwm_kb() as f64 / 1024.0;
     let mb_s = size as f64 / 1e6 / secs;
     let out_size = std::fs::metadata(&out).unwrap().len();
+    // On a busy machine the wall time mostly measures the wait for a core.
+    println!(
+        "chrome import CPU: {cpu:.2} s = {:.0} MB/s per CPU second",
+        size as f64 / 1e6 / cpu
+    );
     println!(
         "chrome import: {:.0} MB ({} events, {} threads) in {secs:.2} s = {mb_s:.0} MB/s (target >= {TARGET_MB_PER_S}); \
          peak resident {peak_mb:.0} MB (target <= {TARGET_PEAK_MB}; {:.0} MB before the import); recording {:.0} MB",

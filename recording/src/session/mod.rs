@@ -26,8 +26,8 @@ pub mod synth;
 use serde::{Deserialize, Serialize};
 
 pub use query::{
-    query_index, query_rows, Committed, QueryKind, QueryOutcome, QueryRow, QuerySpec, SortBy,
-    MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
+    query_index, query_index_parallel, query_rows, Committed, QueryKind, QueryOutcome, QueryRow,
+    QuerySpec, SortBy, MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
 };
 pub use rows::{index_rows, tactic_name, write_row, IndexRow, RowKind, MAX_TACTIC_NAME_CHARS};
 

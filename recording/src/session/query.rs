@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 
 use serde::Serialize;
 
@@ -165,22 +165,115 @@ pub fn query_index(
     spec: &QuerySpec,
 ) -> Result<QueryOutcome, SessionError> {
     let mut c = Collector::new(spec);
-    if index_len > committed_bytes {
-        c.warn(format!(
-            "ignored the last {} bytes of index.jsonl: they follow the last committed file (an unfinished capture or a damaged tail)",
-            index_len - committed_bytes
-        ));
-    } else if index_len < committed_bytes {
-        c.warn(format!(
-            "index.jsonl has {index_len} bytes but the manifest committed {committed_bytes}; rows of the missing part are lost"
-        ));
+    c.check_length(index_len, committed_bytes);
+    scan_part(index.take(committed_bytes), false, None, &mut c, committed)?;
+    Ok(c.finish())
+}
+
+/// Indexes smaller than this are read by one thread.
+const MIN_PARALLEL_BYTES: u64 = 8 << 20;
+
+/// [`query_index`] over `readers.len()` byte ranges of the index at once, one
+/// thread each (a large index is read that many times faster). Each reader is
+/// the whole index file, positioned anywhere (it is seeked to its range); the
+/// result is the one `query_index` gives, warnings and ties included.
+pub fn query_index_parallel<R: Read + Seek + Send>(
+    readers: Vec<R>,
+    index_len: u64,
+    committed_bytes: u64,
+    committed: &Committed,
+    spec: &QuerySpec,
+) -> Result<QueryOutcome, SessionError> {
+    query_index_parts(
+        readers,
+        index_len,
+        committed_bytes,
+        committed,
+        spec,
+        MIN_PARALLEL_BYTES,
+    )
+}
+
+/// [`query_index_parallel`] with parts of at least `min_part` bytes.
+fn query_index_parts<R: Read + Seek + Send>(
+    mut readers: Vec<R>,
+    index_len: u64,
+    committed_bytes: u64,
+    committed: &Committed,
+    spec: &QuerySpec,
+    min_part: u64,
+) -> Result<QueryOutcome, SessionError> {
+    let readable = index_len.min(committed_bytes);
+    let parts = (readers.len() as u64)
+        .min(readable / min_part.max(1))
+        .max(1);
+    if parts <= 1 {
+        let Some(mut r) = readers.pop() else {
+            return query_index(&[][..], index_len, committed_bytes, committed, spec);
+        };
+        r.seek(SeekFrom::Start(0))?;
+        return query_index(r, index_len, committed_bytes, committed, spec);
     }
-    let mut input = index.take(committed_bytes);
+    readers.truncate(parts as usize);
+    // Part k owns the lines that start in [bounds[k], bounds[k + 1]).
+    let bounds: Vec<u64> = (0..=parts).map(|k| readable * k / parts).collect();
+    let results: Vec<Result<(Collector<'_>, u64), SessionError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = readers
+            .into_iter()
+            .enumerate()
+            .map(|(k, mut r)| {
+                let (from, to) = (bounds[k], bounds[k + 1]);
+                let last = k + 1 == parts as usize;
+                scope.spawn(move || {
+                    // Parts after the first start one byte early: the line that byte ends
+                    // belongs to the part before.
+                    let skip = from > 0;
+                    let at = from - u64::from(skip);
+                    r.seek(SeekFrom::Start(at))?;
+                    let mut c = Collector::new(spec);
+                    let own = (!last).then_some(to - from);
+                    let lines =
+                        scan_part(r.take(committed_bytes - at), skip, own, &mut c, committed)?;
+                    Ok((c, lines))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("an index reader panicked"))
+            .collect()
+    });
+    let mut c = Collector::new(spec);
+    c.check_length(index_len, committed_bytes);
+    let mut line_base = 0;
+    for r in results {
+        let (part, lines) = r?;
+        c.absorb(part, line_base);
+        line_base += lines;
+    }
+    Ok(c.finish())
+}
+
+/// Reads lines of the index into `c`. With `skip`, everything through the
+/// first newline is passed over (it ends a line of the part before). With
+/// `own`, only the lines that start within the first `own` bytes (after the
+/// skipped byte) are read, the last of them to its end, wherever that is.
+/// Returns the number of lines read; warnings count lines from 1.
+fn scan_part(
+    mut input: impl Read,
+    skip: bool,
+    own: Option<u64>,
+    c: &mut Collector<'_>,
+    committed: &Committed,
+) -> Result<u64, SessionError> {
     let mut buf = vec![0u8; READ_CHUNK];
     // Bytes of a line that started in an earlier chunk.
     let mut carry: Vec<u8> = Vec::new();
     let mut skipping_long = false;
+    let mut passing_over = skip;
     let mut line_no: u64 = 0;
+    // Input offset of `buf[0]`, counted from the part's first owned byte.
+    let mut base: i64 = -i64::from(skip);
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => break,
@@ -188,48 +281,61 @@ pub fn query_index(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e.into()),
         };
-        let mut chunk = &buf[..n];
-        while let Some(nl) = memchr::memchr(b'\n', chunk) {
-            line_no += 1;
-            if skipping_long {
-                skipping_long = false;
-            } else if carry.is_empty() {
-                if nl > MAX_INDEX_LINE_BYTES {
-                    c.warn(long_line(line_no));
-                } else {
-                    c.line(&chunk[..nl], line_no, committed);
-                }
+        let mut at = 0;
+        while let Some(i) = memchr::memchr(b'\n', &buf[at..n]) {
+            let nl = at + i;
+            let chunk = &buf[at..nl];
+            if passing_over {
+                passing_over = false;
             } else {
-                carry.extend_from_slice(&chunk[..nl]);
-                if carry.len() > MAX_INDEX_LINE_BYTES {
-                    c.warn(long_line(line_no));
+                line_no += 1;
+                if skipping_long {
+                    skipping_long = false;
+                } else if carry.is_empty() {
+                    if chunk.len() > MAX_INDEX_LINE_BYTES {
+                        c.warn_line(line_no, long_line);
+                    } else {
+                        c.line(chunk, line_no, committed);
+                    }
                 } else {
-                    let line = std::mem::take(&mut carry);
-                    c.line(&line, line_no, committed);
-                    carry = line;
+                    carry.extend_from_slice(chunk);
+                    if carry.len() > MAX_INDEX_LINE_BYTES {
+                        c.warn_line(line_no, long_line);
+                    } else {
+                        let line = std::mem::take(&mut carry);
+                        c.line(&line, line_no, committed);
+                        carry = line;
+                    }
+                    carry.clear();
                 }
-                carry.clear();
             }
-            chunk = &chunk[nl + 1..];
+            at = nl + 1;
+            let next_line = base + at as i64;
+            if own.is_some_and(|own| next_line >= own as i64) {
+                return Ok(line_no);
+            }
         }
-        if !skipping_long {
-            if carry.len() + chunk.len() > MAX_INDEX_LINE_BYTES {
-                c.warn(long_line(line_no + 1));
+        let rest = &buf[at..n];
+        if !skipping_long && !passing_over {
+            if carry.len() + rest.len() > MAX_INDEX_LINE_BYTES {
+                c.warn_line(line_no + 1, long_line);
                 carry.clear();
                 skipping_long = true;
             } else {
-                carry.extend_from_slice(chunk);
+                carry.extend_from_slice(rest);
             }
         }
+        base += n as i64;
     }
-    if !carry.is_empty() || skipping_long {
-        c.warn(format!(
-            "ignored a partial last line of index.jsonl (line {}, {} bytes without an end)",
-            line_no + 1,
-            carry.len()
-        ));
+    if !passing_over && (!carry.is_empty() || skipping_long) {
+        let bytes = carry.len();
+        c.warn_line(line_no + 1, move |line| {
+            format!(
+                "ignored a partial last line of index.jsonl (line {line}, {bytes} bytes without an end)"
+            )
+        });
     }
-    Ok(c.finish())
+    Ok(line_no)
 }
 
 /// Queries rows already in memory (the rows of one recording).
@@ -318,8 +424,24 @@ struct Collector<'s> {
     folders: HashMap<String, FolderSum>,
     matched: u64,
     seq: u64,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     warning_count: u64,
+}
+
+/// A warning; one about a line is worded once the line's number in the whole
+/// index is known (a part of the index counts its lines from 1).
+enum Warning {
+    Text(String),
+    Line(u64, Box<dyn Fn(u64) -> String + Send>),
+}
+
+impl Warning {
+    fn render(self, line_base: u64) -> String {
+        match self {
+            Warning::Text(t) => t,
+            Warning::Line(n, text) => text(line_base + n),
+        }
+    }
 }
 
 impl<'s> Collector<'s> {
@@ -338,9 +460,63 @@ impl<'s> Collector<'s> {
     }
 
     fn warn(&mut self, w: String) {
+        self.push_warning(Warning::Text(w));
+    }
+
+    /// A warning about the line `line_no`, worded by `text` from its number.
+    fn warn_line(&mut self, line_no: u64, text: impl Fn(u64) -> String + Send + 'static) {
+        self.push_warning(Warning::Line(line_no, Box::new(text)));
+    }
+
+    fn push_warning(&mut self, w: Warning) {
         self.warning_count += 1;
         if self.warnings.len() < MAX_REPORTED_WARNINGS {
             self.warnings.push(w);
+        }
+    }
+
+    /// Warns when the index on disk is longer or shorter than what the
+    /// manifest committed.
+    fn check_length(&mut self, index_len: u64, committed_bytes: u64) {
+        if index_len > committed_bytes {
+            self.warn(format!(
+                "ignored the last {} bytes of index.jsonl: they follow the last committed file (an unfinished capture or a damaged tail)",
+                index_len - committed_bytes
+            ));
+        } else if index_len < committed_bytes {
+            self.warn(format!(
+                "index.jsonl has {index_len} bytes but the manifest committed {committed_bytes}; rows of the missing part are lost"
+            ));
+        }
+    }
+
+    /// Takes over what a collector of the next part of the index found, as if
+    /// its lines had come after this one's; its lines are numbered from
+    /// `line_base + 1`.
+    fn absorb(&mut self, part: Collector<'_>, line_base: u64) {
+        let seq_base = self.seq;
+        self.matched += part.matched;
+        self.seq += part.seq;
+        self.warning_count += part.warning_count;
+        for w in part.warnings {
+            if self.warnings.len() < MAX_REPORTED_WARNINGS {
+                self.warnings.push(Warning::Text(w.render(line_base)));
+            }
+        }
+        for (name, sum) in part.folders {
+            let s = self.folders.entry(name).or_default();
+            s.total_ns = s.total_ns.saturating_add(sum.total_ns);
+            s.self_ns = s.self_ns.saturating_add(sum.self_ns);
+            s.files += sum.files;
+            s.timed |= sum.timed;
+        }
+        let entries = part
+            .all
+            .into_iter()
+            .chain(part.heap.into_iter().map(|w| w.0));
+        for mut e in entries {
+            e.seq += seq_base;
+            self.keep(e);
         }
     }
 
@@ -370,16 +546,17 @@ impl<'s> Collector<'s> {
             None => match serde_json::from_slice::<IndexRow>(line) {
                 Ok(r) => Probe::from_row(&r),
                 Err(e) => {
-                    self.warn(format!(
-                        "skipped line {line_no} of index.jsonl: not an index row ({e})"
-                    ));
+                    let e = e.to_string();
+                    self.warn_line(line_no, move |n| {
+                        format!("skipped line {n} of index.jsonl: not an index row ({e})")
+                    });
                     return;
                 }
             },
         };
         let Some(p) = probe.resolve() else {
-            self.warn(format!(
-                "skipped line {line_no} of index.jsonl: not an index row (missing or invalid capture, file, kind, path or times)"
+            self.warn_line(line_no, |n| format!(
+                "skipped line {n} of index.jsonl: not an index row (missing or invalid capture, file, kind, path or times)"
             ));
             return;
         };
@@ -398,9 +575,9 @@ impl<'s> Collector<'s> {
                     let path = path.to_string();
                     self.add_to_folders(&path, p.duration, p.self_time);
                 }
-                Err(_) => self.warn(format!(
-                    "skipped line {line_no} of index.jsonl: its path is not UTF-8"
-                )),
+                Err(_) => self.warn_line(line_no, |n| {
+                    format!("skipped line {n} of index.jsonl: its path is not UTF-8")
+                }),
             }
             return;
         }
@@ -439,6 +616,26 @@ impl<'s> Collector<'s> {
             seq,
             payload: payload(),
         }));
+    }
+
+    /// Keeps an entry already counted (by another collector) if it ranks
+    /// among the best `limit`.
+    fn keep(&mut self, e: Entry) {
+        let Some(limit) = self.spec.limit else {
+            self.all.push(e);
+            return;
+        };
+        if limit == 0 {
+            return;
+        }
+        if self.heap.len() == limit {
+            let worst = &self.heap.peek().expect("a full heap has a top").0;
+            if e.rank_cmp(worst) != Ordering::Greater {
+                return;
+            }
+            self.heap.pop();
+        }
+        self.heap.push(Worst(e));
     }
 
     /// Adds a file's times to each of its folders (and the root, `.`, when
@@ -516,7 +713,7 @@ impl<'s> Collector<'s> {
         QueryOutcome {
             rows,
             matched: self.matched,
-            warnings: self.warnings,
+            warnings: self.warnings.into_iter().map(|w| w.render(0)).collect(),
             warning_count: self.warning_count,
         }
     }
@@ -994,6 +1191,50 @@ mod tests {
             "{:?}",
             out.warnings
         );
+    }
+
+    #[test]
+    fn parallel_parts_give_what_one_reader_gives() {
+        let mut rows = Vec::new();
+        for i in 0..40u32 {
+            let kind = [RowKind::File, RowKind::Declaration, RowKind::Tactic][i as usize % 3];
+            let path = format!("A/{}/F{}.lean", i % 4, i % 7);
+            // repeated times make ties, which index order breaks
+            rows.push(row(
+                i % 5,
+                1,
+                kind,
+                &path,
+                &format!("n{i}"),
+                f64::from(i % 6),
+            ));
+        }
+        let mut bytes = index(&rows[..20]);
+        bytes.extend_from_slice(b"not json\n\n");
+        bytes.extend_from_slice(&index(&rows[20..]));
+        bytes.extend_from_slice(br#"{"capture":1,"file":0,"kind":"fi"#);
+        let committed = Committed::new(vec![Some(1), Some(1), None, Some(1), Some(1)]);
+        let len = bytes.len() as u64;
+        for s in [
+            spec(QueryKind::Declaration, Some(3), None),
+            spec(QueryKind::Tactic, Some(50), Some("A/1")),
+            spec(QueryKind::File, None, None),
+            spec(QueryKind::Folder, Some(4), None),
+        ] {
+            for committed_bytes in [len, len - 40, len + 5] {
+                let one = query_index(&bytes[..], len, committed_bytes, &committed, &s).unwrap();
+                for parts in 1..=9 {
+                    let readers: Vec<_> =
+                        (0..parts).map(|_| std::io::Cursor::new(&bytes)).collect();
+                    let many = query_index_parts(readers, len, committed_bytes, &committed, &s, 1)
+                        .unwrap();
+                    assert_eq!(many.rows, one.rows, "{parts} parts, {committed_bytes}");
+                    assert_eq!(many.matched, one.matched);
+                    assert_eq!(many.warnings, one.warnings, "{parts} parts");
+                    assert_eq!(many.warning_count, one.warning_count);
+                }
+            }
+        }
     }
 
     #[test]

@@ -34,15 +34,32 @@ pub struct Built<'a> {
 /// a single name (no spaces), as Lean's syntax kinds are; anything else
 /// after the class is text.
 pub fn split_node_name(name: &str) -> (&str, Option<&str>, &str) {
-    let Some((class, rest)) = name.split_once(": ") else {
+    let Some((class, rest)) = split_at_colon_space(name) else {
         return (name.trim_end_matches(':').trim_end(), None, "");
     };
     let is_name = |s: &str| !s.is_empty() && !s.contains(char::is_whitespace);
-    match rest.split_once(": ") {
+    match split_at_colon_space(rest) {
         Some((tag, text)) if is_name(tag) => (class, Some(tag), text),
         _ if is_name(rest) => (class, Some(rest), ""),
         _ => (class, None, rest),
     }
+}
+
+/// `s.split_once(": ")`, without building a substring searcher per call (this runs once
+/// per trace node).
+#[inline]
+fn split_at_colon_space(s: &str) -> Option<(&str, &str)> {
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b':', &bytes[from..]) {
+        let at = from + i;
+        if bytes.get(at + 1) == Some(&b' ') {
+            // `:` and ` ` are ASCII, so both cuts are character boundaries
+            return Some((&s[..at], &s[at + 2..]));
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// The syntax a node's text shows, if it is syntax leanscope can look for
@@ -87,6 +104,9 @@ mod tests {
         );
         assert_eq!(split_node_name("runFrontend: "), ("runFrontend", None, ""));
         assert_eq!(split_node_name("Kernel"), ("Kernel", None, ""));
+        assert_eq!(split_node_name("a:b: c"), ("a:b", Some("c"), ""));
+        assert_eq!(split_node_name("a::"), ("a", None, ""));
+        assert_eq!(split_node_name("a: b:c: d"), ("a", Some("b:c"), "d"));
         assert_eq!(
             split_node_name("Meta.synthInstance: ✅️ Decidable (b = true)"),
             ("Meta.synthInstance", None, "✅️ Decidable (b = true)")

@@ -37,6 +37,8 @@ pub fn build<'p>(profile: &'p FirefoxProfile, placer: &mut Placer<'_>) -> Built<
                 .into(),
         ..Built::default()
     };
+    built.events.reserve(profile.node_count());
+    placer.reserve(profile.node_count());
     // Declaration name → the command event that declared it.
     let mut commands_by_decl: HashMap<String, u32> = HashMap::new();
     for (t_index, thread) in order.iter().enumerate() {

@@ -58,6 +58,12 @@ impl<'s> Placer<'s> {
         }
     }
 
+    /// Makes room for `events` more placements.
+    pub fn reserve(&mut self, events: usize) {
+        self.spans.reserve(events);
+        self.cursors.reserve(events);
+    }
+
     /// Records the placement of the next event and returns its range.
     pub fn record(&mut self, p: &Placement) -> Option<SourceRange> {
         self.spans.push(p.span);

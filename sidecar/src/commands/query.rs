@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use recording::session::{
-    index_rows, query_index, query_rows, Counts, QueryKind, QueryOutcome, QueryRow, QuerySpec,
-    SessionStatus, SortBy, INDEX_FILE, MANIFEST_FILE,
+    index_rows, query_index, query_index_parallel, query_rows, Counts, QueryKind, QueryOutcome,
+    QueryRow, QuerySpec, SessionStatus, SortBy, INDEX_FILE, MANIFEST_FILE,
 };
 use recording::Recording;
 use serde::Serialize;
@@ -31,6 +31,9 @@ enum Sort {
     #[value(name = "self")]
     SelfTime,
 }
+
+/// Most threads that read a session's index at once.
+const MAX_READERS: usize = 8;
 
 /// Rows a query prints unless told otherwise.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -225,7 +228,13 @@ fn query_session(dir: &Path, spec: &QuerySpec) -> Result<(Option<SessionFacts>, 
     let outcome = match std::fs::File::open(&index_path) {
         Ok(f) => {
             let len = f.metadata()?.len();
-            query_index(f, len, manifest.index_bytes, &committed, spec)
+            // One reader per core (each its own open file, so its own offset).
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let mut readers = vec![f];
+            for _ in 1..cores.min(MAX_READERS) {
+                readers.push(std::fs::File::open(&index_path)?);
+            }
+            query_index_parallel(readers, len, manifest.index_bytes, &committed, spec)
                 .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", index_path.display()))?
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && manifest.index_bytes == 0 => {

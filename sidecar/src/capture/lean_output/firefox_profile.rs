@@ -22,7 +22,7 @@ use std::cell::Cell;
 use std::io::Read;
 
 use super::decimal::decimal_to_ns;
-use super::json_pull::{JsonCursor, JsonError, Number};
+use super::json_pull::{JsonCursor, JsonError, Number, Scalar};
 
 /// Largest profile file accepted.
 pub const MAX_PROFILE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
@@ -50,7 +50,6 @@ pub struct FirefoxProfile {
 
 impl FirefoxProfile {
     /// Number of nodes over all threads.
-    #[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
     pub fn node_count(&self) -> usize {
         self.threads.iter().map(|t| t.nodes.len()).sum()
     }
@@ -232,6 +231,7 @@ fn parse_with_limits<R: Read>(
             over: false,
         }),
         limits,
+        length_hint: 0,
     };
     reader.profile().map_err(|fail| match fail {
         Fail::Json(e) => match *e {
@@ -388,6 +388,9 @@ fn ms_to_ns(n: Number<'_>) -> Option<u64> {
 struct ProfileReader<R> {
     json: JsonCursor<LimitedReader<R>>,
     limits: Limits,
+    /// Length of the last column read in the current table: the columns of one table have
+    /// the same length, so the next one is allocated at that size (0 at a table's start).
+    length_hint: usize,
 }
 
 /// Fails if a field was already read (reported just after its key).
@@ -499,17 +502,41 @@ impl<R: Read> ProfileReader<R> {
         })
     }
 
-    /// Reads an array, one element at a time, within the table length limit.
-    fn column<T>(&mut self, mut element: impl FnMut(&mut Self) -> Parse<T>) -> Parse<Vec<T>> {
+    /// Reads an array within the table length limit: runs of compact scalars that `fast`
+    /// converts in one tight loop, anything else (and what `fast` declines, errors included)
+    /// one element at a time by `element`, which gets the element's index.
+    fn column<T>(
+        &mut self,
+        mut fast: impl FnMut(Scalar<'_>) -> Option<T>,
+        mut element: impl FnMut(&mut Self, usize) -> Parse<T>,
+    ) -> Parse<Vec<T>> {
         self.json.begin_array()?;
-        let mut out = Vec::new();
+        let limit = self.limits.table;
+        let mut out = Vec::with_capacity(self.length_hint.min(limit));
         let mut first = true;
-        while self.json.next_element(&mut first)? {
-            if out.len() >= self.limits.table {
+        loop {
+            let closed = self.json.compact_scalars(&mut first, |scalar| {
+                if out.len() >= limit {
+                    return false;
+                }
+                match fast(scalar) {
+                    Some(v) => {
+                        out.push(v);
+                        true
+                    }
+                    None => false,
+                }
+            });
+            if closed || !self.json.next_element(&mut first)? {
+                break;
+            }
+            if out.len() >= limit {
                 return Err(self.table_limit());
             }
-            out.push(element(self)?);
+            let index = out.len();
+            out.push(element(self, index)?);
         }
+        self.length_hint = out.len();
         Ok(out)
     }
 
@@ -521,34 +548,44 @@ impl<R: Read> ProfileReader<R> {
     }
 
     fn categories(&mut self) -> Parse<Vec<String>> {
-        self.column(|r| {
-            r.json.begin_object()?;
-            let mut name = None;
-            let mut first = true;
-            while let Some(key) = r.json.next_key(&mut first)? {
-                if key == "name" {
-                    first_time(&name, "name", &r.json)?;
-                    name = Some(r.bounded_string()?);
-                } else {
-                    r.json.skip_value()?;
+        self.length_hint = 0;
+        self.column(
+            |_| None,
+            |r, _| {
+                r.json.begin_object()?;
+                let mut name = None;
+                let mut first = true;
+                while let Some(key) = r.json.next_key(&mut first)? {
+                    if key == "name" {
+                        first_time(&name, "name", &r.json)?;
+                        name = Some(r.bounded_string()?);
+                    } else {
+                        r.json.skip_value()?;
+                    }
                 }
-            }
-            required(name, "name", &r.json)
-        })
+                required(name, "name", &r.json)
+            },
+        )
     }
 
     fn u32_column(&mut self) -> Parse<Vec<u32>> {
-        self.column(|r| Ok(r.json.u32()?))
+        self.column(fast_u32, |r, _| Ok(r.json.u32()?))
     }
 
     fn optional_u32_column(&mut self) -> Parse<Vec<Option<u32>>> {
-        self.column(|r| {
-            Ok(if r.json.null()? {
-                None
-            } else {
-                Some(r.json.u32()?)
-            })
-        })
+        self.column(
+            |scalar| match scalar {
+                Scalar::Null => Some(None),
+                other => fast_u32(other).map(Some),
+            },
+            |r, _| {
+                Ok(if r.json.null()? {
+                    None
+                } else {
+                    Some(r.json.u32()?)
+                })
+            },
+        )
     }
 
     fn threads(&mut self, threads: &mut Vec<ProfileThread>, nodes_left: &mut usize) -> Parse<()> {
@@ -620,6 +657,7 @@ impl<R: Read> ProfileReader<R> {
 
     fn samples(&mut self) -> Parse<RawSamples> {
         self.json.begin_object()?;
+        self.length_hint = 0;
         let (mut stack, mut time, mut weight) = (None, None, None);
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
@@ -634,7 +672,13 @@ impl<R: Read> ProfileReader<R> {
                 }
                 "weight" => {
                     first_time(&weight, "weight", &self.json)?;
-                    weight = Some(self.column(|r| Ok(r.json.number()?.is_zero()))?);
+                    weight = Some(self.column(
+                        |scalar| match scalar {
+                            Scalar::Number(n) => Some(n.is_zero()),
+                            _ => None,
+                        },
+                        |r, _| Ok(r.json.number()?.is_zero()),
+                    )?);
                 }
                 _ => self.json.skip_value()?,
             }
@@ -649,21 +693,27 @@ impl<R: Read> ProfileReader<R> {
 
     fn times(&mut self) -> Parse<Times> {
         let mut bad = Vec::new();
-        let mut k = 0;
-        let ns = self.column(|r| {
-            let n = r.json.number()?;
-            let ns = ms_to_ns(n).unwrap_or_else(|| {
-                bad.push((k, n.text().to_string()));
-                u64::MAX
-            });
-            k += 1;
-            Ok(ns)
-        })?;
+        let ns = self.column(
+            |scalar| match scalar {
+                // a time that is not one goes the general way, to be kept in `bad`
+                Scalar::Number(n) => ms_to_ns(n),
+                _ => None,
+            },
+            |r, k| {
+                let n = r.json.number()?;
+                let ns = ms_to_ns(n).unwrap_or_else(|| {
+                    bad.push((k, n.text().to_string()));
+                    u64::MAX
+                });
+                Ok(ns)
+            },
+        )?;
         Ok(Times { ns, bad })
     }
 
     fn stack_table(&mut self) -> Parse<RawStackTable> {
         self.json.begin_object()?;
+        self.length_hint = 0;
         let (mut frame, mut prefix, mut category) = (None, None, None);
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
@@ -694,6 +744,7 @@ impl<R: Read> ProfileReader<R> {
     /// An object of which one `u32` column is needed (`frameTable.func`, `funcTable.name`).
     fn one_column(&mut self, field: &'static str) -> Parse<Vec<u32>> {
         self.json.begin_object()?;
+        self.length_hint = 0;
         let mut column = None;
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
@@ -725,6 +776,20 @@ impl<R: Read> ProfileReader<R> {
             table.ends.push(table.text.len());
         }
         Ok(table)
+    }
+}
+
+/// A compact array element that is a `u32` as [`JsonCursor::u32`] reads it; `None` for
+/// anything else, which the general path reads (and reports).
+#[inline]
+fn fast_u32(scalar: Scalar<'_>) -> Option<u32> {
+    match scalar {
+        Scalar::Number(n) if n.is_integer() => match n.digits? {
+            0 => Some(0),
+            v if !n.negative => u32::try_from(v).ok(),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

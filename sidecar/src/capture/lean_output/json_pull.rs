@@ -89,6 +89,14 @@ impl<'a> Number<'a> {
     }
 }
 
+/// A scalar element handed over by [`JsonCursor::compact_scalars`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    Number(Number<'a>),
+}
+
 /// Per-byte flag for the string scanner: `"`, `\` and control characters need attention.
 static STRING_SPECIAL: [bool; 256] = {
     let mut t = [false; 256];
@@ -378,6 +386,80 @@ impl<R: Read> JsonCursor<R> {
             ),
             None => self.fail(self.pos, "EOF while parsing a value"),
         }
+    }
+
+    /// The fast path for arrays of scalars as machine writers print them (`[1,-1,null,2.5]`,
+    /// no whitespace): after [`begin_array`](Self::begin_array) (and any elements read since),
+    /// hands each following number, `null`, `true` or `false` whose token and separator are
+    /// already in the buffer to `each`, in one tight loop. Returns `true` when it consumed the
+    /// closing `]`. It stops without consuming anything of an element it cannot take (other
+    /// spelling, whitespace, a nested value, the end of the buffer) or that `each` declines
+    /// (returns `false` for); the caller then reads that element the general way
+    /// ([`next_element`](Self::next_element) and the value's method) and calls this again. So
+    /// errors and positions are exactly those of the general path.
+    #[inline]
+    pub fn compact_scalars(
+        &mut self,
+        first: &mut bool,
+        mut each: impl FnMut(Scalar<'_>) -> bool,
+    ) -> bool {
+        let buf = &self.buf[..self.end];
+        let mut pos = self.pos;
+        let mut is_first = *first;
+        let closed = loop {
+            let start = match buf.get(pos) {
+                Some(b']') => break true,
+                Some(b',') if !is_first => pos + 1,
+                Some(_) if is_first => pos,
+                _ => break false,
+            };
+            let (len, scalar) = match buf.get(start) {
+                // the most common element of all: one digit (ids, categories)
+                Some(&d @ b'0'..=b'9') if matches!(buf.get(start + 1), Some(b',' | b']')) => (
+                    1,
+                    Scalar::Number(Number {
+                        bytes: &buf[start..start + 1],
+                        negative: false,
+                        exponent: false,
+                        fraction_digits: 0,
+                        digits: Some(u64::from(d - b'0')),
+                    }),
+                ),
+                Some(b'-' | b'0'..=b'9') => match fast_number(&buf[start..]) {
+                    Some((len, negative, fraction_digits, digits)) => (
+                        len,
+                        Scalar::Number(Number {
+                            bytes: &buf[start..start + len],
+                            negative,
+                            exponent: false,
+                            fraction_digits,
+                            digits: Some(digits),
+                        }),
+                    ),
+                    None => break false,
+                },
+                Some(b'n') if buf.get(start..start + 4) == Some(b"null") => (4, Scalar::Null),
+                Some(b't') if buf.get(start..start + 4) == Some(b"true") => (4, Scalar::Bool(true)),
+                Some(b'f') if buf.get(start..start + 5) == Some(b"false") => {
+                    (5, Scalar::Bool(false))
+                }
+                _ => break false,
+            };
+            if !each(scalar) {
+                break false;
+            }
+            pos = start + len;
+            is_first = false;
+        };
+        if closed {
+            // `[]`, or `]` after an element: what `next_element` would accept
+            self.pos = pos + 1;
+            *first = false;
+        } else {
+            self.pos = pos;
+            *first = is_first;
+        }
+        closed
     }
 
     /// `true` or `false`.
@@ -679,8 +761,14 @@ impl<R: Read> JsonCursor<R> {
                 }
                 self.pos += 1;
                 let mut first = true;
-                while self.next_element(&mut first)? {
-                    // the common case in machine-written tables: scalars, handled inline
+                loop {
+                    // the common case in machine-written tables: compact scalars
+                    if self.compact_scalars(&mut first, |_| true) {
+                        break;
+                    }
+                    if !self.next_element(&mut first)? {
+                        break;
+                    }
                     match self.current()? {
                         Some(b'n') => self.literal(b"null")?,
                         Some(b'-' | b'0'..=b'9') => {
@@ -1105,6 +1193,93 @@ mod tests {
             "[-]",
         ] {
             assert!(skip_all(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// Reads an array of `u32`s and `null`s with the compact fast path and the general path
+    /// mixed, as the profile reader does.
+    fn compact_column(
+        json: &str,
+        chunk: usize,
+    ) -> std::result::Result<Vec<Option<u32>>, SyntaxError> {
+        let mut c = JsonCursor::with_chunk(json.as_bytes(), chunk);
+        let mut out = Vec::new();
+        let mut first = true;
+        c.begin_array().map_err(syntax)?;
+        loop {
+            let closed = c.compact_scalars(&mut first, |s| match s {
+                Scalar::Null => {
+                    out.push(None);
+                    true
+                }
+                Scalar::Number(n) if n.is_integer() && !n.negative => {
+                    match n.digits.and_then(|d| u32::try_from(d).ok()) {
+                        Some(v) => {
+                            out.push(Some(v));
+                            true
+                        }
+                        None => false,
+                    }
+                }
+                _ => false,
+            });
+            if closed || !c.next_element(&mut first).map_err(syntax)? {
+                break;
+            }
+            out.push(if c.null().map_err(syntax)? {
+                None
+            } else {
+                Some(c.u32().map_err(syntax)?)
+            });
+        }
+        c.end().map_err(syntax)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn compact_scalars_agree_with_the_general_path() {
+        let ok = [
+            ("[]", vec![]),
+            ("[ ]", vec![]),
+            (
+                "[1,null,22,-0,3]",
+                vec![Some(1), None, Some(22), Some(0), Some(3)],
+            ),
+            ("[ 1 ,null, 22\n,4]", vec![Some(1), None, Some(22), Some(4)]),
+            ("[4294967295,0]", vec![Some(u32::MAX), Some(0)]),
+        ];
+        for (json, want) in ok {
+            for chunk in CHUNKS {
+                assert_eq!(
+                    compact_column(json, chunk).unwrap(),
+                    want,
+                    "{json:?} {chunk}"
+                );
+            }
+        }
+        for (bad, reason, column) in [
+            ("[1,]", "trailing comma", 4),
+            ("[1 2]", "expected `,` or `]`", 4),
+            ("[nul]", "expected ident", 5),
+            ("[nullx]", "expected `,` or `]`", 6),
+            ("[1,-2]", "invalid value: negative integer, expected u32", 4),
+            ("[1,2.5]", "invalid type: floating point, expected u32", 4),
+            ("[01]", "expected `,` or `]`", 3),
+            (
+                "[1,4294967296]",
+                "invalid value: integer out of range for u32",
+                4,
+            ),
+            ("[1,2", "EOF while parsing a value", 5),
+        ] {
+            for chunk in CHUNKS {
+                let err = compact_column(bad, chunk).unwrap_err();
+                assert_eq!(
+                    (&*err.reason, err.column),
+                    (reason, column),
+                    "{bad:?} {chunk}"
+                );
+            }
         }
     }
 
