@@ -474,6 +474,10 @@ enum Stage {
     Done,
 }
 
+/// The stream decoder's buffer keeps at least this capacity when it
+/// shrinks after a big chunk.
+const SHRINK_BELOW_BYTES: usize = 1 << 20;
+
 /// A push decoder: feed it bytes as they arrive and take decoded items out.
 /// It holds at most one chunk's bytes at a time.
 #[derive(Debug)]
@@ -521,6 +525,12 @@ impl StreamDecoder {
         if self.pos > 0 && self.pos >= self.buf.len() / 2 {
             self.buf.drain(..self.pos);
             self.pos = 0;
+            // A big chunk (the header with its source text) grew the
+            // buffer; give that memory back once it was consumed.
+            let want = (self.buf.len() + data.len()).max(SHRINK_BELOW_BYTES);
+            if self.buf.capacity() > 4 * want {
+                self.buf.shrink_to(2 * want);
+            }
         }
         self.buf.extend_from_slice(data);
     }

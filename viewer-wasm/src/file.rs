@@ -9,6 +9,7 @@ use recording::model::{
 };
 use recording::reader::{Item, StreamDecoder};
 use recording::{RecordingError, SourceRange};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::timeline::TimelineIndex;
@@ -100,6 +101,42 @@ pub struct FileModel {
     declarations: Option<Vec<Option<TimeRow>>>,
     tactics: Option<Vec<TacticRow>>,
     lines: Option<Vec<LineRow>>,
+}
+
+/// A declaration of [`FileModel::declarations`].
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeclarationRow<'a> {
+    index: usize,
+    name: &'a str,
+    kind: &'a str,
+    generated: bool,
+    range: RangeJson,
+    total_ns: Option<u64>,
+    self_ns: Option<u64>,
+    events: u64,
+    share_of_file: Option<f64>,
+}
+
+/// A source range as the views write it (as `range_json`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RangeJson {
+    start_line: u32,
+    start_col: u32,
+    end_line: u32,
+    end_col: u32,
+}
+
+impl From<SourceRange> for RangeJson {
+    fn from(r: SourceRange) -> Self {
+        RangeJson {
+            start_line: r.start_line,
+            start_col: r.start_col,
+            end_line: r.end_line,
+            end_col: r.end_col,
+        }
+    }
 }
 
 fn range_json(r: Option<SourceRange>) -> Value {
@@ -202,7 +239,8 @@ impl FileModel {
     }
 
     /// Declarations with their times; `sort` is `total`, `self` or `source`.
-    pub fn declarations(&mut self, filter: &str, sort: &str) -> Value {
+    /// Written straight to JSON text (a file may have tens of thousands).
+    pub fn declarations(&mut self, filter: &str, sort: &str) -> String {
         let times = self.declaration_times().to_vec();
         let traced = file_time(&self.rec).traced_ns;
         let decls = &self.rec.header.declarations;
@@ -212,24 +250,36 @@ impl FileModel {
             .filter(|(d, _)| matches_filter(filter, &[&decls[*d].name, &decls[*d].kind]))
             .collect();
         sort_rows(&mut rows, sort, |t| t.map(|t| (t.total_ns, t.self_ns)));
-        let out: Vec<Value> = rows
+        let out: Vec<DeclarationRow> = rows
             .iter()
-            .map(|(d, t)| {
-                let decl = &decls[*d];
-                json!({
-                    "index": d,
-                    "name": decl.name,
-                    "kind": decl.kind,
-                    "generated": decl.generated,
-                    "range": range_json(Some(decl.range)),
-                    "totalNs": t.map(|t| t.total_ns),
-                    "selfNs": t.map(|t| t.self_ns),
-                    "events": t.map_or(0, |t| t.count),
-                    "shareOfFile": t.and_then(|t| share(t.total_ns, traced)),
-                })
+            .map(|&(d, t)| {
+                let decl = &decls[d];
+                DeclarationRow {
+                    index: d,
+                    name: &decl.name,
+                    kind: &decl.kind,
+                    generated: decl.generated,
+                    range: RangeJson::from(decl.range),
+                    total_ns: t.map(|t| t.total_ns),
+                    self_ns: t.map(|t| t.self_ns),
+                    events: t.map_or(0, |t| t.count),
+                    share_of_file: t.and_then(|t| share(t.total_ns, traced)),
+                }
             })
             .collect();
-        json!({"rows": out, "of": decls.len(), "tracedNs": traced})
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct List<'a> {
+            rows: Vec<DeclarationRow<'a>>,
+            of: usize,
+            traced_ns: u64,
+        }
+        serde_json::to_string(&List {
+            rows: out,
+            of: decls.len(),
+            traced_ns: traced,
+        })
+        .unwrap_or_default()
     }
 
     /// Tactic spans with their times.
@@ -276,8 +326,8 @@ impl FileModel {
     }
 
     /// Per-line bars: `[line, totalNs, selfNs, count]` for each line with
-    /// events, and the largest total.
-    pub fn line_bars(&mut self) -> Value {
+    /// events, and the largest total, as JSON text.
+    pub fn line_bars(&mut self) -> String {
         let rows = self.line_rows();
         let max = rows.iter().map(|r| r.time.total_ns).max().unwrap_or(0);
         let bars: Vec<[u64; 4]> = rows
@@ -291,7 +341,13 @@ impl FileModel {
                 ]
             })
             .collect();
-        json!({"bars": bars, "maxNs": max})
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Bars {
+            bars: Vec<[u64; 4]>,
+            max_ns: u64,
+        }
+        serde_json::to_string(&Bars { bars, max_ns: max }).unwrap_or_default()
     }
 
     fn event_row(&self, i: u32) -> Value {

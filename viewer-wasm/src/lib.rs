@@ -133,13 +133,21 @@ impl Viewer {
 
     /// Rankings across the session (see `SessionModel::rank`).
     pub fn rank(
-        &self,
+        &mut self,
         kind: &str,
         filter: &str,
         under: &str,
         sort: &str,
         limit: u32,
     ) -> Result<String, JsError> {
+        let needs_index = matches!(kind, "declaration" | "tactic");
+        if let (true, Some(s)) = (needs_index, self.session.as_mut()) {
+            if s.single_index_pending() {
+                if let Some(f) = self.files.get(&0) {
+                    s.fill_single_index(&f.rec);
+                }
+            }
+        }
         Ok(text(self.session()?.rank(
             kind,
             filter,
@@ -224,7 +232,7 @@ impl Viewer {
     }
 
     pub fn declarations(&mut self, k: u32, filter: &str, sort: &str) -> Result<String, JsError> {
-        Ok(text(self.file_mut(k)?.declarations(filter, sort)))
+        Ok(self.file_mut(k)?.declarations(filter, sort))
     }
 
     pub fn tactics(&mut self, k: u32, filter: &str, sort: &str) -> Result<String, JsError> {
@@ -233,7 +241,7 @@ impl Viewer {
 
     #[wasm_bindgen(js_name = lineBars)]
     pub fn line_bars(&mut self, k: u32) -> Result<String, JsError> {
-        Ok(text(self.file_mut(k)?.line_bars()))
+        Ok(self.file_mut(k)?.line_bars())
     }
 
     pub fn declaration(&mut self, k: u32, d: u32) -> Result<String, JsError> {

@@ -45,6 +45,8 @@ pub struct SessionModel {
     index_skipped: u64,
     index_warnings: Vec<String>,
     index_line: u64,
+    /// A lone recording's index rows are still to be computed.
+    single_index_pending: bool,
 }
 
 impl SessionModel {
@@ -70,6 +72,7 @@ impl SessionModel {
             index_skipped: 0,
             index_warnings: Vec::new(),
             index_line: 0,
+            single_index_pending: false,
         }
     }
 
@@ -130,14 +133,33 @@ impl SessionModel {
             source_sha256: Some(rec.header.source_sha256.clone()),
             ..FileEntry::planned(0, f.path.clone(), rec.header.module_name.clone())
         };
-        let index = index_rows(rec, 0, CAPTURE, &entry.path);
         let mut manifest = self.manifest.clone();
         manifest.files[0] = entry;
         manifest.next_capture = CAPTURE + 1;
         manifest.toolchains = vec![rec.header.toolchain.clone()];
         manifest.recount();
         *self = Self::from_manifest(manifest, true);
-        self.index = index;
+        // Its index rows (declaration and tactic times) are computed when
+        // a ranking first needs them (`fill_single_index`), not at load.
+        self.single_index_pending = true;
+    }
+
+    /// True when a lone recording was loaded but its index rows were not
+    /// computed yet.
+    pub fn single_index_pending(&self) -> bool {
+        self.single_index_pending
+    }
+
+    /// For a lone recording: its index rows, by the same rule as a
+    /// session's `index.jsonl` (`recording::session::index_rows`).
+    pub fn fill_single_index(&mut self, rec: &Recording) {
+        if !self.single_index_pending {
+            return;
+        }
+        const CAPTURE: u64 = 1;
+        let path = self.manifest.files[0].path.clone();
+        self.index = index_rows(rec, 0, CAPTURE, &path);
+        self.single_index_pending = false;
     }
 
     pub fn is_single(&self) -> bool {

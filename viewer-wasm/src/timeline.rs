@@ -2,6 +2,13 @@
 //! (thread, depth); inside a row, events narrower than a pixel are merged
 //! into slivers, so the work of a layout follows the pixels on screen, not
 //! the number of events.
+//!
+//! Zoomed out, a layout reads a zoom pyramid built once at load: per row
+//! and per level `k`, the row's coverage at time buckets of `2^(shift+k)`
+//! ns, as runs of touching buckets (merged slivers, with how many events
+//! they stand for) and the events long enough to be drawn on their own at
+//! that level. A full zoom-out then costs O(pixels × rows), not O(events).
+//! Zoomed in past the finest level, the layout walks the row's events.
 
 use recording::model::{depths, Recording};
 use serde::Serialize;
@@ -22,6 +29,39 @@ pub struct RowInfo {
     pub depth: u16,
 }
 
+/// The finest pyramid level has at least this many buckets across the
+/// recording's window, so any layout up to [`MAX_WIDTH_PX`] wide of the
+/// whole window reads the pyramid.
+pub const PYRAMID_FINEST_BUCKETS: u64 = MAX_WIDTH_PX as u64;
+
+/// One entry of a pyramid level: a run of touching buckets covered by
+/// `count` narrow events starting with `first`, or (count 1) one event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Run {
+    first: u32,
+    count: u32,
+    /// Buckets `[start, end)` of the level, from the window's start.
+    start: u32,
+    end: u32,
+}
+
+/// Runs of one level, row by row.
+struct Level {
+    /// Runs of row `r` are `runs[offsets[r]..offsets[r + 1]]`, by start.
+    offsets: Vec<u32>,
+    runs: Vec<Run>,
+    /// The most buckets one run of the row spans.
+    max_span: Vec<u32>,
+}
+
+/// Per-row coverage at power-of-two time buckets (see the module docs).
+struct Pyramid {
+    origin: u64,
+    /// log2 of the finest level's bucket width in ns.
+    shift: u32,
+    levels: Vec<Level>,
+}
+
 /// The rows and, per row, its events sorted by start.
 pub struct TimelineIndex {
     rows: Vec<RowInfo>,
@@ -30,6 +70,7 @@ pub struct TimelineIndex {
     events: Vec<u32>,
     /// The longest event of each row.
     max_duration: Vec<u64>,
+    pyramid: Pyramid,
     pub start_ns: u64,
     pub end_ns: u64,
 }
@@ -78,21 +119,35 @@ impl TimelineIndex {
         let mut max_duration = vec![0u64; rows.len()];
         for r in 0..rows.len() {
             let evs = &mut events[offsets[r] as usize..offsets[r + 1] as usize];
-            // Preorder keeps most rows sorted already.
+            // Preorder keeps most rows sorted already; the others sort in
+            // place (no scratch memory), ties in event order.
             if !evs.windows(2).all(|w| rec.start(w[0]) <= rec.start(w[1])) {
-                evs.sort_by_key(|&i| rec.start(i));
+                evs.sort_unstable_by_key(|&i| (rec.start(i), i));
             }
             max_duration[r] = evs.iter().map(|&i| rec.inclusive_ns(i)).max().unwrap_or(0);
         }
         let window = rec.window();
+        let (start_ns, end_ns) = (window.map_or(0, |w| w.start), window.map_or(0, |w| w.end));
+        let pyramid = Pyramid::build(rec, rows.len(), &offsets, &events, start_ns, end_ns);
         TimelineIndex {
             rows,
             offsets,
             events,
             max_duration,
-            start_ns: window.map_or(0, |w| w.start),
-            end_ns: window.map_or(0, |w| w.end),
+            pyramid,
+            start_ns,
+            end_ns,
         }
+    }
+
+    /// Pyramid levels (for tests and the benchmark's notes).
+    pub fn pyramid_levels(&self) -> usize {
+        self.pyramid.levels.len()
+    }
+
+    /// Entries of each pyramid level, finest first.
+    pub fn pyramid_entries(&self) -> Vec<usize> {
+        self.pyramid.levels.iter().map(|l| l.runs.len()).collect()
     }
 
     pub fn rows(&self) -> &[RowInfo] {
@@ -125,6 +180,10 @@ impl TimelineIndex {
             return out;
         }
         let px_per_ns = f64::from(width) / (t1 - t0);
+        if let Some(level) = self.pyramid.level_for(1.0 / px_per_ns) {
+            self.layout_level(rec, level, t0, t1, px_per_ns, &mut out);
+            return out;
+        }
         let px = |t: u64| (t as f64 - t0) * px_per_ns;
         let time_at = |x: f64| t0 + x / px_per_ns;
         for r in 0..self.rows.len() {
@@ -179,6 +238,63 @@ impl TimelineIndex {
         out
     }
 
+    /// A zoomed-out layout from pyramid level `k`, whose buckets are at
+    /// most a pixel wide: its merged runs are drawn as slivers standing
+    /// for their events, its single events as themselves.
+    fn layout_level(
+        &self,
+        rec: &Recording,
+        k: usize,
+        t0: f64,
+        t1: f64,
+        px_per_ns: f64,
+        out: &mut Vec<f64>,
+    ) {
+        let p = &self.pyramid;
+        let level = &p.levels[k];
+        let shift = p.shift + k as u32;
+        let width = (1u64 << shift) as f64;
+        let origin = p.origin as f64;
+        let px = |t: f64| (t - t0) * px_per_ns;
+        let bucket_at = |t: f64| ((t - origin) / width).floor().max(0.0);
+        let (b0, b1) = (bucket_at(t0), bucket_at(t1) + 1.0);
+        for r in 0..self.rows.len() {
+            let runs = &level.runs[level.offsets[r] as usize..level.offsets[r + 1] as usize];
+            let from = b0 - f64::from(level.max_span[r]);
+            let k0 = runs.partition_point(|run| f64::from(run.start) < from);
+            for run in &runs[k0..] {
+                if f64::from(run.start) >= b1 {
+                    break;
+                }
+                if run.count == 1 {
+                    let e = run.first;
+                    let (x0, x1) = (px(rec.start(e) as f64), px(rec.end(e) as f64));
+                    if x1 <= 0.0 || x0 >= px(t1) {
+                        continue;
+                    }
+                    let x1 = x1.max(x0 + MIN_EVENT_PX);
+                    push(out, r, x0, x1, e, 1, rec.events.class[e as usize]);
+                } else {
+                    let x0 = px(origin + f64::from(run.start) * width);
+                    let x1 = px(origin + f64::from(run.end) * width);
+                    if x1 <= 0.0 || x0 >= px(t1) {
+                        continue;
+                    }
+                    let x1 = x1.max(x0 + MIN_EVENT_PX);
+                    push(
+                        out,
+                        r,
+                        x0,
+                        x1,
+                        run.first,
+                        u64::from(run.count),
+                        rec.events.class[run.first as usize],
+                    );
+                }
+            }
+        }
+    }
+
     /// The event of row `r` that covers time `t` (ns), if any; `None` for
     /// a row that does not exist.
     pub fn event_at(&self, rec: &Recording, r: usize, t: f64) -> Option<u32> {
@@ -193,6 +309,166 @@ impl TimelineIndex {
             .rev()
             .copied()
             .find(|&i| (rec.end(i) as f64) > t)
+    }
+}
+
+impl Pyramid {
+    fn build(
+        rec: &Recording,
+        rows: usize,
+        offsets: &[u32],
+        events: &[u32],
+        origin: u64,
+        end: u64,
+    ) -> Pyramid {
+        let span = end.saturating_sub(origin).max(1);
+        // The widest power of two with PYRAMID_FINEST_BUCKETS buckets or more.
+        let finest = (span / PYRAMID_FINEST_BUCKETS).max(1);
+        let shift = 63 - finest.leading_zeros();
+        let mut levels: Vec<Level> = Vec::new();
+        loop {
+            let k = levels.len();
+            let s = shift + k as u32;
+            let level = match levels.last() {
+                None => Level::from_events(rec, rows, offsets, events, origin, s),
+                Some(prev) => prev.coarser(rows),
+            };
+            levels.push(level);
+            // The coarsest level has a single bucket across the window.
+            if s >= 63 || (span >> s) == 0 {
+                break;
+            }
+        }
+        Pyramid {
+            origin,
+            shift,
+            levels,
+        }
+    }
+
+    /// The coarsest level whose buckets are at most `ns_per_px` wide, or
+    /// `None` when even the finest one is wider (zoomed in).
+    fn level_for(&self, ns_per_px: f64) -> Option<usize> {
+        if !ns_per_px.is_finite() || self.levels.is_empty() {
+            return None;
+        }
+        let finest = (1u64 << self.shift) as f64;
+        if ns_per_px < finest {
+            return None;
+        }
+        let k = (ns_per_px / finest).log2().floor() as usize;
+        Some(k.min(self.levels.len() - 1))
+    }
+}
+
+/// Buckets `[start, end)` of width `2^shift` that an interval touches.
+fn buckets(origin: u64, start: u64, end: u64, shift: u32) -> (u32, u32) {
+    let b0 = (start - origin) >> shift;
+    let b1 = (end.max(start + 1) - 1 - origin) >> shift;
+    (b0 as u32, (b1 + 1) as u32)
+}
+
+/// An event touching this many buckets of a level is longer than two
+/// buckets, so more than a pixel wide wherever the level is read (a
+/// pixel spans one to two buckets there).
+const WIDE_BUCKETS: u32 = 4;
+
+/// Folds a row's items (by start) into a level.
+struct RowBuilder<'a> {
+    runs: &'a mut Vec<Run>,
+    open: Option<Run>,
+    max_span: u32,
+}
+
+impl RowBuilder<'_> {
+    /// Takes the next item of the row: an event spanning
+    /// [`WIDE_BUCKETS`] buckets or more (so wider than a pixel at any zoom
+    /// that reads this level) stays on its own; others merge while their
+    /// buckets touch.
+    fn item(&mut self, run: Run) {
+        if run.count == 1 && run.end - run.start >= WIDE_BUCKETS {
+            self.flush();
+            self.max_span = self.max_span.max(run.end - run.start);
+            self.runs.push(run);
+            return;
+        }
+        match &mut self.open {
+            Some(o) if run.start <= o.end => {
+                o.end = o.end.max(run.end);
+                o.count += run.count;
+            }
+            _ => {
+                self.flush();
+                self.open = Some(run);
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(o) = self.open.take() {
+            self.max_span = self.max_span.max(o.end - o.start);
+            self.runs.push(o);
+        }
+    }
+}
+
+impl Level {
+    fn build_rows(rows: usize, mut row: impl FnMut(usize, &mut RowBuilder)) -> Level {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        let mut runs = Vec::new();
+        let mut max_span = Vec::with_capacity(rows);
+        offsets.push(0);
+        for r in 0..rows {
+            let mut b = RowBuilder {
+                runs: &mut runs,
+                open: None,
+                max_span: 0,
+            };
+            row(r, &mut b);
+            b.flush();
+            max_span.push(b.max_span);
+            offsets.push(runs.len() as u32);
+        }
+        runs.shrink_to_fit();
+        Level {
+            offsets,
+            runs,
+            max_span,
+        }
+    }
+
+    fn from_events(
+        rec: &Recording,
+        rows: usize,
+        offsets: &[u32],
+        events: &[u32],
+        origin: u64,
+        shift: u32,
+    ) -> Level {
+        Level::build_rows(rows, |r, b| {
+            for &e in &events[offsets[r] as usize..offsets[r + 1] as usize] {
+                let (start, end) = buckets(origin, rec.start(e), rec.end(e), shift);
+                b.item(Run {
+                    first: e,
+                    count: 1,
+                    start,
+                    end,
+                });
+            }
+        })
+    }
+
+    /// The next level, with buckets twice as wide, from this one.
+    fn coarser(&self, rows: usize) -> Level {
+        Level::build_rows(rows, |r, b| {
+            for run in &self.runs[self.offsets[r] as usize..self.offsets[r + 1] as usize] {
+                b.item(Run {
+                    start: run.start >> 1,
+                    end: run.end.div_ceil(2),
+                    ..*run
+                });
+            }
+        })
     }
 }
 
@@ -248,6 +524,57 @@ mod tests {
             assert!(r[2] - r[1] >= 1.0 - 1e-9);
             assert!(r[1] >= -1e-6 && r[2] <= 801.0, "{r:?}");
         }
+    }
+
+    #[test]
+    fn zoomed_out_layouts_read_the_pyramid_and_stay_honest() {
+        let rec = synth(50_000);
+        let tl = TimelineIndex::build(&rec);
+        assert!(tl.pyramid_levels() > 1);
+        let (t0, t1) = (tl.start_ns as f64, tl.end_ns as f64);
+        for width in [200u32, 801, 1390, 4096] {
+            let rects = tl.layout(&rec, t0, t1, width);
+            let n = rects.len() / RECT_FIELDS;
+            // Bounded by the pixels, not the events.
+            assert!(n <= 3 * width as usize * tl.rows().len(), "{n} at {width}");
+            // Every event is counted once, in a merged sliver or alone.
+            let counts: f64 = rects.chunks(RECT_FIELDS).map(|r| r[4]).sum();
+            assert_eq!(counts as usize, rec.len(), "at {width}");
+            assert!(rects.chunks(RECT_FIELDS).any(|r| r[4] > 1.0));
+            for r in rects.chunks(RECT_FIELDS) {
+                let e = r[3] as u32;
+                assert_eq!(tl.rows()[r[0] as usize].thread, rec.thread(e));
+                if r[4] == 1.0 {
+                    // A lone event is drawn where it is.
+                    let px = f64::from(width) / (t1 - t0);
+                    let x0 = (rec.start(e) as f64 - t0) * px;
+                    assert!((r[1] - x0).abs() < 1e-6, "{r:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn zoomed_in_past_the_finest_level_every_event_is_real() {
+        let rec = synth(50_000);
+        let tl = TimelineIndex::build(&rec);
+        let span = (tl.end_ns - tl.start_ns) as f64;
+        // A window a hundred-thousandth of the recording on 1,000 pixels.
+        let t0 = tl.start_ns as f64 + span / 3.0;
+        let t1 = t0 + span / 100_000.0;
+        let rects = tl.layout(&rec, t0, t1, 1000);
+        assert!(!rects.is_empty());
+        for r in rects.chunks(RECT_FIELDS) {
+            let e = r[3] as u32;
+            if r[4] == 1.0 {
+                assert!((rec.start(e) as f64) < t1 && (rec.end(e) as f64) > t0);
+            }
+        }
+        // The same window through the pyramid would merge; here the
+        // events wider than a pixel are on their own.
+        assert!(rects
+            .chunks(RECT_FIELDS)
+            .any(|r| r[4] == 1.0 && r[2] - r[1] >= 1.0));
     }
 
     #[test]

@@ -69,6 +69,10 @@
   }
   async function startWorker(config) {
     const base = config.assets ? new URL(config.assets, document.baseURI).href : SCRIPT_URL;
+    // The wasm downloads and compiles while the worker's code arrives; the
+    // compiled module is handed to the worker.
+    const wasmUrl = new URL('viewer_wasm_bg.wasm', base).href;
+    const wasmModule = compileWasm(wasmUrl);
     const [glue, code] = await Promise.all(['viewer_wasm.js', 'worker.js'].map(async (f) => {
       const url = new URL(f, base).href;
       const res = await fetch(url);
@@ -79,7 +83,17 @@
     worker = new Worker(URL.createObjectURL(blob));
     worker.onmessage = onWorkerMessage;
     worker.onerror = (e) => showBanner(`The viewer's worker failed: ${e.message}`, true);
-    await call('init', new URL('viewer_wasm_bg.wasm', base).href);
+    // The session's manifest is fetched while the wasm instantiates.
+    const session = config.session ? new URL(config.session, document.baseURI).href : null;
+    await call('init', await wasmModule, session);
+  }
+  async function compileWasm(url) {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`cannot load ${url}: HTTP ${res.status}`);
+    if (WebAssembly.compileStreaming && (res.headers.get('content-type') || '').startsWith('application/wasm')) {
+      return WebAssembly.compileStreaming(res);
+    }
+    return WebAssembly.compile(await res.arrayBuffer());
   }
 
   // ---- state ----
@@ -172,16 +186,48 @@
     probs.replaceChildren();
     const problems = s.problemFiles.filter((p) => p.status !== 'ok');
     probs.hidden = problems.length === 0;
-    for (const p of problems) {
-      probs.append(el('div', { class: `problem ${p.status}`, dataset: { path: p.path } },
-        el('span', { class: 'status', text: p.status }),
-        el('a', { text: p.path, href: '#', onclick: (e) => { e.preventDefault(); revealPath(p.path, p.file); } }),
-        p.error ? el('span', { class: 'muted', text: ` — ${p.error}` }) : null));
-    }
     if (s.filesWithoutElapsed > 0 && !s.single) {
       probs.hidden = false;
-      probs.append(el('div', { class: 'muted', text: `${s.filesWithoutElapsed} file(s) have no elapsed time from Lean; their time is unknown and not counted in folder totals.` }));
+      probs.append(el('div', { class: 'muted note', text: `${s.filesWithoutElapsed} file(s) have no elapsed time from Lean; their time is unknown and not counted in folder totals.` }));
     }
+    if (problems.length) probs.append(virtualRows(problems, problemRow, PROBLEM_ROW_H));
+  }
+
+  const PROBLEM_ROW_H = 18;
+  function problemRow(p) {
+    return el('div', { class: `problem ${p.status}`, dataset: { path: p.path } },
+      el('span', { class: 'status', text: p.status }),
+      el('a', { text: p.path, href: '#', onclick: (e) => { e.preventDefault(); revealPath(p.path, p.file); } }),
+      p.error ? el('span', { class: 'muted', text: ` — ${p.error}` }) : null);
+  }
+
+  /** A list of fixed-height rows of which only those in view (and a few
+   *  around) are in the DOM; its scrolling parent scrolls it. */
+  function virtualRows(items, make, rowH) {
+    const box = el('div', { class: 'virtual', style: `height:${items.length * rowH}px` });
+    let shown = '';
+    function update() {
+      const scroller = box.parentElement;
+      const view = scroller ? scroller.clientHeight || 120 : 120;
+      const top = scroller ? Math.max(0, scroller.scrollTop - box.offsetTop) : 0;
+      const from = Math.max(0, Math.floor(top / rowH) - 5);
+      const to = Math.min(items.length, Math.ceil((top + view) / rowH) + 5);
+      if (shown === `${from}:${to}`) return;
+      shown = `${from}:${to}`;
+      const rows = [];
+      for (let i = from; i < to; i++) {
+        const r = make(items[i]);
+        r.style.top = `${i * rowH}px`;
+        rows.push(r);
+      }
+      box.replaceChildren(...rows);
+    }
+    update();
+    requestAnimationFrame(() => {
+      update();
+      if (box.parentElement) box.parentElement.addEventListener('scroll', update, { passive: true });
+    });
+    return box;
   }
 
   async function revealPath(path, file) {
@@ -281,8 +327,11 @@
         const k = state.file;
         const what = state.tab === 'declarations' ? 'declarations' : 'tactics';
         const r = await call(what, k, state.filter, state.sort);
-        rows = r.rows.map((x) => (what === 'declarations' ? declRow(x) : tacticRow(x)));
+        // The list shows the first LIST_LIMIT rows in the chosen order
+        // (the slowest first by default), as the session rankings do.
+        rows = r.rows.slice(0, LIST_LIMIT).map((x) => (what === 'declarations' ? declRow(x) : tacticRow(x)));
         scope = `${r.rows.length} of ${r.of} ${what} in ${state.fileEntry.path} (from its recording)`;
+        if (r.rows.length > LIST_LIMIT) scope += `, the first ${LIST_LIMIT} listed`;
       } else {
         const kind = { files: 'file', declarations: 'declaration', tactics: 'tactic' }[state.tab];
         const r = await call('rank', kind, state.filter, under, state.sort, LIST_LIMIT);
@@ -786,21 +835,27 @@
       axis(ctx, fg);
       if (!layout) return;
       const a = layout.rects;
-      // Batch rectangles by colour: one path per colour.
+      const pw = plotWidth();
+      // Batch rectangles by colour: one path per colour, and merged
+      // slivers (standing for several events) apart, drawn translucent.
       const paths = new Map();
+      const colorOfClass = new Map();
       for (let k = 0; k < a.length; k += 6) {
-        const key = `${colorOf(layout.classNames[a[k + 5]] || '')}|${a[k + 4] > 1 ? 1 : 0}`;
+        const cls = a[k + 5];
+        let color = colorOfClass.get(cls);
+        if (color === undefined) { color = colorOf(layout.classNames[cls] || ''); colorOfClass.set(cls, color); }
+        const merged = a[k + 4] > 1;
+        const key = merged ? `${color}|1` : color;
         let p = paths.get(key);
-        if (!p) { p = new Path2D(); paths.set(key, p); }
-        const x = GUTTER + Math.max(a[k + 1], 0);
-        const w = Math.max(1, Math.min(a[k + 2], plotWidth()) - Math.max(a[k + 1], 0) - (a[k + 4] > 1 ? 0 : 0.5));
-        p.rect(x, AXIS_H + a[k] * ROW_H + 1, w, ROW_H - 2);
+        if (!p) { p = { path: new Path2D(), color, merged }; paths.set(key, p); }
+        const x0 = Math.max(a[k + 1], 0);
+        const w = Math.max(1, Math.min(a[k + 2], pw) - x0 - (merged ? 0 : 0.5));
+        p.path.rect(GUTTER + x0, AXIS_H + a[k] * ROW_H + 1, w, ROW_H - 2);
       }
-      for (const [key, p] of paths) {
-        const [color, merged] = key.split('|');
-        ctx.fillStyle = color;
-        ctx.globalAlpha = merged === '1' ? 0.55 : 1;
-        ctx.fill(p);
+      for (const p of paths.values()) {
+        ctx.fillStyle = p.color;
+        ctx.globalAlpha = p.merged ? 0.55 : 1;
+        ctx.fill(p.path);
       }
       ctx.globalAlpha = 1;
       ctx.fillStyle = '#fff';

@@ -41,10 +41,24 @@ async function streamInto(res, push, progress) {
   return bytes;
 }
 
+/** The manifest fetched while the wasm compiles: [url, promise of text]. */
+let prefetched = null;
+
+function fetchText(url) {
+  return fetchOk(url).then((res) => res.text());
+}
+
 const ops = {
-  async init(wasmUrl) {
-    const wasm = await wasm_bindgen({ module_or_path: wasmUrl });
-    memory = wasm.memory;
+  /** `wasm` is the compiled module (or its URL); `prefetchSession`, when
+   *  given, is fetched while the wasm instantiates. */
+  async init(wasm, prefetchSession) {
+    if (prefetchSession) {
+      const text = fetchText(prefetchSession);
+      text.catch(() => {}); // reported when openSession asks for it
+      prefetched = [prefetchSession, text];
+    }
+    const exports = await wasm_bindgen({ module_or_path: wasm });
+    memory = exports.memory;
     viewer = new wasm_bindgen.Viewer();
     return true;
   },
@@ -53,8 +67,9 @@ const ops = {
     sessionUrl = url;
     single = false;
     loaded.length = 0;
-    const res = await fetchOk(url);
-    return parse(viewer.openSession(await res.text()));
+    const early = prefetched && prefetched[0] === url ? prefetched[1] : null;
+    prefetched = null;
+    return parse(viewer.openSession(await (early || fetchText(url))));
   },
 
   openSingle(url, name, events) {
