@@ -525,6 +525,22 @@ test('Compare with Baseline through the packaged sidecar: the counts and rows of
     await waitFor('the second diff to be posted', () => diffs().length === 2, 5000);
     assert.deepEqual(diffs()[1].document.comparison.matched, expectedTolerant.matched);
 
+    // An incomplete baseline (a summary that dropped events) is compared anyway, with a warning.
+    const summarized = run(['summary', base, '--group-by', 'declaration', '--json', '-']);
+    assert.equal(summarized.status, 0, summarized.stderr);
+    const incomplete = path.join(dir, 'incomplete.json');
+    fs.writeFileSync(incomplete, JSON.stringify({ ...JSON.parse(summarized.stdout), dropped_events: 3 }));
+    x.test.settings['leanscope.compare.relativeTolerancePercent'] = 0;
+    x.test.settings['leanscope.compare.absoluteToleranceMs'] = 0;
+    x.test.answerDialogs([x.vscode.Uri.file(incomplete)]);
+    const partial = await x.test.commands.get('leanscope.compareWithBaseline')();
+    assert.ok(partial, x.test.log.errors.join('\n'));
+    assert.deepEqual(partial.result.comparison.matched, cli(incomplete, ['--allow-incomplete']).matched);
+    assert.equal(x.test.log.warnings.length, 1, x.test.log.warnings.join('\n'));
+    assert.match(x.test.log.warnings[0], /^leanscope: compared anyway, but an input is incomplete: .*baseline.*3 dropped event\(s\)/);
+    assert.deepEqual(partial.result.warnings.length, 1);
+    await waitFor('the third diff to be posted', () => diffs().length === 3, 5000);
+
     // A baseline that cannot be compared: the sidecar's message is shown, nothing is posted.
     const junk = path.join(dir, 'junk.json');
     fs.writeFileSync(junk, '{"not": "a profile"}\n');
@@ -539,6 +555,41 @@ test('Compare with Baseline through the packaged sidecar: the counts and rows of
     assert.ok(x.test.log.errors[0].startsWith('leanscope: cannot compare cand with junk.json: '), x.test.log.errors[0]);
     assert.ok(x.test.log.errors[0].includes(reason), `${x.test.log.errors[0]}\nshould contain ${reason}`);
     assert.equal(x.test.log.infos.length, infos);
-    assert.equal(diffs().length, 2);
+    assert.equal(diffs().length, 3);
   } finally { await x.dispose(); fs.rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('Compare with Baseline without a viewer: the candidate is the last capture, shown in a new viewer', async () => {
+  const sidecar = packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.thresholdMs': 1 } });
+  try {
+    const first = await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(w.file('Demo/Clean.lean')));
+    assert.ok(first, x.test.log.errors.join('\n'));
+    // Recording names have a millisecond stamp; make sure the second one differs.
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(w.file('Demo/Clean.lean')));
+    assert.ok(second, x.test.log.errors.join('\n'));
+    assert.notEqual(first.recording, second.recording);
+    assert.equal(x.test.panels.length, 0, 'no viewer is open');
+    x.test.answerDialogs([x.vscode.Uri.file(first.recording)]);
+    const out = await x.test.commands.get('leanscope.compareWithBaseline')();
+    assert.ok(out, x.test.log.errors.join('\n'));
+    assert.equal(x.test.log.dialogs.length, 1, 'only the baseline was asked for');
+    assert.equal(x.test.log.dialogs[0].defaultUri.fsPath, path.join(w.project, '.leanscope'));
+    assert.deepEqual([out.params.baseline, out.params.candidate], [first.recording, second.recording]);
+    const r = spawnSync(sidecar, ['compare', first.recording, second.recording, '--metric', 'total_ns', '--json', '-'], { encoding: 'utf8' });
+    const expected = JSON.parse(r.stdout);
+    assert.deepEqual(out.result.comparison.matched, expected.matched);
+    assert.ok(expected.matched.length > 0);
+    const n = (s) => expected.matched.filter((m) => m.status === s).length;
+    assert.equal(x.test.log.infos.at(-1), `leanscope: ${x.ext.compareSummary({ regressions: n('regression'), improvements: n('improvement'), unchanged: n('unchanged'), new: expected.new.length, missing: expected.missing.length }, 'total_ns')}`);
+    // The viewer opens on the candidate recording and gets the diff once loaded.
+    assert.equal(x.test.panels.length, 1);
+    const panel = x.test.panels[0];
+    assert.equal(x.api.viewer.current.file, second.recording);
+    assert.equal(x.api.viewer.current.kind, 'recording');
+    panel.receive({ type: 'leanscope.loaded', error: null });
+    await waitFor('the diff to be posted', () => panel.webview.posted.some((m) => m.type === 'leanscope.diff'), 5000);
+  } finally { await x.dispose(); w.cleanup(); }
 });
