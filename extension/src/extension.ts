@@ -10,7 +10,7 @@ import { ViewerHost, ViewerTarget } from './viewer';
 import { formatNs } from './format';
 import {
   AnnotationsResult, CaptureFolderParams, CaptureFolderResult, CaptureParams, CaptureResult, CaptureSettings,
-  METHODS, OpenResult, REQUEST_CANCELLED, SessionManifestStatus,
+  COMPARE_METRICS, CompareParams, CompareResult, CompareSettings, METHODS, OpenResult, REQUEST_CANCELLED, SessionManifestStatus,
 } from './protocol';
 import { FolderProgress, findProjectRoot, readManifest, sessionDirectory, stamp } from './sessions';
 
@@ -19,13 +19,13 @@ export { viewerHtml, viewerCsp, VIEWER_FILES } from './viewer';
 export { formatNs, formatNsLike, formatShare, lensTitle } from './format';
 export { resolveSidecarBinary, MAX_RESTARTS } from './sidecar';
 export { findProjectRoot, sessionDirectory, FolderProgress } from './sessions';
-export { CAPTURE_BACKENDS } from './protocol';
+export { CAPTURE_BACKENDS, COMPARE_METRICS } from './protocol';
 
 let active: Sidecar | undefined;
 
 export const COMMANDS = [
   'leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject', 'leanscope.openRecording',
-  'leanscope.showViewer', 'leanscope.toggleAnnotations', 'leanscope.clear',
+  'leanscope.showViewer', 'leanscope.toggleAnnotations', 'leanscope.clear', 'leanscope.compareWithBaseline',
 ] as const;
 
 export interface LastCapture { recording: string; source: vscode.Uri; result: CaptureResult }
@@ -41,6 +41,38 @@ export interface SessionCapture {
   result?: CaptureFolderResult;
   /** What the progress notification showed, in order. */
   progress: string[];
+}
+
+/** The outcome of Compare with Baseline: what was asked, the sidecar's
+ * diff document, the counts the notification showed, and what the viewer
+ * shows. */
+export interface BaselineComparison {
+  params: CompareParams;
+  result: CompareResult;
+  counts: CompareCounts;
+  summary: string;
+  target: ViewerTarget;
+}
+
+export interface CompareCounts { regressions: number; improvements: number; unchanged: number; new: number; missing: number }
+
+/** Counts of a comparison's rows by status. */
+export function compareCounts(result: CompareResult): CompareCounts {
+  const c = result.comparison;
+  const counts: CompareCounts = { regressions: 0, improvements: 0, unchanged: 0, new: c.new.length, missing: c.missing.length };
+  for (const m of c.matched) {
+    if (m.status === 'regression') counts.regressions++;
+    else if (m.status === 'improvement') counts.improvements++;
+    else counts.unchanged++;
+  }
+  return counts;
+}
+
+/** `3 regressions, 1 improvement, 0 new, 2 missing (metric total_ns)`. */
+export function compareSummary(counts: CompareCounts, metric: string): string {
+  const n = (k: number, one: string, many: string): string => `${k} ${k === 1 ? one : many}`;
+  return `${n(counts.regressions, 'regression', 'regressions')}, ${n(counts.improvements, 'improvement', 'improvements')}, `
+    + `${counts.new} new, ${counts.missing} missing (metric ${metric})`;
 }
 
 /** How long to wait, after a cancelled folder capture, for its manifest to
@@ -73,6 +105,26 @@ export function captureSettings(): CaptureSettings {
   const backend = c.get<string>('captureBackend', 'auto');
   if (typeof backend === 'string' && backend.trim()) params.backend = backend.trim();
   return params;
+}
+
+/** What Compare with Baseline takes from the settings, in the sidecar's
+ * units: `leanscope.compare.metric` (an unknown one is passed on, and the
+ * sidecar names the accepted ones), `absoluteToleranceMs` in nanoseconds
+ * (it applies to the time metrics, `*_ns`; 0 for the others) and
+ * `relativeTolerancePercent` in basis points. Negative or non-numeric
+ * tolerances count as 0. */
+export function compareSettings(): CompareSettings {
+  const c = config();
+  const raw = c.get<string>('compare.metric', 'total_ns');
+  const metric = typeof raw === 'string' && raw.trim() ? raw.trim() : 'total_ns';
+  const amount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  const ms = amount(c.get<number>('compare.absoluteToleranceMs', 0));
+  const percent = amount(c.get<number>('compare.relativeTolerancePercent', 0));
+  return {
+    metric,
+    absoluteTolerance: metric.endsWith('_ns') ? Math.round(ms * 1e6) : 0,
+    relativeToleranceBps: Math.round(percent * 100),
+  };
 }
 
 /** The `leanscope.outputDirectory` setting as an absolute path (a relative
@@ -166,6 +218,8 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
 
   let last: LastCapture | undefined;
   let lastSession: SessionCapture | undefined;
+  /** The newest capture of either kind: a recording or a session directory. */
+  let newest: string | undefined;
 
   const fail = (what: string, e: unknown): void => {
     const msg = e instanceof Error ? e.message : String(e);
@@ -218,6 +272,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     }).then((r) => r, (e) => { fail(`profiling ${path.basename(file.fsPath)}`, e); return undefined; });
     if (!result) return undefined;
     last = { recording: result.recording, source: file, result };
+    newest = result.recording;
     sources.set(result.recording, file);
     log(`recorded ${result.recording}: ${result.events} events, ${result.declarations} declarations, status ${result.status}${result.notes.length ? `; notes: ${result.notes.join(' | ')}` : ''}`);
     const time = result.elapsedNs !== null ? formatNs(result.elapsedNs) : `${result.leanWallMs} ms (wall)`;
@@ -322,6 +377,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
       }
     }
     lastSession = outcome;
+    newest = outcome.session;
     status.text = `$(pulse) ${path.basename(folder.fsPath)} ${counts.completed}/${files(counts.planned)}${counts.failed ? ` (${counts.failed} failed)` : ''}${cancelled ? ' (cancelled)' : ''}`;
     status.tooltip = `leanscope: last capture: ${label}, session ${state} (${counts.completed} of ${files(counts.planned)} captured, ${counts.failed} failed). Click to open the viewer.`;
     status.command = { title: 'Show Viewer', command: 'leanscope.showViewer', arguments: [{ session: outcome.session }] };
@@ -426,6 +482,98 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     return target;
   }
 
+  /** What the viewer can show for `file`: a `.lsrec`, or a session (its
+   * folder or its session.json); undefined for anything else. */
+  function viewerTargetOf(file: string): ViewerTarget | undefined {
+    let stat: fs.Stats;
+    try { stat = fs.statSync(file); } catch { return undefined; }
+    if (stat.isDirectory()) {
+      const manifest = path.join(file, 'session.json');
+      return fs.existsSync(manifest) ? { kind: 'session', file: manifest } : undefined;
+    }
+    if (path.basename(file) === 'session.json') return { kind: 'session', file };
+    if (file.endsWith('.lsrec')) return { kind: 'recording', file, source: sources.get(file) };
+    return undefined;
+  }
+
+  /** Where the baseline dialog starts: the `.leanscope/` directory of the
+   * candidate's project, else of a workspace folder, else the candidate's folder. */
+  function baselineStart(candidate: string): vscode.Uri {
+    const roots = [findProjectRoot(candidate), ...(vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath)];
+    for (const r of roots) {
+      if (r && fs.existsSync(path.join(r, '.leanscope'))) return vscode.Uri.file(path.join(r, '.leanscope'));
+    }
+    return vscode.Uri.file(path.dirname(candidate));
+  }
+
+  /** Compare with Baseline: the candidate is the Explorer's item, else what
+   * the viewer shows, else the newest capture, else asked for; the baseline
+   * is asked for. The sidecar compares; the viewer shows the candidate with
+   * its Diff tab. */
+  async function compareWithBaseline(arg?: vscode.Uri): Promise<BaselineComparison | undefined> {
+    let target: ViewerTarget | undefined;
+    if (arg instanceof vscode.Uri) {
+      target = arg.scheme === 'file' ? viewerTargetOf(arg.fsPath) : undefined;
+      if (!target) {
+        void vscode.window.showErrorMessage(`leanscope: ${arg.fsPath || arg.toString()} is neither a recording (.lsrec) nor a session folder; the candidate must be one the viewer can show.`);
+        return undefined;
+      }
+    } else if (viewer.current) {
+      target = viewer.current;
+    } else if (newest) {
+      target = viewerTargetOf(newest);
+    }
+    if (!target) {
+      const chosen = await vscode.window.showOpenDialog({
+        title: 'leanscope: the candidate to compare (a recording or a session folder)',
+        canSelectFiles: true, canSelectFolders: true, canSelectMany: false,
+        openLabel: 'Candidate', filters: { 'leanscope recordings': ['lsrec'] },
+      });
+      const picked = chosen?.[0];
+      if (!picked) return undefined;
+      target = viewerTargetOf(picked.fsPath);
+      if (!target) {
+        void vscode.window.showErrorMessage(`leanscope: ${picked.fsPath} is neither a recording (.lsrec) nor a session folder (no session.json).`);
+        return undefined;
+      }
+    }
+    const candidate = target.kind === 'session' ? path.dirname(target.file) : target.file;
+    const chosen = await vscode.window.showOpenDialog({
+      title: `leanscope: the baseline to compare ${path.basename(candidate)} with`,
+      defaultUri: baselineStart(candidate),
+      canSelectFiles: true, canSelectFolders: true, canSelectMany: false,
+      openLabel: 'Compare with Baseline',
+      filters: { 'Recordings, sessions and profiles': ['lsrec', 'json', 'trace', 'folded', 'txt'], 'All files': ['*'] },
+    });
+    const picked = chosen?.[0];
+    if (!picked) return undefined;
+    // A session's manifest stands for its folder (the sidecar would read it as a summary).
+    const baseline = path.basename(picked.fsPath) === 'session.json' ? path.dirname(picked.fsPath) : picked.fsPath;
+    const params: CompareParams = { baseline, candidate, ...compareSettings() };
+    if (!(COMPARE_METRICS as readonly string[]).includes(params.metric)) log(`compare: metric ${params.metric} is not one this extension knows; the sidecar decides`);
+    log(`compare ${JSON.stringify(params)}`);
+    let result: CompareResult;
+    try {
+      result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'leanscope: comparing' },
+        () => sidecar.request<CompareResult>(METHODS.compare, { ...params }));
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      log(`compare failed: ${msg}`);
+      void vscode.window.showErrorMessage(`leanscope: cannot compare ${path.basename(candidate)} with ${path.basename(baseline)}: ${msg}`);
+      return undefined;
+    }
+    const counts = compareCounts(result);
+    const summary = compareSummary(counts, result.comparison.metric);
+    log(`compare ${result.baseline} → ${result.candidate}: ${summary}, ${counts.unchanged} within tolerance${result.warnings.length ? `; warnings: ${result.warnings.join(' | ')}` : ''}`);
+    viewer.show(target);
+    viewer.post({ type: 'leanscope.diff', document: result });
+    void vscode.window.showInformationMessage(`leanscope: ${summary}`);
+    if (result.warnings.length) {
+      void vscode.window.showWarningMessage(`leanscope: compared anyway, but an input is incomplete: ${result.warnings.join('; ')}`);
+    }
+    return { params, result, counts, summary, target };
+  }
+
   const register = (id: (typeof COMMANDS)[number], fn: (...args: any[]) => unknown): void => {
     context.subscriptions.push(vscode.commands.registerCommand(id, fn));
   };
@@ -434,6 +582,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   register('leanscope.profileProject', profileProject);
   register('leanscope.openRecording', openRecording);
   register('leanscope.showViewer', showViewer);
+  register('leanscope.compareWithBaseline', compareWithBaseline);
   register('leanscope.toggleAnnotations', () => {
     const on = annotations.toggle();
     void vscode.window.setStatusBarMessage(`leanscope: annotations ${on ? 'shown' : 'hidden'}`, 2000);
@@ -444,6 +593,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     status.hide();
     last = undefined;
     lastSession = undefined;
+    newest = undefined;
   });
 
   // Cursor in an annotated declaration → select it in the viewer.

@@ -60,7 +60,36 @@ export const METHODS = {
   open: 'leanscope/open',
   annotations: 'leanscope/annotations',
   captureFolder: 'leanscope/captureFolder',
+  compare: 'leanscope/compare',
 } as const;
+
+/** The metrics `leanscope/compare` accepts (`metric`). */
+export const COMPARE_METRICS = [
+  'total_ns', 'self_ns', 'mean_ns', 'median_ns', 'p95_ns', 'max_ns', 'min_ns', 'calls',
+  'total_heartbeats', 'self_heartbeats', 'alloc_bytes', 'peak_live_bytes',
+] as const;
+
+/** What Compare with Baseline takes from the settings, in the sidecar's units. */
+export interface CompareSettings {
+  metric: string; absoluteTolerance: number; relativeToleranceBps: number;
+}
+export interface CompareParams extends CompareSettings {
+  baseline: string; candidate: string; groupBy?: string;
+}
+export type CompareStatus = 'regression' | 'improvement' | 'unchanged';
+/** One row both inputs have (`leanscope compare --json`). */
+export interface CompareMatched {
+  key: Record<string, unknown>; status: CompareStatus;
+  baseline: number; candidate: number; delta: number; change_bps: number | null; [k: string]: unknown;
+}
+export interface Comparison {
+  schema_version: number; metric: string; absolute_tolerance: number; relative_tolerance_bps: number;
+  has_regression: boolean; matched: CompareMatched[]; missing: unknown[]; new: unknown[]; [k: string]: unknown;
+}
+/** The diff document the viewer's Diff tab shows. */
+export interface CompareResult {
+  baseline: string; candidate: string; warnings: string[]; comparison: Comparison;
+}
 
 /** JSON-RPC error code of a cancelled request (LSP RequestCancelled). */
 export const REQUEST_CANCELLED = -32800;

@@ -82,6 +82,8 @@ export class ViewerHost implements vscode.Disposable {
   private target: ViewerTarget | undefined;
   private loaded = false;
   private queued: SelectRequest | undefined;
+  /** Messages for the page held until it has opened its data. */
+  private pending: unknown[] = [];
   /** The last selection the editor sent, and when: the viewer answers a
    * selection with a reveal request, which must not move the cursor back. */
   private echo: { req: SelectRequest; until: number } | undefined;
@@ -121,6 +123,7 @@ export class ViewerHost implements vscode.Disposable {
     this.target = target;
     this.loaded = false;
     this.queued = select;
+    this.pending = [];
     panel.onDidDispose(() => { if (this.panel === panel) { this.panel = undefined; this.target = undefined; } });
     panel.webview.onDidReceiveMessage((m) => this.onMessage(m));
     panel.webview.html = this.html(panel.webview, target);
@@ -145,6 +148,15 @@ export class ViewerHost implements vscode.Disposable {
     return viewerHtml(template, webview.cspSource, nonce, host, config);
   }
 
+  /** Posts `message` to the page of the panel now showing: at once when
+   * it has opened its data, else when it reports `leanscope.loaded` (the
+   * viewer answers messages only after it started and opened its data). */
+  post(message: unknown): void {
+    if (!this.panel) return;
+    if (!this.loaded) { this.pending.push(message); return; }
+    void this.panel.webview.postMessage(message);
+  }
+
   /** Selects a declaration or line in the viewer (queued until it loaded). */
   select(req: SelectRequest): void {
     if (!this.panel) return;
@@ -163,6 +175,9 @@ export class ViewerHost implements vscode.Disposable {
         this.log(`viewer: ${msg.error}`);
         void vscode.window.showErrorMessage(`leanscope viewer: ${msg.error}`);
       }
+      const held = this.pending;
+      this.pending = [];
+      for (const p of held) void this.panel?.webview.postMessage(p);
       const q = this.queued;
       this.queued = undefined;
       if (q) this.select(q);

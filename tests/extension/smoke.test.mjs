@@ -5,7 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { activateExtension, isAlive, makeWorld, packagedSidecar, waitFor } from './helpers.mjs';
 
 const CLEAN_DECLARATIONS = ['Demo.Clean.double', 'Demo.Clean.double_add', 'Demo.Clean.length_append_comm', 'Demo.Clean.le_double', 'Demo.Clean.cases_example'];
@@ -451,4 +453,143 @@ test('Cancel during Profile Folder kills the fake Lean process group; the sessio
     await x.dispose();
     w.cleanup();
   }
+});
+
+test('Compare with Baseline through the packaged sidecar: the counts and rows of leanscope compare, the diff sent to the viewer, errors', async () => {
+  const sidecar = packagedSidecar();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-cmp-'));
+  fs.writeFileSync(path.join(dir, 'lean-toolchain'), 'leanprover/lean4:v4.19.0\n');
+  const sessions = path.join(dir, '.leanscope', 'sessions');
+  const base = path.join(sessions, 'base');
+  const cand = path.join(sessions, 'cand');
+  const run = (args) => spawnSync(sidecar, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  for (const [out, seed] of [[base, '1'], [cand, '2']]) {
+    const r = run(['synth-session', '-o', out, '--files', '4', '--events', '300', '--seed', seed]);
+    assert.equal(r.status, 0, r.stderr);
+  }
+  /** What `leanscope compare BASE CAND --json -` reports (exit 1: a regression). */
+  const cli = (baseline, extra = []) => {
+    const r = run(['compare', baseline, cand, '--metric', 'total_ns', ...extra, '--json', '-']);
+    assert.ok(r.status === 0 || r.status === 1, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const expected = cli(base);
+  const count = (c, status) => c.matched.filter((m) => m.status === status).length;
+  assert.ok(count(expected, 'regression') > 0 && count(expected, 'improvement') > 0, 'the two seeds differ both ways');
+
+  const x = activateExtension({ workspaceFolders: [dir] });
+  try {
+    // The candidate is what the viewer shows: open the candidate session.
+    await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(cand));
+    const panel = x.test.panels.at(-1);
+    x.test.answerDialogs([x.vscode.Uri.file(base)]);
+    const out = await x.test.commands.get('leanscope.compareWithBaseline')();
+    assert.ok(out, x.test.log.errors.join('\n'));
+    assert.deepEqual(x.test.log.errors, []);
+    // The baseline dialog starts in the project's .leanscope/.
+    assert.equal(x.test.log.dialogs.at(-1).defaultUri.fsPath, path.join(dir, '.leanscope'));
+    assert.deepEqual(out.params, { baseline: base, candidate: cand, metric: 'total_ns', absoluteTolerance: 0, relativeToleranceBps: 0 });
+    assert.deepEqual(out.result.comparison.matched, expected.matched);
+    assert.deepEqual(out.result.comparison.new, expected.new);
+    assert.deepEqual(out.result.comparison.missing, expected.missing);
+    const summary = `leanscope: ${count(expected, 'regression')} regressions, ${count(expected, 'improvement')} improvements, `
+      + `${expected.new.length} new, ${expected.missing.length} missing (metric total_ns)`;
+    assert.deepEqual(x.test.log.infos, [summary]);
+    assert.deepEqual(x.test.log.warnings, [], 'complete inputs: no warning');
+    // The same panel shows the candidate; the diff waits until the viewer has opened its data.
+    assert.equal(x.test.panels.at(-1), panel);
+    assert.deepEqual([x.api.viewer.current.kind, x.api.viewer.current.file], ['session', path.join(cand, 'session.json')]);
+    const diffs = () => panel.webview.posted.filter((m) => m.type === 'leanscope.diff');
+    assert.equal(diffs().length, 0, 'nothing is posted before the viewer has loaded');
+    panel.receive({ type: 'leanscope.ready' });
+    assert.equal(diffs().length, 0, 'ready is not enough: the data is not open yet');
+    panel.receive({ type: 'leanscope.loaded', error: null });
+    await waitFor('the diff to be posted', () => diffs().length === 1, 5000);
+    assert.deepEqual(diffs()[0].document.comparison.matched, expected.matched);
+    assert.equal(diffs()[0].document.candidate, out.result.candidate);
+
+    // From the Explorer (a session's manifest) with tolerances from the settings:
+    // the settings reach the sidecar, the loaded viewer gets the diff at once.
+    x.test.settings['leanscope.compare.relativeTolerancePercent'] = 5;
+    x.test.settings['leanscope.compare.absoluteToleranceMs'] = 0.5;
+    x.test.answerDialogs([x.vscode.Uri.file(path.join(base, 'session.json'))]);
+    const tolerant = await x.test.commands.get('leanscope.compareWithBaseline')(x.vscode.Uri.file(path.join(cand, 'session.json')));
+    assert.ok(tolerant, x.test.log.errors.join('\n'));
+    assert.deepEqual(tolerant.params, { baseline: base, candidate: cand, metric: 'total_ns', absoluteTolerance: 500_000, relativeToleranceBps: 500 });
+    const expectedTolerant = cli(base, ['--absolute-tolerance', '500000', '--relative-tolerance-bps', '500']);
+    assert.deepEqual(tolerant.result.comparison.matched, expectedTolerant.matched);
+    assert.equal(x.test.log.infos.at(-1), `leanscope: ${x.ext.compareSummary(tolerant.counts, 'total_ns')}`);
+    assert.equal(tolerant.counts.regressions, count(expectedTolerant, 'regression'));
+    assert.equal(tolerant.counts.unchanged, count(expectedTolerant, 'unchanged'));
+    assert.equal(x.test.panels.at(-1), panel);
+    await waitFor('the second diff to be posted', () => diffs().length === 2, 5000);
+    assert.deepEqual(diffs()[1].document.comparison.matched, expectedTolerant.matched);
+
+    // An incomplete baseline (a summary that dropped events) is compared anyway, with a warning.
+    const summarized = run(['summary', base, '--group-by', 'declaration', '--json', '-']);
+    assert.equal(summarized.status, 0, summarized.stderr);
+    const incomplete = path.join(dir, 'incomplete.json');
+    fs.writeFileSync(incomplete, JSON.stringify({ ...JSON.parse(summarized.stdout), dropped_events: 3 }));
+    x.test.settings['leanscope.compare.relativeTolerancePercent'] = 0;
+    x.test.settings['leanscope.compare.absoluteToleranceMs'] = 0;
+    x.test.answerDialogs([x.vscode.Uri.file(incomplete)]);
+    const partial = await x.test.commands.get('leanscope.compareWithBaseline')();
+    assert.ok(partial, x.test.log.errors.join('\n'));
+    assert.deepEqual(partial.result.comparison.matched, cli(incomplete, ['--allow-incomplete']).matched);
+    assert.equal(x.test.log.warnings.length, 1, x.test.log.warnings.join('\n'));
+    assert.match(x.test.log.warnings[0], /^leanscope: compared anyway, but an input is incomplete: .*baseline.*3 dropped event\(s\)/);
+    assert.deepEqual(partial.result.warnings.length, 1);
+    await waitFor('the third diff to be posted', () => diffs().length === 3, 5000);
+
+    // A baseline that cannot be compared: the sidecar's message is shown, nothing is posted.
+    const junk = path.join(dir, 'junk.json');
+    fs.writeFileSync(junk, '{"not": "a profile"}\n');
+    const refused = run(['compare', junk, cand, '--metric', 'total_ns', '--json', '-']);
+    assert.equal(refused.status, 2);
+    const reason = refused.stderr.trim().split(`${junk}: `).at(-1);
+    assert.match(reason, /unrecognized format/);
+    x.test.answerDialogs([x.vscode.Uri.file(junk)]);
+    const infos = x.test.log.infos.length;
+    assert.equal(await x.test.commands.get('leanscope.compareWithBaseline')(), undefined);
+    assert.equal(x.test.log.errors.length, 1, x.test.log.errors.join('\n'));
+    assert.ok(x.test.log.errors[0].startsWith('leanscope: cannot compare cand with junk.json: '), x.test.log.errors[0]);
+    assert.ok(x.test.log.errors[0].includes(reason), `${x.test.log.errors[0]}\nshould contain ${reason}`);
+    assert.equal(x.test.log.infos.length, infos);
+    assert.equal(diffs().length, 3);
+  } finally { await x.dispose(); fs.rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('Compare with Baseline without a viewer: the candidate is the last capture, shown in a new viewer', async () => {
+  const sidecar = packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.thresholdMs': 1 } });
+  try {
+    const first = await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(w.file('Demo/Clean.lean')));
+    assert.ok(first, x.test.log.errors.join('\n'));
+    // Recording names have a millisecond stamp; make sure the second one differs.
+    await new Promise((r) => setTimeout(r, 20));
+    const second = await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(w.file('Demo/Clean.lean')));
+    assert.ok(second, x.test.log.errors.join('\n'));
+    assert.notEqual(first.recording, second.recording);
+    assert.equal(x.test.panels.length, 0, 'no viewer is open');
+    x.test.answerDialogs([x.vscode.Uri.file(first.recording)]);
+    const out = await x.test.commands.get('leanscope.compareWithBaseline')();
+    assert.ok(out, x.test.log.errors.join('\n'));
+    assert.equal(x.test.log.dialogs.length, 1, 'only the baseline was asked for');
+    assert.equal(x.test.log.dialogs[0].defaultUri.fsPath, path.join(w.project, '.leanscope'));
+    assert.deepEqual([out.params.baseline, out.params.candidate], [first.recording, second.recording]);
+    const r = spawnSync(sidecar, ['compare', first.recording, second.recording, '--metric', 'total_ns', '--json', '-'], { encoding: 'utf8' });
+    const expected = JSON.parse(r.stdout);
+    assert.deepEqual(out.result.comparison.matched, expected.matched);
+    assert.ok(expected.matched.length > 0);
+    const n = (s) => expected.matched.filter((m) => m.status === s).length;
+    assert.equal(x.test.log.infos.at(-1), `leanscope: ${x.ext.compareSummary({ regressions: n('regression'), improvements: n('improvement'), unchanged: n('unchanged'), new: expected.new.length, missing: expected.missing.length }, 'total_ns')}`);
+    // The viewer opens on the candidate recording and gets the diff once loaded.
+    assert.equal(x.test.panels.length, 1);
+    const panel = x.test.panels[0];
+    assert.equal(x.api.viewer.current.file, second.recording);
+    assert.equal(x.api.viewer.current.kind, 'recording');
+    panel.receive({ type: 'leanscope.loaded', error: null });
+    await waitFor('the diff to be posted', () => panel.webview.posted.some((m) => m.type === 'leanscope.diff'), 5000);
+  } finally { await x.dispose(); w.cleanup(); }
 });

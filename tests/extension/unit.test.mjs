@@ -90,7 +90,11 @@ test('menus: Profile Folder on folders in the Explorer, Profile Project in the C
   assert.deepEqual(shown('explorer/context', folder), ['leanscope.profileFolder']);
   assert.deepEqual(shown('explorer/context', leanFile), ['leanscope.profileFile']);
   assert.deepEqual(shown('explorer/context', remoteFolder), [], 'only local folders can be captured');
-  assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'session.json', resourceExtname: '.json' }), ['leanscope.openRecording']);
+  assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'session.json', resourceExtname: '.json' }), ['leanscope.openRecording', 'leanscope.compareWithBaseline']);
+  // Compare with Baseline: a local recording, or a session through its manifest.
+  assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'Clean.lsrec', resourceExtname: '.lsrec' }), ['leanscope.openRecording', 'leanscope.compareWithBaseline']);
+  assert.deepEqual(shown('explorer/context', { resourceScheme: 'vscode-vfs', resourceFilename: 'Clean.lsrec', resourceExtname: '.lsrec' }), ['leanscope.openRecording']);
+  assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'summary.json', resourceExtname: '.json' }), []);
   // Command Palette: hidden entries are those whose clause is false there.
   const palette = (ctx) => {
     const hidden = new Set(manifest.contributes.menus.commandPalette.filter((m) => m.when && !evalWhen(m.when, ctx)).map((m) => m.command));
@@ -143,7 +147,7 @@ test('manifest: commands, menus and when-clauses are consistent', () => {
   for (const id of ['leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject']) {
     assert.equal(c.commands.find((x) => x.command === id).enablement, 'isWorkspaceTrusted', id);
   }
-  for (const id of ['leanscope.openRecording', 'leanscope.showViewer', 'leanscope.toggleAnnotations', 'leanscope.clear']) {
+  for (const id of ['leanscope.openRecording', 'leanscope.showViewer', 'leanscope.toggleAnnotations', 'leanscope.clear', 'leanscope.compareWithBaseline']) {
     assert.equal(c.commands.find((x) => x.command === id).enablement, undefined, id);
   }
   assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
@@ -157,6 +161,8 @@ test('manifest: settings have types and defaults of their type', () => {
     'leanscope.thresholdMs': ['number', 10], 'leanscope.lakePath': ['string', ''], 'leanscope.outputDirectory': ['string', ''],
     'leanscope.timeoutSeconds': ['number', 0], 'leanscope.captureBackend': ['string', 'auto'], 'leanscope.annotations.style': ['string', 'bars'],
     'leanscope.annotations.codeLens': ['boolean', true], 'leanscope.sidecarPath': ['string', ''],
+    'leanscope.compare.metric': ['string', 'total_ns'], 'leanscope.compare.absoluteToleranceMs': ['number', 0],
+    'leanscope.compare.relativeTolerancePercent': ['number', 0],
   };
   assert.deepEqual(Object.keys(props).sort(), Object.keys(expected).sort());
   for (const [k, [type, dflt]] of Object.entries(expected)) {
@@ -171,6 +177,73 @@ test('manifest: settings have types and defaults of their type', () => {
   assert.deepEqual(props['leanscope.captureBackend'].enum, rpc.$defs.captureFolderParams.properties.backend.enum);
   assert.ok(!props['leanscope.captureBackend'].enum.includes('native'), 'no backend that does not exist yet');
   assert.equal(props['leanscope.captureBackend'].enumDescriptions.length, props['leanscope.captureBackend'].enum.length);
+  // The metrics offered are exactly those leanscope/compare accepts.
+  assert.deepEqual(props['leanscope.compare.metric'].enum, rpc.$defs.compareParams.properties.metric.enum);
+  assert.equal(props['leanscope.compare.absoluteToleranceMs'].minimum, 0);
+  assert.equal(props['leanscope.compare.relativeTolerancePercent'].minimum, 0);
+});
+
+test('compare settings: the metric, ms as ns and percent as basis points', async () => {
+  const x = activateExtension();
+  try {
+    assert.deepEqual(x.ext.compareSettings(), { metric: 'total_ns', absoluteTolerance: 0, relativeToleranceBps: 0 });
+    x.test.settings['leanscope.compare.metric'] = 'self_ns';
+    x.test.settings['leanscope.compare.absoluteToleranceMs'] = 2.5;
+    x.test.settings['leanscope.compare.relativeTolerancePercent'] = 1.25;
+    assert.deepEqual(x.ext.compareSettings(), { metric: 'self_ns', absoluteTolerance: 2_500_000, relativeToleranceBps: 125 });
+    x.test.settings['leanscope.compare.absoluteToleranceMs'] = 0.0000004; // rounds to 0 ns
+    x.test.settings['leanscope.compare.relativeTolerancePercent'] = 33.333;
+    assert.deepEqual(x.ext.compareSettings(), { metric: 'self_ns', absoluteTolerance: 0, relativeToleranceBps: 3333 });
+    // Milliseconds mean nothing for a count: the absolute tolerance is a time.
+    x.test.settings['leanscope.compare.metric'] = 'calls';
+    x.test.settings['leanscope.compare.absoluteToleranceMs'] = 3;
+    assert.deepEqual(x.ext.compareSettings(), { metric: 'calls', absoluteTolerance: 0, relativeToleranceBps: 3333 });
+    // Negative or non-numbers count as 0; an empty metric is the default.
+    x.test.settings['leanscope.compare.metric'] = ' ';
+    x.test.settings['leanscope.compare.absoluteToleranceMs'] = -5;
+    x.test.settings['leanscope.compare.relativeTolerancePercent'] = '10';
+    assert.deepEqual(x.ext.compareSettings(), { metric: 'total_ns', absoluteTolerance: 0, relativeToleranceBps: 0 });
+    // The summary line counts rows by status.
+    const doc = { comparison: { metric: 'total_ns', matched: [{ status: 'regression' }, { status: 'regression' }, { status: 'improvement' }, { status: 'unchanged' }], new: [{}], missing: [] } };
+    const counts = x.ext.compareCounts(doc);
+    assert.deepEqual(counts, { regressions: 2, improvements: 1, unchanged: 1, new: 1, missing: 0 });
+    assert.equal(x.ext.compareSummary(counts, 'total_ns'), '2 regressions, 1 improvement, 1 new, 0 missing (metric total_ns)');
+  } finally { await x.dispose(); }
+});
+
+test('Compare with Baseline: asks for the candidate when nothing is shown, refuses what the viewer cannot show', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-cmp-'));
+  const x = activateExtension({ workspaceFolders: [dir] });
+  try {
+    // Nothing shown or captured: the candidate dialog; cancelling it does nothing.
+    x.test.answerDialogs(undefined);
+    assert.equal(await x.test.commands.get('leanscope.compareWithBaseline')(), undefined);
+    assert.equal(x.test.log.dialogs.length, 1);
+    assert.ok(x.test.log.dialogs[0].canSelectFolders && x.test.log.dialogs[0].canSelectFiles);
+    assert.deepEqual(x.test.log.dialogs[0].filters['leanscope recordings'], ['lsrec']);
+    // A folder that is not a session cannot be the candidate.
+    x.test.answerDialogs([x.vscode.Uri.file(dir)]);
+    assert.equal(await x.test.commands.get('leanscope.compareWithBaseline')(), undefined);
+    assert.match(x.test.log.errors.at(-1), /neither a recording \(\.lsrec\) nor a session folder/);
+    // From the Explorer, the item is the candidate: a .lean file is refused before any dialog.
+    fs.writeFileSync(path.join(dir, 'A.lean'), 'def a := 1\n');
+    assert.equal(await x.test.commands.get('leanscope.compareWithBaseline')(x.vscode.Uri.file(path.join(dir, 'A.lean'))), undefined);
+    assert.match(x.test.log.errors.at(-1), /A\.lean is neither a recording/);
+    assert.equal(x.test.log.dialogs.length, 2);
+    // A session's manifest is its session; the baseline dialog starts in the project's .leanscope/ and cancelling it does nothing.
+    fs.writeFileSync(path.join(dir, 'lean-toolchain'), 'leanprover/lean4:v4.19.0\n');
+    const session = path.join(dir, '.leanscope', 'sessions', 'S');
+    fs.mkdirSync(session, { recursive: true });
+    fs.writeFileSync(path.join(session, 'session.json'), '{}');
+    x.test.answerDialogs(undefined);
+    assert.equal(await x.test.commands.get('leanscope.compareWithBaseline')(x.vscode.Uri.file(path.join(session, 'session.json'))), undefined);
+    const baselineDialog = x.test.log.dialogs.at(-1);
+    assert.equal(baselineDialog.defaultUri.fsPath, path.join(dir, '.leanscope'));
+    assert.deepEqual(baselineDialog.filters['Recordings, sessions and profiles'], ['lsrec', 'json', 'trace', 'folded', 'txt']);
+    assert.ok(baselineDialog.canSelectFolders);
+    assert.equal(x.test.panels.length, 0, 'no viewer before there is a comparison');
+    assert.equal(x.api.sidecar.pid, undefined, 'no sidecar was needed');
+  } finally { await x.dispose(); fs.rmSync(dir, { recursive: true, force: true }); }
 });
 
 test('activation registers exactly the manifest commands and starts no sidecar', async () => {

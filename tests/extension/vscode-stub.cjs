@@ -59,7 +59,7 @@ class CancellationTokenSource {
 }
 
 function createVscodeStub(options = {}) {
-  const log = { errors: [], warnings: [], infos: [], statusMessages: [], progress: [], output: [], modal: [] };
+  const log = { errors: [], warnings: [], infos: [], statusMessages: [], progress: [], output: [], modal: [], dialogs: [] };
   const settings = { ...(options.settings || {}) };
   const commands = new Map();
   const codeLensProviders = [];
@@ -129,7 +129,7 @@ function createVscodeStub(options = {}) {
     },
     async showInformationMessage(msg) { log.infos.push(msg); return undefined; },
     setStatusBarMessage(msg) { log.statusMessages.push(msg); return new Disposable(); },
-    async showOpenDialog() { return dialogAnswers.shift(); },
+    async showOpenDialog(opts) { log.dialogs.push(opts); return dialogAnswers.shift(); },
     async withProgress(opts, task) {
       const cts = new CancellationTokenSource();
       const rec = { options: opts, reports: [], cancel: () => cts.cancel() };

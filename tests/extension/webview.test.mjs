@@ -262,3 +262,78 @@ test('Profile Folder opens its session in the webview; a declaration picked ther
     w.cleanup();
   }
 });
+
+test('Compare with Baseline shows the Diff tab of the candidate session in the webview', async () => {
+  const sidecar = packagedSidecar();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-compare-'));
+  const base = path.join(dir, 'base');
+  const cand = path.join(dir, 'cand');
+  for (const [out, seed] of [[base, '1'], [cand, '2']]) {
+    const made = spawnSync(sidecar, ['synth-session', '-o', out, '--files', '4', '--events', '300', '--seed', seed], { encoding: 'utf8' });
+    assert.equal(made.status, 0, made.stderr);
+  }
+  const cli = spawnSync(sidecar, ['compare', base, cand, '--metric', 'total_ns', '--json', '-'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const expected = JSON.parse(cli.stdout);
+  const rows = expected.matched.length + expected.new.length + expected.missing.length;
+  assert.ok(rows > 0 && rows < 500, `${rows} rows fit in one list`);
+  let panel;
+  const res = await resourceServer(() => panel);
+  const x = activateExtension({
+    stubOptions: {
+      cspSource: res.origin,
+      asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
+    },
+  });
+  const browserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-chromium-'));
+  const browser = await chromium.launchPersistentContext(browserDir, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 900 },
+  });
+  try {
+    await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(cand));
+    panel = x.test.panels.at(-1);
+    const page = await browser.newPage();
+    const consoleErrors = [];
+    page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+    await page.exposeBinding('__toHost', (_src, m) => panel.receive(m));
+    await page.addInitScript(() => {
+      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toHost(m), getState: () => undefined, setState: () => {} });
+      document.addEventListener('securitypolicyviolation', (e) => { (window.__violations ||= []).push(`${e.violatedDirective} ${e.blockedURI}`); });
+    });
+    panel.webview.postMessage = async (m) => { panel.webview.posted.push(m); await page.evaluate((msg) => window.postMessage(msg, '*'), m); return true; };
+
+    // Compared before the page exists: the diff waits for the viewer.
+    x.test.answerDialogs([x.vscode.Uri.file(base)]);
+    const out = await x.test.commands.get('leanscope.compareWithBaseline')();
+    assert.ok(out, x.test.log.errors.join('\n'));
+    assert.equal(x.test.panels.at(-1), panel, 'the viewer already showing the candidate is reused');
+    assert.deepEqual(panel.webview.posted, []);
+
+    await page.goto(`${res.origin}/page`);
+    const loaded = await waitFor('leanscope.loaded', () => x.api.viewer.received.find((m) => m.type === 'leanscope.loaded'), 30000);
+    assert.equal(loaded.error, null, `viewer error: ${loaded.error}; console: ${consoleErrors.join(' | ')}`);
+    await waitFor('the diff to be posted', () => panel.webview.posted.some((m) => m.type === 'leanscope.diff'), 5000);
+    await page.waitForSelector('#tab-diff:not([hidden])', { timeout: 10000 });
+    await page.waitForFunction((n) => document.querySelectorAll('#list li[data-kind="diff"]').length === n, rows, { timeout: 10000 });
+    assert.equal(await page.getAttribute('#tab-diff', 'aria-selected'), 'true');
+    const regressions = expected.matched.filter((m) => m.status === 'regression').length;
+    const improvements = expected.matched.filter((m) => m.status === 'improvement').length;
+    assert.equal(await page.textContent('#tab-diff'), `Diff ▲${regressions} ▼${improvements}`);
+    assert.equal(await page.$$eval('#list li.diff.regression', (lis) => lis.length), regressions);
+
+    // A row picked in the Diff tab is selected in the candidate, which asks the host to reveal it.
+    const first = await page.$eval('#list li[data-kind="diff"]', (li) => ({ name: li.dataset.name, file: li.dataset.file }));
+    await page.click('#list li[data-kind="diff"]');
+    const reveal = await waitFor('a reveal request', () => x.api.viewer.received.find((m) => m.type === 'leanscope.revealRange'), 15000);
+    assert.equal(reveal.path, first.file);
+    assert.equal(reveal.declaration, first.name);
+    assert.deepEqual(await page.evaluate(() => window.__violations || []), [], 'no CSP violation');
+  } finally {
+    await browser.close();
+    res.server.close();
+    await x.dispose();
+    fs.rmSync(browserDir, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
