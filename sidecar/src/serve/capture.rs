@@ -17,7 +17,7 @@ use tower_lsp_server::Client;
 
 use super::errors;
 use super::progress::{self, WorkDone};
-use super::uri::{file_uri_to_path, path_or_uri};
+use super::uri::{file_uri_to_path, optional_path};
 use crate::capture::process::RunError;
 use crate::capture::{
     capture_file, Backend, CancelToken, CaptureError, CaptureRequest, CaptureResult, Progress,
@@ -146,18 +146,8 @@ fn plan(p: CaptureParams) -> Result<Plan> {
     if !file.is_file() {
         return Err(errors::no_such_file("the Lean file", &file));
     }
-    let lake = p
-        .lake
-        .as_deref()
-        .map(|l| path_or_uri(l, "lake"))
-        .transpose()
-        .map_err(errors::invalid_params)?;
-    let output = p
-        .output
-        .as_deref()
-        .map(|o| path_or_uri(o, "output"))
-        .transpose()
-        .map_err(errors::invalid_params)?;
+    let lake = optional_path(p.lake.as_deref(), "lake").map_err(errors::invalid_params)?;
+    let output = optional_path(p.output.as_deref(), "output").map_err(errors::invalid_params)?;
     if let Some(dir) = output.as_deref().and_then(Path::parent) {
         if !dir.is_dir() {
             return Err(errors::no_such_directory("the output directory", dir));

@@ -15,7 +15,7 @@ use tower_lsp_server::Client;
 
 use super::capture::{self, plural, Captures};
 use super::errors;
-use super::uri::path_or_uri;
+use super::uri::{optional_path, path_or_uri};
 use crate::capture::project::ProjectError;
 use crate::capture::{timestamp, CancelToken, DEFAULT_THRESHOLD_MS, PROJECT_DIR};
 use crate::commands::query::{self, Answer, SourceError, DEFAULT_LIMIT};
@@ -86,18 +86,8 @@ pub async fn capture_folder(
     if !folder.is_dir() {
         return Err(errors::no_such_directory("the folder", &folder));
     }
-    let lake = p
-        .lake
-        .as_deref()
-        .map(|l| path_or_uri(l, "lake"))
-        .transpose()
-        .map_err(errors::invalid_params)?;
-    let output = p
-        .output
-        .as_deref()
-        .map(|o| path_or_uri(o, "output"))
-        .transpose()
-        .map_err(errors::invalid_params)?;
+    let lake = optional_path(p.lake.as_deref(), "lake").map_err(errors::invalid_params)?;
+    let output = optional_path(p.output.as_deref(), "output").map_err(errors::invalid_params)?;
     if p.timeout_seconds == Some(0) {
         return Err(errors::invalid_params("timeoutSeconds must be at least 1"));
     }

@@ -54,6 +54,11 @@ pub fn path_or_uri(text: &str, what: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// An optional path parameter: absent, or as [`path_or_uri`] takes it.
+pub fn optional_path(text: Option<&str>, what: &str) -> Result<Option<PathBuf>, String> {
+    text.map(|t| path_or_uri(t, what)).transpose()
+}
+
 fn strip_scheme(text: &str) -> Option<&str> {
     let (scheme, rest) = text.split_at_checked(5)?;
     scheme.eq_ignore_ascii_case("file:").then_some(rest)
