@@ -26,7 +26,8 @@ pub struct SynthParams {
 /// Events per declaration, on average.
 const EVENTS_PER_DECLARATION: u64 = 64;
 
-const TACTICS: [&str; 8] = [
+/// Tactic texts of the synthetic recordings (and of the benchmarks' inputs).
+pub const TACTICS: [&str; 8] = [
     "simp [Nat.add_comm]",
     "omega",
     "rw [Nat.add_comm]",
@@ -37,7 +38,8 @@ const TACTICS: [&str; 8] = [
     "apply Nat.le_of_lt_succ",
 ];
 
-const META: [(&str, &str); 5] = [
+/// `Meta` trace classes and texts of the synthetic recordings.
+pub const META: [(&str, &str); 5] = [
     ("Meta.isDefEq", "n + k =?= k + n"),
     ("Meta.synthInstance", "HAdd Nat Nat ?m"),
     ("Meta.Tactic.simp.rewrite", "Nat.add_comm:1000"),

@@ -17,29 +17,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use leanscope::interop::{self, Format, ImportOptions};
-use recording::synth::Rng;
+use recording::synth::{Rng, META, TACTICS};
 
 const TARGET_MB_PER_S: f64 = 150.0;
 const TARGET_PEAK_MB: f64 = 256.0;
-
-const TACTICS: [&str; 8] = [
-    "simp [Nat.add_comm]",
-    "omega",
-    "rw [Nat.add_comm]",
-    "induction n <;> simp_all",
-    "exact Nat.add_comm _ _",
-    "decide",
-    "simp only [Nat.add_zero, Nat.zero_add]",
-    "apply Nat.le_of_lt_succ",
-];
-
-const META: [(&str, &str); 5] = [
-    ("Meta.isDefEq", "n + k =?= k + n"),
-    ("Meta.synthInstance", "HAdd Nat Nat ?m"),
-    ("Meta.Tactic.simp.rewrite", "Nat.add_comm:1000"),
-    ("Meta.whnf", "Nat.succ n"),
-    ("Meta.isDefEq.delta", "Nat.add =?= Nat.add"),
-];
 
 fn us(ns: u64) -> String {
     format!("{}.{:03}", ns / 1000, ns % 1000)
