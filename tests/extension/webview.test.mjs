@@ -40,14 +40,14 @@ function resourceServer(getPanel) {
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, requests, origin: `http://127.0.0.1:${server.address().port}` })));
 }
 
-test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () => {
-  packagedSidecar();
-  const w = makeWorld();
-  let panel;
-  const res = await resourceServer(() => panel);
+/** The extension activated against the stand-in with webview resources
+ * served by `resourceServer`, and a headless Chromium to show its panel
+ * in; `h.panel` is the panel the page at `${h.res.origin}/page` shows. */
+async function webviewHarness(options = {}) {
+  const h = { panel: null };
+  const res = await resourceServer(() => h.panel);
   const x = activateExtension({
-    workspaceFolders: [w.project],
-    settings: { 'leanscope.thresholdMs': 1 },
+    ...options,
     stubOptions: {
       cspSource: res.origin,
       asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
@@ -59,6 +59,25 @@ test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () 
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     viewport: { width: 1400, height: 900 },
   });
+  return Object.assign(h, {
+    res, x, browser,
+    close: async () => {
+      await browser.close();
+      res.server.close();
+      await x.dispose();
+      fs.rmSync(browserDir, { recursive: true, force: true });
+    },
+  });
+}
+
+test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  const h = await webviewHarness({
+    workspaceFolders: [w.project],
+    settings: { 'leanscope.thresholdMs': 1 },
+  });
+  const { res, x, browser } = h;
   try {
     const file = w.file('Demo/Clean.lean');
     const editor = await x.test.openEditor(file);
@@ -68,7 +87,8 @@ test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () 
     // The CodeLens of double_add opens the viewer at it.
     const lens = x.test.codeLenses(editor.document).find((l) => l.command.arguments[0].declaration === 'Demo.Clean.double_add');
     await x.test.commands.get(lens.command.command)(...lens.command.arguments);
-    panel = x.test.panels[0];
+    const panel = x.test.panels[0];
+    h.panel = panel;
     assert.equal(panel.viewType, 'leanscope.viewer');
     assert.equal(panel.options.enableScripts, true);
     assert.deepEqual(panel.options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), path.dirname(result.recording)]);
@@ -136,10 +156,7 @@ test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () 
     fs.mkdirSync(out, { recursive: true });
     await page.screenshot({ path: path.join(out, 'webview.png') });
   } finally {
-    await browser.close();
-    res.server.close();
-    await x.dispose();
-    fs.rmSync(browserDir, { recursive: true, force: true });
+    await h.close();
     w.cleanup();
   }
 });
@@ -156,23 +173,13 @@ test('Open Recording… on a session folder shows the session in the webview', {
   const session = path.join(dir, 'session');
   const made = spawnSync(sessionWriter(), ['synth-session', '-o', session, '--files', '4', '--events', '300', '--fail-every', '0', '--error-every', '0'], { encoding: 'utf8' });
   assert.equal(made.status, 0, made.stderr);
-  let panel;
-  const res = await resourceServer(() => panel);
-  const x = activateExtension({
-    stubOptions: {
-      cspSource: res.origin,
-      asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
-    },
-  });
-  const browserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-chromium-'));
-  const browser = await chromium.launchPersistentContext(browserDir, {
-    executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const h = await webviewHarness({});
+  const { res, x, browser } = h;
   try {
     const target = await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(session));
     assert.deepEqual(target, { kind: 'session', file: path.join(session, 'session.json') });
-    panel = x.test.panels[0];
+    const panel = x.test.panels[0];
+    h.panel = panel;
     assert.deepEqual(panel.options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), session]);
     const page = await browser.newPage();
     await page.exposeBinding('__toHost', (_src, m) => panel.receive(m));
@@ -189,10 +196,7 @@ test('Open Recording… on a session folder shows the session in the webview', {
     assert.equal(files, 4, 'the four files of the session are listed');
     assert.equal(x.test.log.errors.length, 0, x.test.log.errors.join('\n'));
   } finally {
-    await browser.close();
-    res.server.close();
-    await x.dispose();
-    fs.rmSync(browserDir, { recursive: true, force: true });
+    await h.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -200,26 +204,16 @@ test('Open Recording… on a session folder shows the session in the webview', {
 test('Profile Folder opens its session in the webview; a declaration picked there opens in the editor', async () => {
   packagedSidecar();
   const w = makeWorld();
-  let panel;
-  const res = await resourceServer(() => panel);
-  const x = activateExtension({
+  const h = await webviewHarness({
     workspaceFolders: [w.project],
     settings: { 'leanscope.thresholdMs': 1 },
-    stubOptions: {
-      cspSource: res.origin,
-      asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
-    },
   });
-  const browserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-chromium-'));
-  const browser = await chromium.launchPersistentContext(browserDir, {
-    executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1400, height: 900 },
-  });
+  const { res, x, browser } = h;
   try {
     const out = await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo')));
     assert.ok(out, x.test.log.errors.join('\n'));
-    panel = x.test.panels.at(-1);
+    const panel = x.test.panels.at(-1);
+    h.panel = panel;
     assert.deepEqual(panel.options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), out.session]);
     const page = await browser.newPage();
     const consoleErrors = [];
@@ -255,10 +249,7 @@ test('Profile Folder opens its session in the webview; a declaration picked ther
     assert.deepEqual(x.test.log.errors, []);
     assert.deepEqual(x.test.log.warnings, []);
   } finally {
-    await browser.close();
-    res.server.close();
-    await x.dispose();
-    fs.rmSync(browserDir, { recursive: true, force: true });
+    await h.close();
     w.cleanup();
   }
 });
@@ -276,23 +267,12 @@ test('Compare with Baseline shows the Diff tab of the candidate session in the w
   const expected = JSON.parse(cli.stdout);
   const rows = expected.matched.length + expected.new.length + expected.missing.length;
   assert.ok(rows > 0 && rows < 500, `${rows} rows fit in one list`);
-  let panel;
-  const res = await resourceServer(() => panel);
-  const x = activateExtension({
-    stubOptions: {
-      cspSource: res.origin,
-      asWebviewUri: (uri) => ({ scheme: 'http', path: `/vscode-resource${uri.path}`, toString: () => `${res.origin}/vscode-resource${encodeURI(uri.path)}` }),
-    },
-  });
-  const browserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-chromium-'));
-  const browser = await chromium.launchPersistentContext(browserDir, {
-    executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1400, height: 900 },
-  });
+  const h = await webviewHarness({});
+  const { res, x, browser } = h;
   try {
     await x.test.commands.get('leanscope.openRecording')(x.vscode.Uri.file(cand));
-    panel = x.test.panels.at(-1);
+    const panel = x.test.panels.at(-1);
+    h.panel = panel;
     const page = await browser.newPage();
     const consoleErrors = [];
     page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
@@ -330,10 +310,7 @@ test('Compare with Baseline shows the Diff tab of the candidate session in the w
     assert.equal(reveal.declaration, first.name);
     assert.deepEqual(await page.evaluate(() => window.__violations || []), [], 'no CSP violation');
   } finally {
-    await browser.close();
-    res.server.close();
-    await x.dispose();
-    fs.rmSync(browserDir, { recursive: true, force: true });
+    await h.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
