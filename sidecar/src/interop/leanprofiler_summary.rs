@@ -6,7 +6,6 @@
 //! `0..n`, rows adding up to the timings, shares, event limits). Errors
 //! name the JSON path of the offending value.
 
-use recording::model::Stats;
 use recording::summary::{
     LeanProfilerCounters, LeanProfilerKey, Summary, SummaryIssue, SummaryKey, SummaryKind,
     SummaryRow,
@@ -155,16 +154,7 @@ pub fn parse(v: &Value) -> Result<Summary> {
         };
         rows.push(SummaryRow {
             key: SummaryKey::LeanProfiler(key),
-            stats: Stats {
-                count: s.nat(&p, o, "calls")?,
-                total_ns: s.nat(&p, o, "total_ns")?,
-                self_ns: s.nat(&p, o, "self_ns")?,
-                min_ns: s.nat(&p, o, "min_ns")?,
-                mean_ns: s.nat(&p, o, "mean_ns")?,
-                median_ns: s.nat(&p, o, "median_ns")?,
-                p95_ns: s.nat(&p, o, "p95_ns")?,
-                max_ns: s.nat(&p, o, "max_ns")?,
-            },
+            stats: s.stats(&p, o)?,
             share_permille: s.nat(&p, o, "share_permille")?,
             counters: Some(LeanProfilerCounters {
                 total_heartbeats: s.nat(&p, o, "total_heartbeats")?,

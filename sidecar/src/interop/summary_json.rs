@@ -163,6 +163,20 @@ impl Strict {
         })
     }
 
+    /// A row's statistics, the same fields in both summary formats.
+    pub fn stats(&self, path: &str, obj: &Map<String, Value>) -> Result<Stats> {
+        Ok(Stats {
+            count: self.nat(path, obj, "calls")?,
+            total_ns: self.nat(path, obj, "total_ns")?,
+            self_ns: self.nat(path, obj, "self_ns")?,
+            min_ns: self.nat(path, obj, "min_ns")?,
+            mean_ns: self.nat(path, obj, "mean_ns")?,
+            median_ns: self.nat(path, obj, "median_ns")?,
+            p95_ns: self.nat(path, obj, "p95_ns")?,
+            max_ns: self.nat(path, obj, "max_ns")?,
+        })
+    }
+
     pub fn int(&self, path: &str, obj: &Map<String, Value>, key: &str) -> Result<i64> {
         let v = &obj[key];
         v.as_i64().ok_or_else(|| {
@@ -334,16 +348,7 @@ pub fn parse(v: &Value) -> Result<Summary> {
         };
         rows.push(SummaryRow {
             key: SummaryKey::Leanscope(key),
-            stats: Stats {
-                count: s.nat(&p, o, "calls")?,
-                total_ns: s.nat(&p, o, "total_ns")?,
-                self_ns: s.nat(&p, o, "self_ns")?,
-                min_ns: s.nat(&p, o, "min_ns")?,
-                mean_ns: s.nat(&p, o, "mean_ns")?,
-                median_ns: s.nat(&p, o, "median_ns")?,
-                p95_ns: s.nat(&p, o, "p95_ns")?,
-                max_ns: s.nat(&p, o, "max_ns")?,
-            },
+            stats: s.stats(&p, o)?,
             share_permille: s.nat(&p, o, "share_permille")?,
             counters: None,
         });
