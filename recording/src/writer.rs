@@ -110,6 +110,13 @@ impl Interner {
         id
     }
 
+    /// Room for `strings` more strings of `bytes` bytes in all.
+    fn reserve(&mut self, strings: usize, bytes: usize) {
+        self.arena.reserve(bytes);
+        self.spans.reserve(strings);
+        self.by_hash.reserve(strings);
+    }
+
     fn push(&mut self, s: &str) -> u32 {
         let id = self.spans.len() as u32;
         self.spans.push((self.arena.len(), s.len()));
@@ -256,6 +263,12 @@ impl<W: Write> Encoder<W> {
     /// Number of events pushed so far.
     pub fn event_count(&self) -> u64 {
         self.events
+    }
+
+    /// Makes room for about `strings` more distinct strings of `string_bytes` bytes in all,
+    /// so that a writer that knows its input's size does not grow its tables step by step.
+    pub fn reserve(&mut self, strings: usize, string_bytes: usize) {
+        self.strings.reserve(strings, string_bytes);
     }
 
     /// Appends one event and returns its index.
@@ -608,6 +621,11 @@ impl RecordingWriter {
 
     pub fn event_count(&self) -> u64 {
         self.encoder.event_count()
+    }
+
+    /// See [`Encoder::reserve`].
+    pub fn reserve(&mut self, strings: usize, string_bytes: usize) {
+        self.encoder.reserve(strings, string_bytes);
     }
 
     /// Finishes and publishes the file; returns the target path.

@@ -1,5 +1,9 @@
 //! Events from Lean's timed trace tree (`-Dtrace.profiler.output`), with
 //! real start and stop times and thread ids.
+//!
+//! A profile can hold hundreds of thousands of nodes, so its events are not
+//! collected: [`plan`] works out what the recording's header needs first,
+//! then [`events`] hands the events one by one to the writer.
 
 use std::collections::HashMap;
 
@@ -15,7 +19,16 @@ const FRONTEND_CLASS: &str = "runFrontend";
 /// Lean's node for asynchronous proof elaboration: `elaborating proof of NAME`.
 const ASYNC_PREFIX: &str = "elaborating proof of ";
 
-pub fn build<'p>(profile: &'p FirefoxProfile, placer: &mut Placer<'_>) -> Built<'p> {
+/// The order threads are written in, and the clock's zero.
+pub struct Plan<'p> {
+    threads: Vec<&'p ProfileThread>,
+    /// The first recorded time: 0 on the recording's clock.
+    origin: u64,
+}
+
+/// What the recording's header needs (threads, clock, Lean's elapsed time), with no events
+/// yet, and the plan [`events`] follows.
+pub fn plan(profile: &FirefoxProfile) -> (Built<'static>, Plan<'_>) {
     let mut order: Vec<&ProfileThread> = profile.threads.iter().collect();
     // The main thread first: asynchronous proofs link to its commands.
     order.sort_by_key(|t| {
@@ -37,11 +50,7 @@ pub fn build<'p>(profile: &'p FirefoxProfile, placer: &mut Placer<'_>) -> Built<
                 .into(),
         ..Built::default()
     };
-    built.events.reserve(profile.node_count());
-    placer.reserve(profile.node_count());
-    // Declaration name → the command event that declared it.
-    let mut commands_by_decl: HashMap<String, u32> = HashMap::new();
-    for (t_index, thread) in order.iter().enumerate() {
+    for thread in &order {
         built.threads.push(Thread {
             id: thread.name.parse().unwrap_or(0),
             name: if thread.is_main_thread {
@@ -50,8 +59,37 @@ pub fn build<'p>(profile: &'p FirefoxProfile, placer: &mut Placer<'_>) -> Built<
                 format!("worker {}", thread.name)
             },
         });
-        // Profile node id → event index, for parents.
-        let mut index_of: Vec<u32> = Vec::with_capacity(thread.nodes().len());
+        if thread.is_main_thread {
+            // the last frontend root on a main thread is the file's elapsed time
+            for id in thread.roots() {
+                if split_node_name(thread.name_of(id)).0 == FRONTEND_CLASS {
+                    let node = &thread.nodes()[id];
+                    built.elapsed_ns = Some(node.end_ns - node.start_ns);
+                }
+            }
+        }
+    }
+    let plan = Plan {
+        threads: order,
+        origin,
+    };
+    (built, plan)
+}
+
+/// Hands every node of the profile, as an event, to `emit`, in the plan's thread order, parents
+/// before children; stops at `emit`'s first error. Returns the number of events.
+pub fn events<'p, E>(
+    plan: &Plan<'p>,
+    placer: &mut Placer<'_>,
+    emit: &mut dyn FnMut(Event<'p>) -> Result<(), E>,
+) -> Result<u64, E> {
+    placer.reserve(plan.threads.iter().map(|t| t.nodes().len()).sum());
+    let mut count = 0u64;
+    // Declaration name → the command event that declared it.
+    let mut commands_by_decl: HashMap<String, u32> = HashMap::new();
+    for (t_index, thread) in plan.threads.iter().enumerate() {
+        // Profile node id → (event index, whether it is the frontend's node), for parents.
+        let mut index_of: Vec<(u32, bool)> = Vec::with_capacity(thread.nodes().len());
         for (id, node) in thread.nodes().iter().enumerate() {
             let (class, tag, text) = split_node_name(thread.name_of(id));
             let label = if text.is_empty() {
@@ -61,13 +99,8 @@ pub fn build<'p>(profile: &'p FirefoxProfile, placer: &mut Placer<'_>) -> Built<
             };
             let parent = thread.parent(id).map(|p| index_of[p]);
             let (parent, placement) = match parent {
-                Some(p)
-                    if class == "Elab.command"
-                        && built.events[p as usize].class == FRONTEND_CLASS =>
-                {
-                    (Some(p), placer.place_command(text))
-                }
-                Some(p) => (Some(p), placer.place_child(Some(p), class, text)),
+                Some((p, true)) if class == "Elab.command" => (Some(p), placer.place_command(text)),
+                Some((p, _)) => (Some(p), placer.place_child(Some(p), class, text)),
                 None if class == "Elab.command" => (None, placer.place_command(text)),
                 None => match text.strip_prefix(ASYNC_PREFIX) {
                     // An asynchronous proof: linked to its command on the
@@ -80,27 +113,25 @@ pub fn build<'p>(profile: &'p FirefoxProfile, placer: &mut Placer<'_>) -> Built<
                 },
             };
             let range = placer.record(&placement);
-            let index = built.events.len() as u32;
+            let index = count as u32;
             if class == "Elab.command" {
                 if let Some(d) = placement.span.and_then(|(s, _)| placer.declaration_at(s)) {
                     commands_by_decl.insert(d.name.clone(), index);
                 }
             }
-            if class == FRONTEND_CLASS && parent.is_none() && thread.is_main_thread {
-                built.elapsed_ns = Some(node.end_ns - node.start_ns);
-            }
-            built.events.push(Event {
+            emit(Event {
                 parent,
                 class: class.into(),
                 label: label.into(),
-                start_ns: node.start_ns - origin,
+                start_ns: node.start_ns - plan.origin,
                 duration_ns: node.end_ns - node.start_ns,
                 thread: t_index as u32,
                 range,
                 range_kind: placement.kind,
-            });
-            index_of.push(index);
+            })?;
+            count += 1;
+            index_of.push((index, class == FRONTEND_CLASS));
         }
     }
-    built
+    Ok(count)
 }

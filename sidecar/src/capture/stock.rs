@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use recording::{CaptureMode, CaptureStatus, Header, NewEvent, RecordingWriter, Severity};
 
 use super::declarations;
-use super::events::Built;
+use super::events::Event;
 use super::from_messages;
 use super::from_profile;
 use super::lean_output::firefox_profile::parse_firefox_profile_file;
@@ -133,23 +133,33 @@ pub fn capture(
     } else {
         None
     };
-    let mut built = if let Some(profile) = &profile {
-        from_profile::build(profile, &mut placer)
-    } else if from_messages::has_traces(&messages) {
-        let mut b = from_messages::from_traces(&messages, &mut placer);
-        if use_profile {
-            b.notes
-                .push("Lean wrote no timed trace; times come from its trace messages".into());
+    // A profile's events go straight to the writer (see `from_profile`); the
+    // other sources are small and collected first.
+    let (mut built, plan) = match &profile {
+        Some(profile) => {
+            let (built, plan) = from_profile::plan(profile);
+            (built, Some(plan))
         }
-        b
-    } else {
-        let mut b = from_messages::from_took_lines(&messages, &report.took, &mut placer);
-        b.notes.push(if has_errors {
-            "Lean wrote no timed trace because the file has errors; times are the profiler's per-command totals".into()
-        } else {
-            "Lean wrote no timed trace; times are the profiler's per-command totals".into()
-        });
-        b
+        None => {
+            let built = if from_messages::has_traces(&messages) {
+                let mut b = from_messages::from_traces(&messages, &mut placer);
+                if use_profile {
+                    b.notes.push(
+                        "Lean wrote no timed trace; times come from its trace messages".into(),
+                    );
+                }
+                b
+            } else {
+                let mut b = from_messages::from_took_lines(&messages, &report.took, &mut placer);
+                b.notes.push(if has_errors {
+                    "Lean wrote no timed trace because the file has errors; times are the profiler's per-command totals".into()
+                } else {
+                    "Lean wrote no timed trace; times are the profiler's per-command totals".into()
+                });
+                b
+            };
+            (built, None)
+        }
     };
     if !use_profile {
         built.notes.push(format!(
@@ -200,14 +210,30 @@ pub fn capture(
         }
     };
     progress(Progress::Writing { path: out.clone() });
-    let path = write(&out, &header, &built)
-        .map_err(|e| CaptureError::Write(out.display().to_string(), e))?;
+    let written = match (&plan, &profile) {
+        (Some(plan), Some(profile)) => write(
+            &out,
+            &header,
+            (profile.node_count(), profile.name_bytes()),
+            |emit| from_profile::events(plan, &mut placer, emit),
+        ),
+        _ => {
+            let collected = std::mem::take(&mut built.events);
+            let label_bytes = collected.iter().map(|e| e.label.len()).sum();
+            write(&out, &header, (collected.len(), label_bytes), |emit| {
+                let count = collected.len() as u64;
+                collected.into_iter().try_for_each(emit)?;
+                Ok(count)
+            })
+        }
+    };
+    let (path, events) = written.map_err(|e| CaptureError::Write(out.display().to_string(), e))?;
     Ok(CaptureResult {
         recording: path,
         status,
         module,
         lean_version: version.version,
-        events: built.events.len() as u64,
+        events,
         declarations: decls.len(),
         errors: header
             .diagnostics
@@ -238,13 +264,21 @@ fn self_cpu_ns() -> u64 {
     ns(usage.ru_utime) + ns(usage.ru_stime)
 }
 
-fn write(
+/// Writes a recording of the events `events` hands to its `emit` (returning their count);
+/// `size` is (events, bytes of their labels) as far as known beforehand. Returns the path and
+/// the number of events.
+fn write<'e>(
     out: &Path,
     header: &Header,
-    built: &Built<'_>,
-) -> Result<PathBuf, recording::RecordingError> {
+    size: (usize, usize),
+    events: impl FnOnce(
+        &mut dyn FnMut(Event<'e>) -> Result<(), recording::RecordingError>,
+    ) -> Result<u64, recording::RecordingError>,
+) -> Result<(PathBuf, u64), recording::RecordingError> {
     let mut w = RecordingWriter::create(out, header)?;
-    for e in &built.events {
+    // Each event brings at most one new label (and, rarely, a new class).
+    w.reserve(size.0, size.1);
+    let count = events(&mut |e| {
         w.push(&NewEvent {
             parent: e.parent,
             class: &e.class,
@@ -254,9 +288,10 @@ fn write(
             thread: e.thread,
             range: e.range,
             range_kind: e.range_kind,
-        })?;
-    }
-    w.finish()
+        })
+        .map(drop)
+    })?;
+    Ok((w.finish()?, count))
 }
 
 fn lean_version(lake: &Path, root: &Path, opts: &RunOptions) -> Result<LeanVersion, CaptureError> {

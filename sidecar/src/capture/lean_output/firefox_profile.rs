@@ -53,6 +53,11 @@ impl FirefoxProfile {
     pub fn node_count(&self) -> usize {
         self.threads.iter().map(|t| t.nodes.len()).sum()
     }
+
+    /// Bytes of all node names over all threads.
+    pub fn name_bytes(&self) -> usize {
+        self.threads.iter().map(|t| t.names.text.len()).sum()
+    }
 }
 
 /// One thread: its name (the module name for Lean's main thread, an OS thread id for the
@@ -100,7 +105,6 @@ impl ProfileThread {
     }
 
     /// Ids of the top-level nodes.
-    #[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
     pub fn roots(&self) -> NodeSiblings<'_> {
         NodeSiblings {
             nodes: &self.nodes,
