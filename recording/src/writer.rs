@@ -10,6 +10,7 @@ use flatbuffers::FlatBufferBuilder;
 
 use crate::error::{RecordingError, Result};
 use crate::generated as fb;
+use crate::interner::Interner;
 use crate::limits::{BATCH_EVENTS, MAX_EVENTS, MAX_SOURCE_BYTES, MAX_THREADS, MAX_TIME_NS};
 use crate::types::{sha256_hex, Header, RangeKind, SourceRange};
 use crate::varint::{put_i64, put_u64};
@@ -69,82 +70,6 @@ impl Batch {
     }
 }
 
-/// Interned strings, all in one arena (no allocation per string), found
-/// by a 64-bit hash computed once per lookup.
-#[derive(Default)]
-struct Interner {
-    arena: String,
-    /// (offset, length) of each string in the arena; the index is its id.
-    spans: Vec<(usize, usize)>,
-    by_hash: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
-    /// Strings whose hash another string already has (vanishingly rare).
-    collisions: HashMap<String, u32>,
-}
-
-impl Interner {
-    fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    fn get(&self, id: u32) -> &str {
-        let (at, len) = self.spans[id as usize];
-        &self.arena[at..at + len]
-    }
-
-    fn intern(&mut self, s: &str) -> u32 {
-        let h = hash_str(s);
-        match self.by_hash.get(&h) {
-            Some(&id) if self.get(id) == s => return id,
-            Some(_) => {
-                if let Some(&id) = self.collisions.get(s) {
-                    return id;
-                }
-                let id = self.push(s);
-                self.collisions.insert(s.to_owned(), id);
-                return id;
-            }
-            None => {}
-        }
-        let id = self.push(s);
-        self.by_hash.insert(h, id);
-        id
-    }
-
-    /// Room for `strings` more strings of `bytes` bytes in all.
-    fn reserve(&mut self, strings: usize, bytes: usize) {
-        self.arena.reserve(bytes);
-        self.spans.reserve(strings);
-        self.by_hash.reserve(strings);
-    }
-
-    fn push(&mut self, s: &str) -> u32 {
-        let id = self.spans.len() as u32;
-        self.spans.push((self.arena.len(), s.len()));
-        self.arena.push_str(s);
-        id
-    }
-}
-
-/// A hasher for keys that already are good 64-bit hashes.
-#[derive(Default)]
-struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
 /// A cheap hasher for small keys made of integers (source ranges): one
 /// multiply-rotate per word, as in rustc's FxHash. Not DoS-resistant, which
 /// the writer does not need (its keys come from the producer, not a peer).
@@ -185,27 +110,6 @@ impl Hasher for WordHasher {
     fn write_usize(&mut self, v: usize) {
         self.add(v as u64);
     }
-}
-
-/// A fast, well-mixed 64-bit string hash (8 bytes at a time, then
-/// MurmurHash3's avalanche step).
-fn hash_str(s: &str) -> u64 {
-    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ s.len() as u64;
-    let mut chunks = s.as_bytes().chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        h = (h ^ w).wrapping_mul(0xff51_afd7_ed55_8ccd).rotate_left(29);
-    }
-    let mut last = 0u64;
-    for (i, &b) in chunks.remainder().iter().enumerate() {
-        last |= u64::from(b) << (8 * i);
-    }
-    h = (h ^ last).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
 }
 
 /// Encodes a recording into any `Write`, streaming: events are buffered in
@@ -269,6 +173,12 @@ impl<W: Write> Encoder<W> {
     /// so that a writer that knows its input's size does not grow its tables step by step.
     pub fn reserve(&mut self, strings: usize, string_bytes: usize) {
         self.strings.reserve(strings, string_bytes);
+    }
+
+    /// Tells the encoder that a string (an event's label) will be pushed soon, so that it can
+    /// start fetching what looking it up will need. Only a hint: it changes no output.
+    pub fn upcoming(&self, s: &str) {
+        self.strings.prefetch(s);
     }
 
     /// Appends one event and returns its index.
@@ -623,6 +533,11 @@ impl RecordingWriter {
         self.encoder.event_count()
     }
 
+    /// See [`Encoder::upcoming`].
+    pub fn upcoming(&self, s: &str) {
+        self.encoder.upcoming(s);
+    }
+
     /// See [`Encoder::reserve`].
     pub fn reserve(&mut self, strings: usize, string_bytes: usize) {
         self.encoder.reserve(strings, string_bytes);
@@ -656,23 +571,4 @@ pub fn encode_to_vec<'a>(
         enc.push(&ev)?;
     }
     enc.finish()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn interner_keeps_ids_stable_and_survives_hash_collisions() {
-        let mut i = Interner::default();
-        assert_eq!((i.intern("a"), i.intern("bb"), i.intern("a")), (0, 1, 0));
-        // Make "ccc" collide with "a": the table must still tell them apart.
-        i.by_hash.insert(hash_str("ccc"), 0);
-        assert_eq!(i.intern("ccc"), 2);
-        assert_eq!(i.intern("ccc"), 2);
-        assert_eq!(i.intern("a"), 0);
-        assert_eq!((i.get(0), i.get(1), i.get(2)), ("a", "bb", "ccc"));
-        assert_ne!(hash_str("ab"), hash_str("ba"));
-        assert_ne!(hash_str(""), hash_str("\0"));
-    }
 }

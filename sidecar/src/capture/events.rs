@@ -30,6 +30,25 @@ pub struct Built<'a> {
     pub notes: Vec<String>,
 }
 
+/// Where events go as they are made.
+pub trait EventSink<'a> {
+    type Error;
+
+    fn push(&mut self, event: Event<'a>) -> Result<(), Self::Error>;
+
+    /// A label that a push soon will carry: a hint (see `RecordingWriter::upcoming`).
+    fn upcoming(&mut self, _label: &str) {}
+}
+
+/// An event's label from its node name's parts: the text, else the tag, else the class.
+pub fn node_label<'a>((class, tag, text): (&'a str, Option<&'a str>, &'a str)) -> &'a str {
+    if text.is_empty() {
+        tag.unwrap_or(class)
+    } else {
+        text
+    }
+}
+
 /// Splits a trace node name `CLASS[: TAG][: TEXT]` into its parts. A tag is
 /// a single name (no spaces), as Lean's syntax kinds are; anything else
 /// after the class is text.

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use recording::{ClockKind, Thread};
 
-use super::events::{split_node_name, Built, Event};
+use super::events::{node_label, split_node_name, Built, Event, EventSink};
 use super::lean_output::firefox_profile::{FirefoxProfile, ProfileThread};
 use super::placer::{Placement, Placer};
 
@@ -76,13 +76,16 @@ pub fn plan(profile: &FirefoxProfile) -> (Built<'static>, Plan<'_>) {
     (built, plan)
 }
 
-/// Hands every node of the profile, as an event, to `emit`, in the plan's thread order, parents
-/// before children; stops at `emit`'s first error. Returns the number of events.
-pub fn events<'p, E>(
+/// How far ahead [`events`] announces labels to its sink.
+const LOOKAHEAD: usize = 8;
+
+/// Hands every node of the profile, as an event, to `sink`, in the plan's thread order, parents
+/// before children; stops at the sink's first error. Returns the number of events.
+pub fn events<'p, S: EventSink<'p>>(
     plan: &Plan<'p>,
     placer: &mut Placer<'_>,
-    emit: &mut dyn FnMut(Event<'p>) -> Result<(), E>,
-) -> Result<u64, E> {
+    sink: &mut S,
+) -> Result<u64, S::Error> {
     placer.reserve(plan.threads.iter().map(|t| t.nodes().len()).sum());
     let mut count = 0u64;
     // Declaration name → the command event that declared it.
@@ -90,13 +93,13 @@ pub fn events<'p, E>(
     for (t_index, thread) in plan.threads.iter().enumerate() {
         // Profile node id → (event index, whether it is the frontend's node), for parents.
         let mut index_of: Vec<(u32, bool)> = Vec::with_capacity(thread.nodes().len());
-        for (id, node) in thread.nodes().iter().enumerate() {
-            let (class, tag, text) = split_node_name(thread.name_of(id));
-            let label = if text.is_empty() {
-                tag.unwrap_or(class)
-            } else {
-                text
-            };
+        let nodes = thread.nodes();
+        for (id, node) in nodes.iter().enumerate() {
+            if id + LOOKAHEAD < nodes.len() {
+                sink.upcoming(node_label(split_node_name(thread.name_of(id + LOOKAHEAD))));
+            }
+            let parts @ (class, _, text) = split_node_name(thread.name_of(id));
+            let label = node_label(parts);
             let parent = thread.parent(id).map(|p| index_of[p]);
             let (parent, placement) = match parent {
                 Some((p, true)) if class == "Elab.command" => (Some(p), placer.place_command(text)),
@@ -119,7 +122,7 @@ pub fn events<'p, E>(
                     commands_by_decl.insert(d.name.clone(), index);
                 }
             }
-            emit(Event {
+            sink.push(Event {
                 parent,
                 class: class.into(),
                 label: label.into(),

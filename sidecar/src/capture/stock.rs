@@ -5,10 +5,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use recording::{CaptureMode, CaptureStatus, Header, NewEvent, RecordingWriter, Severity};
+use recording::{
+    CaptureMode, CaptureStatus, Header, NewEvent, RecordingError, RecordingWriter, Severity,
+};
 
 use super::declarations;
-use super::events::Event;
+use super::events::{Event, EventSink};
 use super::from_messages;
 use super::from_profile;
 use super::lean_output::firefox_profile::parse_firefox_profile_file;
@@ -215,14 +217,14 @@ pub fn capture(
             &out,
             &header,
             (profile.node_count(), profile.name_bytes()),
-            |emit| from_profile::events(plan, &mut placer, emit),
+            |sink| from_profile::events(plan, &mut placer, sink),
         ),
         _ => {
             let collected = std::mem::take(&mut built.events);
             let label_bytes = collected.iter().map(|e| e.label.len()).sum();
-            write(&out, &header, (collected.len(), label_bytes), |emit| {
+            write(&out, &header, (collected.len(), label_bytes), |sink| {
                 let count = collected.len() as u64;
-                collected.into_iter().try_for_each(emit)?;
+                collected.into_iter().try_for_each(|e| sink.push(e))?;
                 Ok(count)
             })
         }
@@ -264,34 +266,46 @@ fn self_cpu_ns() -> u64 {
     ns(usage.ru_utime) + ns(usage.ru_stime)
 }
 
-/// Writes a recording of the events `events` hands to its `emit` (returning their count);
+/// Writes a recording of the events `events` hands to its sink (returning their count);
 /// `size` is (events, bytes of their labels) as far as known beforehand. Returns the path and
 /// the number of events.
-fn write<'e>(
+fn write(
     out: &Path,
     header: &Header,
     size: (usize, usize),
-    events: impl FnOnce(
-        &mut dyn FnMut(Event<'e>) -> Result<(), recording::RecordingError>,
-    ) -> Result<u64, recording::RecordingError>,
-) -> Result<(PathBuf, u64), recording::RecordingError> {
-    let mut w = RecordingWriter::create(out, header)?;
+    events: impl FnOnce(&mut Writer) -> Result<u64, RecordingError>,
+) -> Result<(PathBuf, u64), RecordingError> {
+    let mut w = Writer(RecordingWriter::create(out, header)?);
     // Each event brings at most one new label (and, rarely, a new class).
-    w.reserve(size.0, size.1);
-    let count = events(&mut |e| {
-        w.push(&NewEvent {
-            parent: e.parent,
-            class: &e.class,
-            label: &e.label,
-            start_ns: e.start_ns,
-            duration_ns: e.duration_ns,
-            thread: e.thread,
-            range: e.range,
-            range_kind: e.range_kind,
-        })
-        .map(drop)
-    })?;
-    Ok((w.finish()?, count))
+    w.0.reserve(size.0, size.1);
+    let count = events(&mut w)?;
+    Ok((w.0.finish()?, count))
+}
+
+/// The recording writer as the sink of a capture's events.
+struct Writer(RecordingWriter);
+
+impl EventSink<'_> for Writer {
+    type Error = RecordingError;
+
+    fn push(&mut self, e: Event<'_>) -> Result<(), RecordingError> {
+        self.0
+            .push(&NewEvent {
+                parent: e.parent,
+                class: &e.class,
+                label: &e.label,
+                start_ns: e.start_ns,
+                duration_ns: e.duration_ns,
+                thread: e.thread,
+                range: e.range,
+                range_kind: e.range_kind,
+            })
+            .map(drop)
+    }
+
+    fn upcoming(&mut self, label: &str) {
+        self.0.upcoming(label);
+    }
 }
 
 fn lean_version(lake: &Path, root: &Path, opts: &RunOptions) -> Result<LeanVersion, CaptureError> {
