@@ -531,7 +531,11 @@
       e.reported = true;
       throw e;
     }
-    debug.fileLoads.push({ file: k, ms: performance.now() - t0, events: fs.events });
+    // ms: streamed and ready for queries; viewMs: the file's view (source,
+    // line bars, declarations) shown; firstTimelineMs: its first timeline
+    // draw (which builds the timeline index).
+    const load = { file: k, ms: performance.now() - t0, events: fs.events, viewMs: null, firstTimelineMs: null };
+    debug.fileLoads.push(load);
     showBanner('', false);
     state.summary = summary;
     state.file = k;
@@ -563,7 +567,9 @@
     renderDetails(null);
     renderCrumbs();
     await renderList();
-    timeline.reset();
+    load.viewMs = performance.now() - t0;
+    const drawn = timeline.reset();
+    if (drawn) drawn.then((ms) => { load.firstTimelineMs = ms; }, () => {});
     writeHash();
   }
 

@@ -31,11 +31,12 @@ pub struct TimeRow {
 /// For each declaration of the header, in order, its time (or `None`).
 pub fn declaration_times(rec: &Recording) -> Vec<Option<TimeRow>> {
     let decls = &rec.header.declarations;
-    let owner = DeclarationIndex::new(rec);
+    // Events share ranges: find each range's declaration once.
+    let owner = DeclarationIndex::new(rec).owners_of_ranges();
     let mut events: Vec<Vec<u32>> = vec![Vec::new(); decls.len()];
-    for i in 0..rec.len() as u32 {
-        if let Some(d) = rec.range(i).and_then(|r| owner.find(&r)) {
-            events[d].push(i);
+    for (i, &r) in rec.events.range.iter().enumerate() {
+        if let Some(&Some(d)) = owner.get(r as usize) {
+            events[d as usize].push(i as u32);
         }
     }
     let mut scratch = Vec::new();
@@ -97,6 +98,15 @@ impl<'a> DeclarationIndex<'a> {
             .take(4)
             .copied()
             .find(|&d| decls[d].range.contains(r))
+    }
+
+    /// The declaration of each of the recording's ranges (by range id).
+    pub(crate) fn owners_of_ranges(&self) -> Vec<Option<u32>> {
+        self.rec
+            .ranges
+            .iter()
+            .map(|r| self.find(r).map(|d| d as u32))
+            .collect()
     }
 
     pub(crate) fn find_event(&self, i: u32) -> Option<usize> {
