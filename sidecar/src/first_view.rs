@@ -37,9 +37,9 @@ mod tests {
         "leanVersions":[],"startedUnixMs":0,"status":"complete",
         "counts":{"planned":2,"completed":1,"failed":1},"indexBytes":0,"nextCapture":2,
         "files":[
-          {"path":"A/B.lean","module":"A.B","status":"ok","capture":1,"recording":"r/1.lsrec",
+          {"id":0,"path":"A/B.lean","module":"A.B","status":"ok","capture":1,"recording":"r/1.lsrec",
            "elapsedMs":12.5,"tracedMs":10,"events":4,"declarations":1},
-          {"path":"A/C.lean","module":"A.C","status":"failed","error":"boom"}]}"#;
+          {"id":1,"path":"A/C.lean","module":"A.C","status":"failed","error":"boom"}]}"#;
 
     #[test]
     fn first_view_is_the_viewer_models_summary_and_root_folder() {
