@@ -13,6 +13,7 @@ pub mod limits;
 pub mod model;
 pub mod reader;
 pub mod session;
+pub mod source_check;
 pub mod summary;
 pub mod synth;
 pub mod types;

@@ -9,6 +9,7 @@ use flatbuffers::VerifierOptions;
 use crate::error::{RecordingError, Result};
 use crate::generated as fb;
 use crate::limits::*;
+use crate::source_check::{source_mismatch, SourceCheck};
 use crate::types::*;
 use crate::varint::{Column, ColumnError};
 use crate::{END_MAGIC, MAGIC, SCHEMA_VERSION, TRAILER_LEN};
@@ -101,7 +102,7 @@ struct Tables {
     events: u64,
 }
 
-fn decode_header(chunk: fb::Chunk<'_>, index: usize) -> Result<Header> {
+fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Result<Header> {
     let h = chunk
         .body_as_header()
         .ok_or_else(|| RecordingError::UnexpectedChunk {
@@ -139,10 +140,8 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize) -> Result<Header> {
     }
     let sha_bytes = h.source_sha256().map(|v| v.bytes()).unwrap_or_default();
     let source_sha256: String = sha_bytes.iter().map(|b| format!("{b:02x}")).collect();
-    if source_sha256 != sha256_hex(source_text.as_bytes()) {
-        return Err(RecordingError::Invalid(
-            "the embedded source text does not match its SHA-256".into(),
-        ));
+    if check == SourceCheck::Reader && source_sha256 != sha256_hex(source_text.as_bytes()) {
+        return Err(source_mismatch());
     }
     Ok(Header {
         schema_version: version,
@@ -493,6 +492,7 @@ pub struct StreamDecoder {
     pending_footer: Option<FooterInfo>,
     /// The chunks read so far, to check the footer's index against.
     seen: Vec<ChunkInfo>,
+    source_check: SourceCheck,
 }
 
 impl Default for StreamDecoder {
@@ -514,6 +514,16 @@ impl StreamDecoder {
             seen_any: false,
             pending_footer: None,
             seen: Vec::new(),
+            source_check: SourceCheck::Reader,
+        }
+    }
+
+    /// A decoder that leaves the check of the source text against its
+    /// SHA-256 to the caller (see [`crate::source_check`]).
+    pub fn leaving_source_check_to_caller() -> Self {
+        StreamDecoder {
+            source_check: SourceCheck::ByCaller,
+            ..Self::new()
         }
     }
 
@@ -615,7 +625,7 @@ impl StreamDecoder {
                     }
                     match self.stage {
                         Stage::Header => {
-                            let header = decode_header(chunk, index)?;
+                            let header = decode_header(chunk, index, self.source_check)?;
                             self.seen.push(ChunkInfo {
                                 offset,
                                 length: len as u32,
@@ -868,7 +878,11 @@ impl<'a> RecordingFile<'a> {
             .filter(|c| c.is_header)
             .ok_or_else(|| RecordingError::Invalid("the footer lists no header chunk".into()))?;
         let header_bytes = chunk_at(bytes, first.offset, tail, 0)?;
-        let header = decode_header(verify(header_bytes, 0, first.offset)?, 0)?;
+        let header = decode_header(
+            verify(header_bytes, 0, first.offset)?,
+            0,
+            SourceCheck::Reader,
+        )?;
         Ok(RecordingFile {
             bytes,
             header,

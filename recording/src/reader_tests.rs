@@ -421,6 +421,40 @@ fn source_text_that_does_not_match_its_hash() {
     );
 }
 
+/// Decodes `bytes` with a decoder that leaves the source check to us.
+fn header_left_unchecked(bytes: &[u8]) -> Header {
+    let mut dec = StreamDecoder::leaving_source_check_to_caller();
+    dec.feed(bytes);
+    let mut header = None;
+    while let Some(item) = dec.next_item().unwrap() {
+        if let Item::Header(h) = item {
+            header = Some(*h);
+        }
+    }
+    dec.finish().unwrap();
+    header.unwrap()
+}
+
+#[test]
+fn source_check_left_to_the_caller_still_refuses_a_mismatch() {
+    use crate::source_check::check_source_digest;
+    let mut b = good();
+    let h = header_left_unchecked(&b);
+    check_source_digest(&h, None).unwrap();
+    check_source_digest(&h, Some(&h.source_sha256.to_uppercase())).unwrap();
+    let needle = b"trivial";
+    let at = b.windows(needle.len()).position(|w| w == needle).unwrap();
+    b[at] = b'T';
+    let h = header_left_unchecked(&b);
+    let computed = sha256_hex(h.source_text.as_bytes());
+    for digest in [None, Some(computed.as_str())] {
+        assert_eq!(
+            check_source_digest(&h, digest).unwrap_err().to_string(),
+            "invalid recording: the embedded source text does not match its SHA-256"
+        );
+    }
+}
+
 #[test]
 fn footer_whose_chunk_index_lies() {
     // Found by the fuzzer: a footer pointing a batch elsewhere must be

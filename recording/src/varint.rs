@@ -48,6 +48,17 @@ impl<'a> Column<'a> {
 
     #[inline]
     pub fn next_u64(&mut self) -> Result<u64, ColumnError> {
+        // Most values (deltas, ids, threads) fit in one byte.
+        if let Some(&b) = self.bytes.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.next_long_u64()
+    }
+
+    fn next_long_u64(&mut self) -> Result<u64, ColumnError> {
         let mut result: u64 = 0;
         let mut shift = 0u32;
         loop {

@@ -2,6 +2,7 @@
 
 mod capture;
 mod commands;
+mod first_view;
 mod output;
 mod serve;
 mod session;

@@ -196,7 +196,9 @@ impl Target {
 }
 
 /// `index.html` with the configuration for `target` filled in; `diff`
-/// when the site also serves a diff view's document.
+/// when the site also serves a diff view's document. A session's page
+/// also carries its first view (see `first_view`), from its manifest as it
+/// is now.
 pub fn index_html(target: &Target, diff: bool) -> Result<String> {
     let page = asset("index.html").context("the viewer's index.html is missing")?;
     let page = std::str::from_utf8(page).context("index.html is not UTF-8")?;
@@ -207,6 +209,11 @@ pub fn index_html(target: &Target, diff: bool) -> Result<String> {
     let mut config = target.config();
     if diff {
         config["diff"] = DIFF_FILE.into();
+    }
+    if let Target::Session { dir } = target {
+        if let Some(first) = crate::first_view::of_session(dir) {
+            config["firstView"] = first;
+        }
     }
     let config = config.to_string().replace('<', "\\u003c");
     Ok(page.replacen(CONFIG_PLACEHOLDER, &config, 1))

@@ -5,11 +5,12 @@
 // `leanscope info --json`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, appendFileSync, truncateSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, appendFileSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
+import { spawnSync } from 'node:child_process';
 import {
-  OUT, leanscope, tempDir, startView, staticServer, launchBrowser, fmtNs,
+  OUT, leanscope, leanscopeBin, tempDir, startView, staticServer, launchBrowser, fmtNs,
 } from './helpers.mjs';
 
 let dir; let session; let manifest; let index; let view; let browser;
@@ -43,6 +44,8 @@ async function openViewer(url, init) {
   if (init) await page.addInitScript(init);
   await page.goto(url);
   await page.waitForFunction(() => window.__leanscope && document.querySelectorAll('#folder-list li').length > 0);
+  // Past the first view the server rendered: the worker opened the data.
+  await page.evaluate(() => window.__leanscope.ready);
   page.errors = errors;
   return page;
 }
@@ -236,6 +239,42 @@ test('a deep link reopens the same selection', async () => {
   await again.close();
 });
 
+test('the folder view the server put in the page is painted first, then the worker\'s is the same', async () => {
+  for (const url of [view.url, null]) {
+    let server = null;
+    if (url === null) {
+      const pub = join(dir, 'published-first-view');
+      leanscope('publish', session, '-o', pub);
+      server = await staticServer(pub);
+    }
+    try {
+      const page = await browser.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(url || server.url);
+      await page.waitForFunction(() => window.__leanscope && window.__leanscope.firstView);
+      const first = await page.evaluate(() => window.__leanscope.firstView);
+      await page.evaluate(() => window.__leanscope.ready);
+      const after = await page.evaluate(() => window.__leanscope.firstViewSnapshot());
+      assert.deepEqual(after, first);
+      const rows = await rowData(page, '#folder-list li');
+      assert.equal(Number(rows[0].totalNs), folderTotal('Synth'));
+      assert.equal(await page.textContent('#session-status'), 'partial');
+      // And it works as before.
+      await page.click('#folder-list li[data-path="Synth"]');
+      await page.waitForSelector('#folder-list li[data-path="Synth/Algebra"]');
+      assert.deepEqual(errors, []);
+      await page.close();
+    } finally {
+      if (server) server.stop();
+    }
+  }
+  // A link to somewhere else opens there without the first view.
+  const page = await openViewer(`${view.url}#node=1`);
+  assert.equal(await page.evaluate(() => window.__leanscope.firstView), undefined);
+  await page.close();
+});
+
 function raw(url, { method = 'GET', path, headers = {} }) {
   const u = new URL(url);
   return new Promise((ok, fail) => {
@@ -350,6 +389,32 @@ test('a damaged recording and a torn index are reported, not hidden', async () =
     await page.evaluate((k) => { location.hash = `#node=0&file=${k}`; }, m.files[1].id);
     await page.waitForFunction(() => /Cannot open the recording: .*truncated/.test(document.querySelector('#banner').textContent));
     await page.screenshot({ path: join(OUT, '10-errors.png') });
+    await page.close();
+  } finally {
+    v.stop();
+  }
+});
+
+test('a recording whose source text does not match its SHA-256 is refused', async () => {
+  // The browser hashes the source while the events decode; a mismatch is
+  // refused with the error the native reader gives.
+  const rec = join(dir, 'tampered.lsrec');
+  leanscope('synth', '--events', '2000', '--threads', '2', '--seed', '4', '-o', rec);
+  const bytes = readFileSync(rec);
+  const at = bytes.indexOf('import Std');
+  assert.ok(at > 0);
+  bytes.write('import Xtd', at);
+  writeFileSync(rec, bytes);
+  const info = spawnSync(leanscopeBin(), ['info', rec], { encoding: 'utf8' });
+  assert.notEqual(info.status, 0);
+  assert.match(info.stderr, /the embedded source text does not match its SHA-256/);
+  const v = await startView(rec);
+  try {
+    const page = await browser.newPage();
+    await page.goto(v.url);
+    await page.waitForFunction(() => /Cannot open .*: invalid recording: the embedded source text does not match its SHA-256/
+      .test(document.querySelector('#banner').textContent), null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => window.__leanscope.fileLoads.length), 0);
     await page.close();
   } finally {
     v.stop();

@@ -1,5 +1,6 @@
 //! Times the viewer model natively on a recording: load (decode, then
-//! linking the forest), timeline index, and a full zoom-out layout.
+//! linking the forest), file model and summary, timeline index (built on
+//! first use), and a full zoom-out layout.
 //!
 //! `cargo run --release -p viewer-wasm --example layout_time -- FILE.lsrec`
 
@@ -14,24 +15,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for chunk in bytes.chunks(1 << 16) {
         load.push(chunk)?;
     }
-    let rec = load.finish()?;
+    let rec = load.finish(None)?;
     let decoded = t.elapsed();
     let t = std::time::Instant::now();
     let model = viewer_wasm::file::FileModel::new(rec);
-    let indexed = t.elapsed();
-    let t = std::time::Instant::now();
     let _summary = model.summary();
     let summarized = t.elapsed();
-    let (a, b) = (model.timeline.start_ns as f64, model.timeline.end_ns as f64);
     let t = std::time::Instant::now();
-    let rects = model.timeline.layout(&model.rec, a, b, 1390);
+    let (a, b) = (
+        model.timeline().start_ns as f64,
+        model.timeline().end_ns as f64,
+    );
+    let indexed = t.elapsed();
+    let t = std::time::Instant::now();
+    let rects = model.timeline().layout(&model.rec, a, b, 1390);
     let laid = t.elapsed();
     println!(
-        "decode+model {decoded:?}, timeline index {indexed:?}, summary {summarized:?}, \
+        "decode+model {decoded:?}, file model and summary {summarized:?}, timeline index {indexed:?}, \
          layout {laid:?} ({} rectangles, {} pyramid levels: {:?} entries)",
         rects.len() / viewer_wasm::timeline::RECT_FIELDS,
-        model.timeline.pyramid_levels(),
-        model.timeline.pyramid_entries()
+        model.timeline().pyramid_levels(),
+        model.timeline().pyramid_entries()
     );
     Ok(())
 }

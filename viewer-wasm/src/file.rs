@@ -8,11 +8,14 @@ use recording::model::{
     tactic_rows, EventKind, LineRow, Recording, RecordingBuilder, TacticRow, TimeRow,
 };
 use recording::reader::{Item, StreamDecoder};
+use recording::source_check::check_source_digest;
 use recording::{RecordingError, SourceRange};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::timeline::TimelineIndex;
+use std::cell::OnceCell;
+
+use crate::timeline::{timeline_rows, RowInfo, TimelineIndex};
 
 /// Most operations listed under a declaration, a line or an event.
 pub const MAX_LISTED_OPERATIONS: usize = 200;
@@ -24,6 +27,8 @@ pub struct RecordingLoad {
     done: Option<Recording>,
     hint: usize,
     bytes: u64,
+    /// The header arrived and its source text was not handed out yet.
+    source_waiting: bool,
 }
 
 impl RecordingLoad {
@@ -32,7 +37,9 @@ impl RecordingLoad {
     /// the bytes can hold, so a wrong manifest cannot make us allocate.
     pub fn new(claimed_events: u64, byte_length: u64) -> Self {
         RecordingLoad {
-            decoder: StreamDecoder::new(),
+            // The source text is checked against its SHA-256 in `finish`,
+            // with a digest the caller may compute while events decode.
+            decoder: StreamDecoder::leaving_source_check_to_caller(),
             builder: None,
             done: None,
             hint: if byte_length > 0 {
@@ -41,6 +48,7 @@ impl RecordingLoad {
                 0
             },
             bytes: 0,
+            source_waiting: false,
         }
     }
 
@@ -50,6 +58,7 @@ impl RecordingLoad {
         while let Some(item) = self.decoder.next_item()? {
             match item {
                 Item::Header(h) => {
+                    self.source_waiting = true;
                     self.builder = Some(RecordingBuilder::with_capacity(*h, self.hint));
                 }
                 Item::Batch(b) => {
@@ -86,18 +95,43 @@ impl RecordingLoad {
         self.bytes
     }
 
-    /// The finished recording; fails when the input ended early.
-    pub fn finish(self) -> Result<Recording, RecordingError> {
+    /// The embedded source text, once, as soon as the header arrived: the
+    /// caller may hash it (SHA-256) while the events decode and give the
+    /// digest to [`RecordingLoad::finish`].
+    pub fn source_to_check(&mut self) -> Option<&str> {
+        if !std::mem::take(&mut self.source_waiting) {
+            return None;
+        }
+        let header = match (&self.done, &self.builder) {
+            (Some(r), _) => &r.header,
+            (None, Some(b)) => b.header(),
+            _ => return None,
+        };
+        Some(&header.source_text)
+    }
+
+    /// The finished recording; fails when the input ended early or the
+    /// source text does not match its SHA-256. `source_digest` is the
+    /// source text's SHA-256 (hex) when the caller computed it; without
+    /// it, it is computed here.
+    pub fn finish(self, source_digest: Option<&str>) -> Result<Recording, RecordingError> {
         self.decoder.finish()?;
-        self.done
-            .ok_or_else(|| RecordingError::Invalid("the recording has no end".into()))
+        let rec = self
+            .done
+            .ok_or_else(|| RecordingError::Invalid("the recording has no end".into()))?;
+        check_source_digest(&rec.header, source_digest)?;
+        Ok(rec)
     }
 }
 
 /// A loaded recording and what the views computed from it so far.
 pub struct FileModel {
     pub rec: Recording,
-    pub timeline: TimelineIndex,
+    /// Built when the timeline is first drawn, not at load.
+    timeline: OnceCell<TimelineIndex>,
+    /// The timeline's rows and window, known without the index.
+    timeline_rows: Vec<RowInfo>,
+    window_ns: (u64, u64),
     declarations: Option<Vec<Option<TimeRow>>>,
     tactics: Option<Vec<TacticRow>>,
     lines: Option<Vec<LineRow>>,
@@ -166,14 +200,22 @@ pub fn matches_filter(filter: &str, texts: &[&str]) -> bool {
 
 impl FileModel {
     pub fn new(rec: Recording) -> Self {
-        let timeline = TimelineIndex::build(&rec);
+        let window = rec.window();
         FileModel {
+            timeline: OnceCell::new(),
+            timeline_rows: timeline_rows(&rec),
+            window_ns: (window.map_or(0, |w| w.start), window.map_or(0, |w| w.end)),
             rec,
-            timeline,
             declarations: None,
             tactics: None,
             lines: None,
         }
+    }
+
+    /// The timeline index, built on first use (the first timeline drawn).
+    pub fn timeline(&self) -> &TimelineIndex {
+        self.timeline
+            .get_or_init(|| TimelineIndex::build(&self.rec))
     }
 
     fn declaration_times(&mut self) -> &[Option<TimeRow>] {
@@ -223,13 +265,13 @@ impl FileModel {
             })).collect::<Vec<_>>(),
             "elapsedNs": ft.elapsed_ns,
             "tracedNs": ft.traced_ns,
-            "windowStartNs": self.timeline.start_ns,
-            "windowEndNs": self.timeline.end_ns,
+            "windowStartNs": self.window_ns.0,
+            "windowEndNs": self.window_ns.1,
             "issueCount": rec.issue_count,
             "issues": rec.issues.iter().take(100).map(|i| json!({
                 "kind": i.kind, "event": i.event, "detail": i.detail
             })).collect::<Vec<_>>(),
-            "timelineRows": self.timeline.rows(),
+            "timelineRows": self.timeline_rows,
             "classes": rec.strings.len(),
         })
     }
@@ -443,8 +485,7 @@ impl FileModel {
             .collect();
         let decl = declaration_of_event(rec, i);
         let row = self
-            .timeline
-            .rows()
+            .timeline_rows
             .iter()
             .position(|r| r.thread == t && usize::from(r.depth) == chain.len());
         let mut v = self.event_row(i);
@@ -488,5 +529,77 @@ fn sort_rows<T>(rows: &mut [(usize, T)], sort: &str, key: impl Fn(&T) -> Option<
             let (ka, kb) = (key(&a.1).map(|k| k.0), key(&b.1).map(|k| k.0));
             kb.cmp(&ka).then(a.0.cmp(&b.0))
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use recording::sha256_hex;
+    use recording::synth::{synthetic_bytes, SynthParams};
+
+    const MISMATCH: &str = "invalid recording: the embedded source text does not match its SHA-256";
+
+    fn synth() -> Vec<u8> {
+        synthetic_bytes(&SynthParams {
+            seed: 5,
+            events: 500,
+            threads: 2,
+        })
+        .unwrap()
+    }
+
+    /// Streams `bytes` in small chunks; returns the load and the source
+    /// text it handed out for checking.
+    fn stream(bytes: &[u8]) -> (RecordingLoad, String) {
+        let mut load = RecordingLoad::new(0, bytes.len() as u64);
+        let mut handed = Vec::new();
+        for c in bytes.chunks(997) {
+            load.push(c).unwrap();
+            if let Some(s) = load.source_to_check() {
+                handed.push(s.to_owned());
+            }
+        }
+        assert_eq!(handed.len(), 1, "the source text is handed out once");
+        (load, handed.remove(0))
+    }
+
+    /// The recording with one byte of its source text changed.
+    fn tampered() -> Vec<u8> {
+        let mut b = synth();
+        let text = Recording::from_bytes(&b).unwrap().header.source_text;
+        let line = text.lines().find(|l| l.len() >= 12).unwrap().as_bytes();
+        let at = b.windows(line.len()).position(|w| w == line).unwrap();
+        b[at] = if b[at] == b'x' { b'y' } else { b'x' };
+        b
+    }
+
+    #[test]
+    fn source_checked_with_the_callers_digest_or_here() {
+        let bytes = synth();
+        let (load, text) = stream(&bytes);
+        let rec = load.finish(Some(&sha256_hex(text.as_bytes()))).unwrap();
+        assert_eq!(rec.header.source_text, text);
+        let (load, _) = stream(&bytes);
+        assert!(load.finish(None).is_ok());
+    }
+
+    #[test]
+    fn tampered_source_is_refused_with_or_without_the_callers_digest() {
+        let bytes = tampered();
+        let (load, text) = stream(&bytes);
+        let err = load.finish(Some(&sha256_hex(text.as_bytes())));
+        assert_eq!(err.unwrap_err().to_string(), MISMATCH);
+        let (load, _) = stream(&bytes);
+        assert_eq!(load.finish(None).unwrap_err().to_string(), MISMATCH);
+        // A digest that does not match the text it claims to be of is
+        // refused too (the check compares with the recorded SHA-256).
+        let (load, _) = stream(&synth());
+        assert_eq!(
+            load.finish(Some(&sha256_hex(b"other")))
+                .unwrap_err()
+                .to_string(),
+            MISMATCH
+        );
     }
 }

@@ -196,15 +196,26 @@ impl Viewer {
         Ok(load.event_count() as u32)
     }
 
-    /// The download of file `k` ended: builds the model; returns the
-    /// file's summary.
+    /// File `k`'s embedded source text as UTF-8 bytes, once, when its
+    /// header has arrived (else `undefined`): the worker hashes it with the
+    /// browser's SHA-256 while the events decode, and gives the digest to
+    /// `endFile`.
+    #[wasm_bindgen(js_name = sourceToCheck)]
+    pub fn source_to_check(&mut self, k: u32) -> Option<Vec<u8>> {
+        let load = self.loads.get_mut(&k)?;
+        load.source_to_check().map(|s| s.as_bytes().to_vec())
+    }
+
+    /// The download of file `k` ended: checks the source text against its
+    /// SHA-256 (`source_digest`, lowercase hex, when the caller computed
+    /// it; else here) and builds the model; returns the file's summary.
     #[wasm_bindgen(js_name = endFile)]
-    pub fn end_file(&mut self, k: u32) -> Result<String, JsError> {
+    pub fn end_file(&mut self, k: u32, source_digest: Option<String>) -> Result<String, JsError> {
         let load = self
             .loads
             .remove(&k)
             .ok_or_else(|| js(format!("file {k} is not being loaded")))?;
-        let rec = load.finish().map_err(js)?;
+        let rec = load.finish(source_digest.as_deref()).map_err(js)?;
         if let Some(s) = &mut self.session {
             s.fill_single(&rec);
         }
@@ -267,14 +278,14 @@ impl Viewer {
     /// `timeline::TimelineIndex::layout`).
     pub fn timeline(&self, k: u32, t0: f64, t1: f64, width: u32) -> Result<Vec<f64>, JsError> {
         let f = self.file(k)?;
-        Ok(f.timeline.layout(&f.rec, t0, t1, width))
+        Ok(f.timeline().layout(&f.rec, t0, t1, width))
     }
 
     /// The event of timeline row `row` covering time `t` (ns), or -1.
     #[wasm_bindgen(js_name = eventAt)]
     pub fn event_at(&self, k: u32, row: u32, t: f64) -> Result<f64, JsError> {
         let f = self.file(k)?;
-        Ok(f.timeline
+        Ok(f.timeline()
             .event_at(&f.rec, row as usize, t)
             .map_or(-1.0, f64::from))
     }
@@ -341,7 +352,7 @@ impl RecordingStream {
             .load
             .take()
             .ok_or_else(|| js("the recording already ended"))?;
-        let rec = load.finish().map_err(js)?;
+        let rec = load.finish(None).map_err(js)?;
         self.events = rec.len();
         Ok(())
     }

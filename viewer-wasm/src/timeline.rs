@@ -75,30 +75,42 @@ pub struct TimelineIndex {
     pub end_ns: u64,
 }
 
+/// The rows of a recording's timeline (as [`TimelineIndex::rows`]),
+/// without building the index.
+pub fn timeline_rows(rec: &Recording) -> Vec<RowInfo> {
+    rows_of(rec, &depths(rec)).0
+}
+
+/// Rows: thread-major, one per depth in use up to the thread's deepest;
+/// and the first row of each thread.
+fn rows_of(rec: &Recording, depth: &[u16]) -> (Vec<RowInfo>, Vec<u32>) {
+    let threads = rec.header.threads.len().max(1);
+    let mut max_depth: Vec<Option<u16>> = vec![None; threads];
+    for (&t, &d) in rec.events.thread.iter().zip(depth) {
+        if let Some(m) = max_depth.get_mut(t as usize) {
+            *m = Some(m.map_or(d, |m: u16| m.max(d)));
+        }
+    }
+    let mut first_row = vec![0u32; threads];
+    let mut rows = Vec::new();
+    for (t, m) in max_depth.iter().enumerate() {
+        first_row[t] = rows.len() as u32;
+        if let Some(m) = m {
+            for d in 0..=*m {
+                rows.push(RowInfo {
+                    thread: t as u16,
+                    depth: d,
+                });
+            }
+        }
+    }
+    (rows, first_row)
+}
+
 impl TimelineIndex {
     pub fn build(rec: &Recording) -> TimelineIndex {
         let depth = depths(rec);
-        let threads = rec.header.threads.len().max(1);
-        // Rows: thread-major, one per depth in use up to the thread's deepest.
-        let mut max_depth: Vec<Option<u16>> = vec![None; threads];
-        for (&t, &d) in rec.events.thread.iter().zip(&depth) {
-            if let Some(m) = max_depth.get_mut(t as usize) {
-                *m = Some(m.map_or(d, |m: u16| m.max(d)));
-            }
-        }
-        let mut first_row = vec![0u32; threads];
-        let mut rows = Vec::new();
-        for (t, m) in max_depth.iter().enumerate() {
-            first_row[t] = rows.len() as u32;
-            if let Some(m) = m {
-                for d in 0..=*m {
-                    rows.push(RowInfo {
-                        thread: t as u16,
-                        depth: d,
-                    });
-                }
-            }
-        }
+        let (rows, first_row) = rows_of(rec, &depth);
         let row_of = |i: usize| first_row[rec.events.thread[i] as usize] + u32::from(depth[i]);
         let mut offsets = vec![0u32; rows.len() + 1];
         for i in 0..rec.len() {

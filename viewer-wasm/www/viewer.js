@@ -51,12 +51,21 @@
   let worker = null;
   let nextId = 1;
   const pending = new Map();
-  function call(op, ...args) {
+  function post(op, args) {
     return new Promise((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject, op });
       worker.postMessage({ id, op, args });
     });
+  }
+  // Requests made before the worker answered `init` (clicks on a first
+  // view the server rendered) wait for it, in order.
+  let workerStarted;
+  let workerFailed;
+  const workerReady = new Promise((resolve, reject) => { workerStarted = resolve; workerFailed = reject; });
+  workerReady.catch(() => {}); // reported where the start failed
+  function call(op, ...args) {
+    return workerReady.then(() => post(op, args));
   }
   function onWorkerMessage(e) {
     const m = e.data;
@@ -85,7 +94,8 @@
     worker.onerror = (e) => showBanner(`The viewer's worker failed: ${e.message}`, true);
     // The session's manifest is fetched while the wasm instantiates.
     const session = config.session ? new URL(config.session, document.baseURI).href : null;
-    await call('init', await wasmModule, session);
+    await post('init', [await wasmModule, session]);
+    workerStarted();
   }
   async function compileWasm(url) {
     const res = await fetch(url);
@@ -163,6 +173,41 @@
       showBanner('No session or recording was given to the viewer.', false);
     }
   }
+
+  /** The first view the server put in the configuration (the session's
+   *  summary and root folder, the viewer model's own answers from the same
+   *  session.json, see sidecar/src/first_view.rs): painted before the
+   *  worker and its wasm are ready, then replaced by the worker's answers.
+   *  Not used when the link opens somewhere else. */
+  function showFirstView(config) {
+    const v = config.firstView;
+    if (!v || !config.session || !v.summary || !v.folder || location.hash.length > 1) return;
+    firstViewOnly = true;
+    state.summary = v.summary;
+    state.folder = v.folder;
+    state.node = 0;
+    renderSession();
+    renderFolder();
+    renderCrumbs();
+    $('list-scope').textContent = 'Loading…';
+    debug.firstView = firstViewSnapshot();
+    markFirstPaint();
+  }
+  // Until the worker opened the data, the first view is only to look at:
+  // clicks and keys wait for the real one (a link changed meanwhile is
+  // opened by openData, which reads location.hash when it starts).
+  let firstViewOnly = false;
+  for (const type of ['click', 'keydown']) {
+    document.addEventListener(type, (e) => {
+      if (firstViewOnly) { e.stopPropagation(); e.preventDefault(); }
+    }, true);
+  }
+  /** What the folder view shows (compared by the tests with the worker's). */
+  function firstViewSnapshot() {
+    return ['crumbs', 'session-status', 'session-counts', 'problems', 'folder-total', 'folder-list']
+      .map((id) => [id, $(id).innerHTML]);
+  }
+  debug.firstViewSnapshot = firstViewSnapshot;
 
   function markFirstPaint() {
     requestAnimationFrame(() => {
@@ -486,7 +531,11 @@
       e.reported = true;
       throw e;
     }
-    debug.fileLoads.push({ file: k, ms: performance.now() - t0, events: fs.events });
+    // ms: streamed and ready for queries; viewMs: the file's view (source,
+    // line bars, declarations) shown; firstTimelineMs: its first timeline
+    // draw (which builds the timeline index).
+    const load = { file: k, ms: performance.now() - t0, events: fs.events, viewMs: null, firstTimelineMs: null };
+    debug.fileLoads.push(load);
     showBanner('', false);
     state.summary = summary;
     state.file = k;
@@ -518,7 +567,9 @@
     renderDetails(null);
     renderCrumbs();
     await renderList();
-    timeline.reset();
+    load.viewMs = performance.now() - t0;
+    const drawn = timeline.reset();
+    if (drawn) drawn.then((ms) => { load.firstTimelineMs = ms; }, () => {});
     writeHash();
   }
 
@@ -1027,7 +1078,7 @@
       writeHash();
     }
   }
-  window.addEventListener('hashchange', () => { if (!restoring) restoreFromHash(); });
+  window.addEventListener('hashchange', () => { if (!restoring && !firstViewOnly) restoreFromHash(); });
 
   // ---- host messages ----
   window.addEventListener('message', async (e) => {
@@ -1127,9 +1178,12 @@
       showBanner(`The page's configuration is not valid JSON: ${e.message}`, true);
       return;
     }
+    showFirstView(config);
     try {
       await startWorker(config);
     } catch (e) {
+      workerFailed(e);
+      firstViewOnly = false;
       showBanner(`Cannot start the viewer: ${e.message}`, true);
       debug.error = e.message;
       return;
@@ -1144,6 +1198,8 @@
     } catch (e) {
       showBanner(`Cannot open the data: ${e.message}`, true);
       debug.error = e.message;
+    } finally {
+      firstViewOnly = false;
     }
   }
   debug.ready = main();

@@ -41,6 +41,20 @@ async function streamInto(res, push, progress) {
   return bytes;
 }
 
+/** The SHA-256 (lowercase hex) of a recording's source text, computed by
+ *  the browser (natively, off this thread) while the events decode; the
+ *  wasm compares it with the recorded one. Resolves to undefined when the
+ *  browser cannot hash (no crypto.subtle outside secure contexts): the wasm
+ *  then hashes the text itself. */
+function sourceDigest(bytes) {
+  if (!bytes) return null;
+  if (!(self.crypto && self.crypto.subtle)) return Promise.resolve(undefined);
+  return self.crypto.subtle.digest('SHA-256', bytes).then(
+    (d) => Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, '0')).join(''),
+    () => undefined,
+  );
+}
+
 /** The manifest fetched while the wasm compiles: [url, promise of text]. */
 let prefetched = null;
 
@@ -108,7 +122,13 @@ const ops = {
     const length = Number(res.headers.get('content-length')) || 0;
     viewer.beginFile(k, length);
     let last = 0;
-    await streamInto(res, (chunk) => viewer.pushFile(k, chunk), (bytes, events) => {
+    let digest = null;
+    const push = (chunk) => {
+      const events = viewer.pushFile(k, chunk);
+      if (!digest) digest = sourceDigest(viewer.sourceToCheck(k));
+      return events;
+    };
+    await streamInto(res, push, (bytes, events) => {
       const now = performance.now();
       if (now - last > 100) {
         last = now;
@@ -116,7 +136,7 @@ const ops = {
       }
     });
     const t1 = performance.now();
-    const summary = parse(viewer.endFile(k));
+    const summary = parse(viewer.endFile(k, digest ? await digest : undefined));
     summary.loadMs = performance.now() - t0;
     summary.streamMs = t1 - t0;
     loaded.push(k);

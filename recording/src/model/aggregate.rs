@@ -31,11 +31,12 @@ pub struct TimeRow {
 /// For each declaration of the header, in order, its time (or `None`).
 pub fn declaration_times(rec: &Recording) -> Vec<Option<TimeRow>> {
     let decls = &rec.header.declarations;
-    let owner = DeclarationIndex::new(rec);
+    // Events share ranges: find each range's declaration once.
+    let owner = DeclarationIndex::new(rec).owners_of_ranges();
     let mut events: Vec<Vec<u32>> = vec![Vec::new(); decls.len()];
-    for i in 0..rec.len() as u32 {
-        if let Some(d) = rec.range(i).and_then(|r| owner.find(&r)) {
-            events[d].push(i);
+    for (i, &r) in rec.events.range.iter().enumerate() {
+        if let Some(&Some(d)) = owner.get(r as usize) {
+            events[d as usize].push(i as u32);
         }
     }
     let mut scratch = Vec::new();
@@ -97,6 +98,15 @@ impl<'a> DeclarationIndex<'a> {
             .take(4)
             .copied()
             .find(|&d| decls[d].range.contains(r))
+    }
+
+    /// The declaration of each of the recording's ranges (by range id).
+    pub(crate) fn owners_of_ranges(&self) -> Vec<Option<u32>> {
+        self.rec
+            .ranges
+            .iter()
+            .map(|r| self.find(r).map(|d| d as u32))
+            .collect()
     }
 
     pub(crate) fn find_event(&self, i: u32) -> Option<usize> {
@@ -182,13 +192,27 @@ pub fn line_rows(rec: &Recording) -> Vec<LineRow> {
 /// The events that belong to each source line (those whose range starts on
 /// it), in event order; lines in order.
 pub fn events_by_line(rec: &Recording) -> std::collections::BTreeMap<u32, Vec<u32>> {
-    let mut by_line: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
-    for i in 0..rec.len() as u32 {
-        if let Some(r) = rec.range(i) {
-            by_line.entry(r.start_line).or_default().push(i);
+    // Events share ranges: the lines in use, in order, and each range's
+    // place among them, then the events bucketed by it.
+    let mut lines: Vec<u32> = rec.ranges.iter().map(|r| r.start_line).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let slot_of_range: Vec<usize> = rec
+        .ranges
+        .iter()
+        .map(|r| lines.partition_point(|&l| l < r.start_line))
+        .collect();
+    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); lines.len()];
+    for (i, &r) in rec.events.range.iter().enumerate() {
+        if let Some(&slot) = slot_of_range.get(r as usize) {
+            buckets[slot].push(i as u32);
         }
     }
-    by_line
+    lines
+        .into_iter()
+        .zip(buckets)
+        .filter(|(_, events)| !events.is_empty())
+        .collect()
 }
 
 /// The union of `events`' intervals and of their self pieces.

@@ -95,17 +95,28 @@ pub(super) fn self_times(rec: &Recording) -> Vec<u64> {
 pub fn self_pieces(rec: &Recording, i: u32, out: &mut Vec<Interval>) {
     let parent = rec.interval(i);
     let thread = rec.thread(i);
-    let mut kids: Vec<Interval> = rec
+    let kids = rec
         .children(i)
         .iter()
-        .filter(|&&c| rec.thread(c) == thread)
-        .map(|&c| {
+        .filter(move |&&c| rec.thread(c) == thread)
+        .map(move |&c| {
             let iv = rec.interval(c);
             Interval::new(iv.start.max(parent.start), iv.end.min(parent.end))
         })
-        .filter(|iv| !iv.is_empty())
-        .collect();
-    kids.sort_unstable();
+        .filter(|iv| !iv.is_empty());
+    // Usually the children come in start order already: no scratch list.
+    if kids.clone().map(|k| k.start).is_sorted() {
+        gaps(parent, kids, out);
+    } else {
+        let mut sorted: Vec<Interval> = kids.collect();
+        sorted.sort_unstable();
+        gaps(parent, sorted.into_iter(), out);
+    }
+}
+
+/// Appends the parts of `parent` that none of `kids` (clipped to it, by
+/// start) covers.
+fn gaps(parent: Interval, kids: impl Iterator<Item = Interval>, out: &mut Vec<Interval>) {
     let mut at = parent.start;
     for k in kids {
         if k.start > at {

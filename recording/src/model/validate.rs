@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use super::Recording;
+use crate::reader::NO_RANGE;
 
 /// Issues kept with their details; further ones are only counted.
 pub const MAX_REPORTED_ISSUES: usize = 1000;
@@ -50,12 +51,7 @@ pub(super) fn validate(rec: &Recording) -> (Vec<ValidationIssue>, u64) {
             });
         }
     };
-    let line_lengths: Vec<u32> = rec
-        .header
-        .source_text
-        .split('\n')
-        .map(|l| l.encode_utf16().count() as u32)
-        .collect();
+    let fits = ranges_that_fit(rec);
     let mut siblings: Vec<u32> = Vec::new();
     for i in 0..rec.len() as u32 {
         let iv = rec.interval(i);
@@ -70,15 +66,9 @@ pub(super) fn validate(rec: &Recording) -> (Vec<ValidationIssue>, u64) {
                 });
             }
         }
-        if let Some(r) = rec.range(i) {
-            let fits = r.is_well_formed()
-                && line_lengths
-                    .get(r.end_line as usize)
-                    .is_some_and(|&len| r.end_col <= len)
-                && line_lengths
-                    .get(r.start_line as usize)
-                    .is_some_and(|&len| r.start_col <= len);
-            if !fits {
+        let range = rec.events.range[i as usize];
+        if range != NO_RANGE && !fits[range as usize] {
+            if let Some(r) = rec.range(i) {
                 report(IssueKind::RangeOutsideSource, i, &|| {
                     format!(
                         "range {}:{}-{}:{} does not fit the source text",
@@ -106,6 +96,40 @@ pub(super) fn validate(rec: &Recording) -> (Vec<ValidationIssue>, u64) {
         }
     }
     (issues, count)
+}
+
+/// For each of the recording's ranges (by id), whether it is well formed
+/// and lies inside the source text (columns in UTF-16 code units). Events
+/// share ranges, so each is checked once.
+fn ranges_that_fit(rec: &Recording) -> Vec<bool> {
+    if rec.ranges.is_empty() {
+        return Vec::new();
+    }
+    let line_lengths: Vec<u32> = rec
+        .header
+        .source_text
+        .split('\n')
+        .map(|l| {
+            if l.is_ascii() {
+                l.len() as u32
+            } else {
+                l.encode_utf16().count() as u32
+            }
+        })
+        .collect();
+    let fits_line = |line: u32, col: u32| {
+        line_lengths
+            .get(line as usize)
+            .is_some_and(|&len| col <= len)
+    };
+    rec.ranges
+        .iter()
+        .map(|r| {
+            r.is_well_formed()
+                && fits_line(r.end_line, r.end_col)
+                && fits_line(r.start_line, r.start_col)
+        })
+        .collect()
 }
 
 /// Reports each sibling (given in start order) that starts before an

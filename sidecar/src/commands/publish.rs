@@ -37,10 +37,6 @@ pub fn run(a: Args) -> Result<u8> {
             write(&a.out.join(name), bytes)?;
         }
     }
-    write(
-        &a.out.join("index.html"),
-        viewer_site::index_html(&target, diff.is_some())?.as_bytes(),
-    )?;
     if let Some(doc) = &diff {
         write(&a.out.join(DIFF_FILE), doc)?;
     }
@@ -55,6 +51,15 @@ pub fn run(a: Args) -> Result<u8> {
             1
         }
     };
+    // After the copy: a session's page carries the first view of the copy.
+    let page = match &target {
+        Target::Session { .. } => Target::Session { dir: data.clone() },
+        _ => target,
+    };
+    write(
+        &a.out.join("index.html"),
+        viewer_site::index_html(&page, diff.is_some())?.as_bytes(),
+    )?;
     println!(
         "{} ({} recording{}; open index.html through any static web server)",
         a.out.display(),

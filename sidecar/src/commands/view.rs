@@ -86,6 +86,18 @@ struct Site {
     diff: Option<Vec<u8>>,
 }
 
+impl Site {
+    /// The page: a session's carries its first view as the session is now
+    /// (a capture may be running); other pages never change.
+    fn page(&self) -> String {
+        match &self.target {
+            Target::Session { .. } => viewer_site::index_html(&self.target, self.diff.is_some())
+                .unwrap_or_else(|_| self.index_html.clone()),
+            _ => self.index_html.clone(),
+        }
+    }
+}
+
 /// A token from the OS's randomness (`/dev/urandom`, or the random keys
 /// std seeds its hash maps with where that file does not exist).
 fn random_token() -> String {
@@ -250,7 +262,7 @@ fn route(req: &Request, site: &Site) -> Response {
         None | Some("index.html") if segments.len() <= 1 => Response {
             status: 200,
             content_type: viewer_site::content_type("index.html"),
-            body: Body::Bytes(site.index_html.clone().into_bytes()),
+            body: Body::Bytes(site.page().into_bytes()),
             location: None,
         },
         Some(DATA_DIR) => match site.target.data_bytes(&segments[1..]) {
