@@ -33,6 +33,7 @@ use recording::{Header, RangeKind, Recording, SourceRange};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::chrome_event::{parse_event, EventSpans, IdSpan, Span};
 use super::error::{InteropError, Result};
 use super::json_scan::Scanner;
 use super::limits::{
@@ -94,9 +95,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Id<'a> {
     }
 }
 
-/// The fields of a trace event that the importer reads.
+/// The fields of a trace event that the importer reads, as `serde_json`
+/// reads them (the general path).
 #[derive(Deserialize)]
-struct RawEvent<'a> {
+struct SerdeEvent<'a> {
     #[serde(borrow)]
     ph: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -115,6 +117,88 @@ struct RawEvent<'a> {
     id: Option<Id<'a>>,
     #[serde(borrow)]
     args: Option<&'a RawValue>,
+}
+
+impl<'a> SerdeEvent<'a> {
+    fn into_raw(self) -> RawEvent<'a> {
+        RawEvent {
+            ph: self.ph,
+            name: self.name,
+            cat: self.cat,
+            ts: self.ts.map(RawValue::get),
+            dur: self.dur.map(RawValue::get),
+            pid: self.pid,
+            tid: self.tid,
+            id: self.id,
+            args: self.args.map(|a| Args::Raw(a.get())),
+        }
+    }
+}
+
+/// The fields of a trace event that the importer reads, however it read
+/// them.
+struct RawEvent<'a> {
+    ph: Option<Cow<'a, str>>,
+    name: Option<Cow<'a, str>>,
+    cat: Option<Cow<'a, str>>,
+    /// The numbers' JSON text.
+    ts: Option<&'a str>,
+    dur: Option<&'a str>,
+    pid: Option<Id<'a>>,
+    tid: Option<Id<'a>>,
+    id: Option<Id<'a>>,
+    args: Option<Args<'a>>,
+}
+
+/// An event's `args`: its JSON text (the general path), or what the fast
+/// path read from it (an object whose `range`, `range_kind` and `name` have
+/// the types they should).
+enum Args<'a> {
+    Raw(&'a str),
+    Read {
+        range: Option<[u32; 4]>,
+        range_kind: Option<Cow<'a, str>>,
+        name: Option<Cow<'a, str>>,
+    },
+}
+
+impl<'a> RawEvent<'a> {
+    /// The event the fast path found in `bytes`; `None` when one of its
+    /// strings does not decode (the general path reports it).
+    fn from_spans(bytes: &'a [u8], ev: &EventSpans) -> Option<Self> {
+        let string = |s: Option<Span>| match s {
+            Some(s) => s.decode(bytes).map(Some),
+            None => Some(None),
+        };
+        let number = |s: Option<(u32, u32)>| {
+            // The grammar of a JSON number is ASCII.
+            s.map(|(a, z)| std::str::from_utf8(&bytes[a as usize..z as usize]).ok())
+        };
+        let id = |s: Option<IdSpan>| match s {
+            None => Some(None),
+            Some(IdSpan::Num(n)) => Some(Some(Id::Num(n))),
+            Some(IdSpan::Str(s)) => s.decode(bytes).map(|s| Some(Id::Str(s))),
+        };
+        let args = match &ev.args {
+            None => None,
+            Some(a) => Some(Args::Read {
+                range: a.range,
+                range_kind: string(a.range_kind)?,
+                name: string(a.name)?,
+            }),
+        };
+        Some(RawEvent {
+            ph: string(ev.ph)?,
+            name: string(ev.name)?,
+            cat: string(ev.cat)?,
+            ts: number(ev.ts).map_or(Some(None), |t| t.map(Some))?,
+            dur: number(ev.dur).map_or(Some(None), |t| t.map(Some))?,
+            pid: id(ev.pid)?,
+            tid: id(ev.tid)?,
+            id: id(ev.id)?,
+            args,
+        })
+    }
 }
 
 /// What the importer reads from `args`.
@@ -379,6 +463,7 @@ impl<'s> Importer<'s> {
         Ok(i)
     }
 
+    /// Reads an event (the general path) and imports it.
     fn event(&mut self, seq: u64, slice: &[u8], offset: u64) -> Result<()> {
         let where_ = || format!("{} (byte {offset})", at(seq));
         if slice.first() != Some(&b'{') {
@@ -388,13 +473,26 @@ impl<'s> Importer<'s> {
                 "a trace event must be a JSON object",
             ));
         }
-        let ev: RawEvent = serde_json::from_slice(slice).map_err(|e| {
+        let ev: SerdeEvent = serde_json::from_slice(slice).map_err(|e| {
             if e.is_syntax() || e.is_eof() {
                 InteropError::syntax(FORMAT, where_(), format!("not JSON: {e}"))
             } else {
                 InteropError::invalid(FORMAT, where_(), e.to_string())
             }
         })?;
+        self.import_event(seq, ev.into_raw(), offset)
+    }
+
+    /// Imports an event the fast path found in `slice`.
+    fn fast_event(&mut self, seq: u64, slice: &[u8], ev: &EventSpans, offset: u64) -> Result<()> {
+        match RawEvent::from_spans(slice, ev) {
+            Some(ev) => self.import_event(seq, ev, offset),
+            None => self.event(seq, slice, offset),
+        }
+    }
+
+    fn import_event(&mut self, seq: u64, ev: RawEvent, offset: u64) -> Result<()> {
+        let where_ = || format!("{} (byte {offset})", at(seq));
         let ph = ev
             .ph
             .as_deref()
@@ -426,10 +524,15 @@ impl<'s> Importer<'s> {
         };
         let t = self.track(key, seq)?;
         let name = ev.name.as_deref().unwrap_or("");
-        let range = match ev.args {
-            Some(a) if memchr::memmem::find(a.get().as_bytes(), b"\"range\"").is_some() => {
+        let range = match &ev.args {
+            Some(Args::Raw(a)) if memchr::memmem::find(a.as_bytes(), b"\"range\"").is_some() => {
                 range_arg(a, &where_)?
             }
+            Some(Args::Read {
+                range: Some(r),
+                range_kind,
+                ..
+            }) => Some((range_of(*r), range_kind_of(range_kind.as_deref(), &where_)?)),
             _ => None,
         };
         match ph {
@@ -539,11 +642,17 @@ impl<'s> Importer<'s> {
         if name != "thread_name" && name != "process_name" {
             return Ok(());
         }
-        let Some(args) = ev.args else { return Ok(()) };
-        let args: NameArgs = serde_json::from_str(args.get()).map_err(|e| {
-            InteropError::invalid(FORMAT, format!("{}.args", at(seq)), e.to_string())
-        })?;
-        let Some(value) = args.name else {
+        let value = match &ev.args {
+            None => return Ok(()),
+            Some(Args::Raw(args)) => {
+                let args: NameArgs = serde_json::from_str(args).map_err(|e| {
+                    InteropError::invalid(FORMAT, format!("{}.args", at(seq)), e.to_string())
+                })?;
+                args.name
+            }
+            Some(Args::Read { name, .. }) => name.as_ref().map(|n| n.to_string()),
+        };
+        let Some(value) = value else {
             return Ok(());
         };
         let pid = ev.pid.clone().unwrap_or(Id::Num(0)).to_static();
@@ -724,19 +833,15 @@ impl TrackKey {
     }
 }
 
-fn time_field(
-    v: Option<&RawValue>,
-    field: &str,
-    where_: &dyn Fn() -> String,
-) -> Result<Option<u64>> {
+fn time_field(v: Option<&str>, field: &str, where_: &dyn Fn() -> String) -> Result<Option<u64>> {
     let Some(v) = v else { return Ok(None) };
-    let ns = micros_to_ns(v.get())
+    let ns = micros_to_ns(v)
         .map_err(|e| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), e))?;
     if ns < 0 {
         return Err(InteropError::invalid(
             FORMAT,
             format!("{}.{field}", where_()),
-            format!("`{field}` is negative ({})", v.get()),
+            format!("`{field}` is negative ({v})"),
         ));
     }
     u64::try_from(ns)
@@ -747,21 +852,29 @@ fn time_field(
             InteropError::invalid(
                 FORMAT,
                 format!("{}.{field}", where_()),
-                format!("`{field}` is too large ({})", v.get()),
+                format!("`{field}` is too large ({v})"),
             )
         })
 }
 
-fn range_arg(
-    args: &RawValue,
-    where_: &dyn Fn() -> String,
-) -> Result<Option<(SourceRange, RangeKind)>> {
-    let a: RangeArgs = serde_json::from_str(args.get())
+fn range_arg(args: &str, where_: &dyn Fn() -> String) -> Result<Option<(SourceRange, RangeKind)>> {
+    let a: RangeArgs = serde_json::from_str(args)
         .map_err(|e| InteropError::invalid(FORMAT, format!("{}.args", where_()), e.to_string()))?;
-    let Some([sl, sc, el, ec]) = a.range else {
+    let Some(range) = a.range else {
         return Ok(None);
     };
-    let kind = match a.range_kind.as_deref() {
+    Ok(Some((
+        range_of(range),
+        range_kind_of(a.range_kind.as_deref(), where_)?,
+    )))
+}
+
+fn range_of([sl, sc, el, ec]: [u32; 4]) -> SourceRange {
+    SourceRange::new(sl, sc, el, ec)
+}
+
+fn range_kind_of(kind: Option<&str>, where_: &dyn Fn() -> String) -> Result<RangeKind> {
+    Ok(match kind {
         None | Some("exact") => RangeKind::Exact,
         Some("matched") => RangeKind::Matched,
         Some("inherited") => RangeKind::Inherited,
@@ -772,8 +885,7 @@ fn range_arg(
                 format!("unknown range kind `{other}`"),
             ))
         }
-    };
-    Ok(Some((SourceRange::new(sl, sc, el, ec), kind)))
+    })
 }
 
 #[derive(Deserialize)]
@@ -899,8 +1011,16 @@ fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool
     }
     loop {
         let offset = s.offset();
-        let slice = s.take_value(MAX_CHROME_EVENT_BYTES, "a trace event")?;
-        imp.event(seq, slice, offset)?;
+        let fast = s.parse_value(MAX_CHROME_EVENT_BYTES, "a trace event", |bytes| {
+            parse_event(bytes).map(|ev| (ev, ev.len))
+        })?;
+        match fast {
+            Some((ev, at)) => imp.fast_event(seq, s.bytes(at), &ev, offset)?,
+            None => {
+                let slice = s.take_value(MAX_CHROME_EVENT_BYTES, "a trace event")?;
+                imp.event(seq, slice, offset)?;
+            }
+        }
         seq += 1;
         match s.peek()? {
             Some(b',') => {
