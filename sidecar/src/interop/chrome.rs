@@ -33,7 +33,7 @@ use recording::{Header, RangeKind, Recording, SourceRange};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::chrome_event::{parse_event, EventSpans, IdSpan, Span};
+use super::chrome_event::{parse_event, EventSpans, IdSpan, Num, Span};
 use super::error::{InteropError, Result};
 use super::json_scan::Scanner;
 use super::limits::{
@@ -125,8 +125,14 @@ impl<'a> SerdeEvent<'a> {
             ph: self.ph,
             name: self.name,
             cat: self.cat,
-            ts: self.ts.map(RawValue::get),
-            dur: self.dur.map(RawValue::get),
+            ts: self.ts.map(|t| Time {
+                text: t.get(),
+                ns: None,
+            }),
+            dur: self.dur.map(|t| Time {
+                text: t.get(),
+                ns: None,
+            }),
             pid: self.pid,
             tid: self.tid,
             id: self.id,
@@ -141,13 +147,20 @@ struct RawEvent<'a> {
     ph: Option<Cow<'a, str>>,
     name: Option<Cow<'a, str>>,
     cat: Option<Cow<'a, str>>,
-    /// The numbers' JSON text.
-    ts: Option<&'a str>,
-    dur: Option<&'a str>,
+    ts: Option<Time<'a>>,
+    dur: Option<Time<'a>>,
     pid: Option<Id<'a>>,
     tid: Option<Id<'a>>,
     id: Option<Id<'a>>,
     args: Option<Args<'a>>,
+}
+
+/// A `ts` or `dur`: its JSON text, and its value in nanoseconds when the
+/// fast path read it (the usual plain form).
+#[derive(Clone, Copy)]
+struct Time<'a> {
+    text: &'a str,
+    ns: Option<u64>,
 }
 
 /// An event's `args`: its JSON text (the general path), or what the fast
@@ -174,7 +187,14 @@ impl<'a> RawEvent<'a> {
             Some(s) => s.decode(text).map(Some),
             None => Some(None),
         };
-        let number = |s: Option<(u32, u32)>| s.map(|(a, z)| text.get(a as usize..z as usize));
+        let number = |s: Option<Num>| {
+            s.map(|n| {
+                text.get(n.start as usize..n.end as usize).map(|t| Time {
+                    text: t,
+                    ns: n.thousandths,
+                })
+            })
+        };
         let id = |s: Option<IdSpan>| match s {
             None => Some(None),
             Some(IdSpan::Num(n)) => Some(Some(Id::Num(n))),
@@ -869,10 +889,15 @@ impl TrackKey {
     }
 }
 
-fn time_field(v: Option<&str>, field: &str, where_: &dyn Fn() -> String) -> Result<Option<u64>> {
-    let Some(v) = v else { return Ok(None) };
-    let ns = micros_to_ns(v)
-        .map_err(|e| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), e))?;
+fn time_field(v: Option<Time>, field: &str, where_: &dyn Fn() -> String) -> Result<Option<u64>> {
+    let Some(Time { text: v, ns }) = v else {
+        return Ok(None);
+    };
+    let ns = match ns {
+        Some(ns) => i128::from(ns),
+        None => micros_to_ns(v)
+            .map_err(|e| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), e))?,
+    };
     if ns < 0 {
         return Err(InteropError::invalid(
             FORMAT,
@@ -1041,6 +1066,7 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<ChromeImport> {
 fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool) -> Result<()> {
     s.expect(b'[', "`[`")?;
     let mut seq = 0u64;
+    let mut ev = EventSpans::default();
     if s.peek()? == Some(b']') {
         s.bump();
         return Ok(());
@@ -1048,10 +1074,10 @@ fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool
     loop {
         let offset = s.offset();
         let fast = s.parse_value(MAX_CHROME_EVENT_BYTES, "a trace event", |bytes| {
-            parse_event(bytes).map(|ev| (ev, ev.len))
+            parse_event(bytes, &mut ev)
         })?;
         match fast {
-            Some((ev, at)) => imp.fast_event(seq, s.bytes(at), &ev, offset)?,
+            Some(at) => imp.fast_event(seq, s.bytes(at), &ev, offset)?,
             None => {
                 let slice = s.take_value(MAX_CHROME_EVENT_BYTES, "a trace event")?;
                 imp.event(seq, slice, offset)?;

@@ -51,6 +51,18 @@ pub enum IdSpan {
     Str(Span),
 }
 
+/// A number in the event's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Num {
+    /// Its text (`start..end`).
+    pub start: u32,
+    pub end: u32,
+    /// Its value in thousandths when it has the plain form `123` or
+    /// `123.456` (at most 15 digits and 3 decimals), the usual one of
+    /// microsecond times: nanoseconds, exactly as `micros_to_ns` reads it.
+    pub thousandths: Option<u64>,
+}
+
 /// What the importer reads from `args` (an object).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ArgSpans {
@@ -62,14 +74,11 @@ pub struct ArgSpans {
 /// Where the fields of one event are.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EventSpans {
-    /// The event's length in bytes, up to and including its `}`.
-    pub len: usize,
     pub ph: Option<Span>,
     pub name: Option<Span>,
     pub cat: Option<Span>,
-    /// The number's text (`start..end`).
-    pub ts: Option<(u32, u32)>,
-    pub dur: Option<(u32, u32)>,
+    pub ts: Option<Num>,
+    pub dur: Option<Num>,
     pub pid: Option<IdSpan>,
     pub tid: Option<IdSpan>,
     pub id: Option<IdSpan>,
@@ -80,20 +89,20 @@ pub struct EventSpans {
 /// `serde_json`'s, is 128).
 const MAX_DEPTH: u32 = 100;
 
-/// Parses the event object at the start of `bytes` (no leading whitespace).
+/// Parses the event object at the start of `bytes` (no leading whitespace)
+/// into `ev`; returns its length in bytes, up to and including its `}`.
 /// Its text is not checked as UTF-8: the caller does that.
-pub fn parse_event(bytes: &[u8]) -> Parsed<EventSpans> {
+pub fn parse_event(bytes: &[u8], ev: &mut EventSpans) -> Parsed<usize> {
     // Offsets are u32: an event is far smaller (MAX_CHROME_EVENT_BYTES), and
     // the caller never offers more than that and a read.
     let bytes = &bytes[..bytes.len().min(u32::MAX as usize)];
     let mut p = Parser { b: bytes, i: 0 };
-    let mut ev = EventSpans::default();
+    *ev = EventSpans::default();
     p.expect(b'{')?;
     p.ws()?;
     if p.peek()? == b'}' {
         p.i += 1;
-        ev.len = p.i;
-        return Ok(ev);
+        return Ok(p.i);
     }
     loop {
         let key = p.key()?;
@@ -119,8 +128,7 @@ pub fn parse_event(bytes: &[u8]) -> Parsed<EventSpans> {
             _ => return Err(Stop::Bail),
         }
     }
-    ev.len = p.i;
-    Ok(ev)
+    Ok(p.i)
 }
 
 /// Sets a field seen for the first time (a duplicate is an error of the
@@ -133,17 +141,24 @@ fn set<T>(field: &mut Option<T>, value: T) -> Parsed<()> {
     Ok(())
 }
 
-/// Bytes that end the plain run of a string: `"`, `\`, control characters
-/// and non-ASCII bytes (which are checked as UTF-8).
-const STRING_SPECIAL: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut c = 0;
-    while c < 256 {
-        t[c] = c < 0x20 || c == b'"' as usize || c == b'\\' as usize || c >= 0x80;
-        c += 1;
-    }
-    t
-};
+/// Bytes that end the plain run of a string: `"`, `\` and control
+/// characters.
+fn is_string_special(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// The bytes of `w` (8 bytes, little-endian) that [`is_string_special`],
+/// as their high bits; in a word with one, the lowest set bit is exact.
+fn string_specials(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The classic test for a zero byte (or one below n): exact up to the
+    // first one, which is all that is used.
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
+    below(w ^ (ONES * u64::from(b'"')), 1)
+        | below(w ^ (ONES * u64::from(b'\\')), 1)
+        | below(w, 0x20)
+}
 
 struct Parser<'a> {
     b: &'a [u8],
@@ -194,8 +209,17 @@ impl<'a> Parser<'a> {
         let start = self.i;
         let mut escaped = false;
         loop {
+            while let Some(chunk) = self.b.get(self.i..self.i + 8) {
+                let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                let special = string_specials(w);
+                if special != 0 {
+                    self.i += special.trailing_zeros() as usize / 8;
+                    break;
+                }
+                self.i += 8;
+            }
             while let Some(&c) = self.b.get(self.i) {
-                if STRING_SPECIAL[c as usize] {
+                if is_string_special(c) {
                     break;
                 }
                 self.i += 1;
@@ -216,7 +240,6 @@ impl<'a> Parser<'a> {
                         _ => return Err(Stop::Bail),
                     }
                 }
-                c if c >= 0x80 => {}
                 _ => return Err(Stop::Bail),
             }
         }
@@ -228,43 +251,60 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn digits(&mut self) -> Parsed<usize> {
+    /// Skips digits; returns how many and their value (wrapping: only
+    /// meaningful for up to 19 digits).
+    fn digits(&mut self) -> Parsed<(usize, u64)> {
         let from = self.i;
-        while self.peek()?.is_ascii_digit() {
+        let mut v: u64 = 0;
+        loop {
+            let d = self.peek()?.wrapping_sub(b'0');
+            if d > 9 {
+                return Ok((self.i - from, v));
+            }
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
             self.i += 1;
         }
-        Ok(self.i - from)
     }
 
-    /// A JSON number (its grammar exactly); returns its text's span.
-    fn number(&mut self) -> Parsed<(u32, u32)> {
+    /// A JSON number (its grammar exactly).
+    fn number(&mut self) -> Parsed<Num> {
         let start = self.i;
-        if self.peek()? == b'-' {
+        let negative = self.peek()? == b'-';
+        if negative {
             self.i += 1;
         }
-        match self.next()? {
-            b'0' => {}
-            b'1'..=b'9' => {
-                self.digits()?;
-            }
-            _ => return Err(Stop::Bail),
+        if !self.peek()?.is_ascii_digit() {
+            return Err(Stop::Bail);
         }
+        let (int_len, int) = self.digits()?;
+        if int_len > 1 && self.b[self.i - int_len] == b'0' {
+            return Err(Stop::Bail);
+        }
+        let (mut frac_len, mut frac) = (0, 0);
         if self.peek()? == b'.' {
             self.i += 1;
-            if self.digits()? == 0 {
+            (frac_len, frac) = self.digits()?;
+            if frac_len == 0 {
                 return Err(Stop::Bail);
             }
         }
+        let mut exponent = false;
         if matches!(self.peek()?, b'e' | b'E') {
+            exponent = true;
             self.i += 1;
             if matches!(self.peek()?, b'+' | b'-') {
                 self.i += 1;
             }
-            if self.digits()? == 0 {
+            if self.digits()?.0 == 0 {
                 return Err(Stop::Bail);
             }
         }
-        Ok((start as u32, self.i as u32))
+        let plain = !negative && !exponent && int_len <= 15 && frac_len <= 3;
+        Ok(Num {
+            start: start as u32,
+            end: self.i as u32,
+            thousandths: plain.then(|| int * 1000 + frac * 10u64.pow(3 - frac_len as u32)),
+        })
     }
 
     /// A non-negative integer without fraction or exponent, of at most 18
@@ -475,6 +515,10 @@ fn unescape(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn parse(b: &[u8]) -> Parsed<usize> {
+        parse_event(b, &mut EventSpans::default())
+    }
+
     fn text<'a>(b: &'a [u8], s: Option<Span>) -> Cow<'a, str> {
         s.unwrap().decode(std::str::from_utf8(b).unwrap()).unwrap()
     }
@@ -482,16 +526,19 @@ mod tests {
     #[test]
     fn reads_the_fields_of_a_common_event() {
         let b = br#"{"ph":"X","name":"simp \"x\" \u00e9\ud83d\ude00","cat":"Elab.step","ts":12.5,"dur":3,"pid":1,"tid":-7,"id":"0x1","other":{"a":[1,2.5e-3,true,null,{"b":"c"}]},"args":{"file":"F.lean","range":[1, 2 ,3,4],"range_kind":"exact","name":"w"}} tail"#;
-        let ev = parse_event(b).unwrap();
-        assert_eq!(&b[ev.len..], b" tail");
+        let mut ev = EventSpans::default();
+        let len = parse_event(b, &mut ev).unwrap();
+        assert_eq!(&b[len..], b" tail");
         assert_eq!(text(b, ev.ph), "X");
         assert_eq!(text(b, ev.name), "simp \"x\" é😀");
         assert_eq!(text(b, ev.cat), "Elab.step");
-        let num = |s: Option<(u32, u32)>| {
-            let (a, z) = s.unwrap();
-            std::str::from_utf8(&b[a as usize..z as usize]).unwrap()
+        let num = |s: Option<Num>| {
+            let n = s.unwrap();
+            let text = std::str::from_utf8(&b[n.start as usize..n.end as usize]).unwrap();
+            (text, n.thousandths)
         };
-        assert_eq!((num(ev.ts), num(ev.dur)), ("12.5", "3"));
+        assert_eq!(num(ev.ts), ("12.5", Some(12_500)));
+        assert_eq!(num(ev.dur), ("3", Some(3_000)));
         assert_eq!(ev.pid, Some(IdSpan::Num(1)));
         assert_eq!(ev.tid, Some(IdSpan::Num(-7)));
         let Some(IdSpan::Str(id)) = ev.id else {
@@ -502,16 +549,47 @@ mod tests {
         assert_eq!(args.range, Some([1, 2, 3, 4]));
         assert_eq!(text(b, args.range_kind), "exact");
         assert_eq!(text(b, args.name), "w");
-        assert_eq!(parse_event(b"{ }").unwrap().len, 3);
+        assert_eq!(parse(b"{ }"), Ok(3));
+        for (text, thousandths) in [
+            ("0", Some(0)),
+            ("0.001", Some(1)),
+            ("141171.917", Some(141_171_917)),
+            ("999999999999999.999", Some(999_999_999_999_999_999)),
+            ("1000000000000000", None),
+            ("1.2345", None),
+            ("-1", None),
+            ("1e3", None),
+        ] {
+            let b = format!("{{\"ts\":{text}}}");
+            let mut ev = EventSpans::default();
+            parse_event(b.as_bytes(), &mut ev).unwrap();
+            assert_eq!(ev.ts.unwrap().thousandths, thousandths, "{text}");
+        }
+    }
+
+    #[test]
+    fn finds_special_bytes_eight_at_a_time() {
+        for c in 0..=255u8 {
+            for at in 0..8 {
+                let mut w = *b"abcdefgh";
+                w[at] = c;
+                // Anything after the first special byte may be flagged.
+                w[(at + 1)..].fill(if at % 2 == 0 { b'"' } else { 0xff });
+                let m = string_specials(u64::from_le_bytes(w));
+                let first = (m != 0).then(|| m.trailing_zeros() as usize / 8);
+                let want = w.iter().position(|&b| is_string_special(b));
+                assert_eq!(first, want, "{c:#x} at {at}");
+            }
+        }
     }
 
     #[test]
     fn stops_at_the_end_of_the_bytes() {
         let b = br#"{"ph":"X","ts":1,"args":{"x":[1,{"y":"z"}]}}"#;
         for n in 0..b.len() {
-            assert_eq!(parse_event(&b[..n]), Err(Stop::Incomplete), "{n}");
+            assert_eq!(parse(&b[..n]), Err(Stop::Incomplete), "{n}");
         }
-        assert_eq!(parse_event(b).unwrap().len, b.len());
+        assert_eq!(parse(b), Ok(b.len()));
     }
 
     #[test]
@@ -550,15 +628,17 @@ mod tests {
             "{\"x\":\"a\tb\"}",
         ];
         for text in bail {
-            assert_eq!(parse_event(text.as_bytes()), Err(Stop::Bail), "{text}");
+            assert_eq!(parse(text.as_bytes()), Err(Stop::Bail), "{text}");
         }
         // Non-ASCII bytes outside strings.
-        assert_eq!(parse_event("{\"x\":é}".as_bytes()), Err(Stop::Bail));
+        assert_eq!(parse("{\"x\":é}".as_bytes()), Err(Stop::Bail));
         let deep = format!("{{\"x\":{}{}}}", "[".repeat(200), "]".repeat(200));
-        assert_eq!(parse_event(deep.as_bytes()), Err(Stop::Bail));
+        assert_eq!(parse(deep.as_bytes()), Err(Stop::Bail));
         // A lone surrogate parses but does not decode.
         let b = r#"{"name":"\ud800"}"#;
-        let name = parse_event(b.as_bytes()).unwrap().name.unwrap();
+        let mut ev = EventSpans::default();
+        parse_event(b.as_bytes(), &mut ev).unwrap();
+        let name = ev.name.unwrap();
         assert_eq!(name.decode(b), None);
     }
 }

@@ -185,18 +185,18 @@ impl<R: Read> Scanner<R> {
         }
     }
 
-    /// Offers the next value (after whitespace) to `parse`, which returns
-    /// what it read and the value's length, refilling the buffer while
-    /// `parse` needs more bytes. Returns that and where the value's bytes
-    /// are (for [`Scanner::bytes`]), having consumed them; `None` when
+    /// Offers the next value (after whitespace) to `parse`, which reads it
+    /// and returns its length, refilling the buffer while `parse` needs
+    /// more bytes. Returns where the value's bytes are (for
+    /// [`Scanner::bytes`]), having consumed them; `None` when
     /// `parse` gives up or the input ends, leaving the value unread for
     /// [`Scanner::take_value`] to report on or hand to a general parser.
-    pub fn parse_value<T>(
+    pub fn parse_value(
         &mut self,
         max: usize,
         what: &'static str,
-        mut parse: impl FnMut(&[u8]) -> std::result::Result<(T, usize), Stop>,
-    ) -> Result<Option<(T, Range<usize>)>> {
+        mut parse: impl FnMut(&[u8]) -> std::result::Result<usize, Stop>,
+    ) -> Result<Option<Range<usize>>> {
         if self.peek()?.is_none() {
             return Ok(None);
         }
@@ -204,11 +204,11 @@ impl<R: Read> Scanner<R> {
             let start = self.pos;
             let available = self.end - start;
             let len = match parse(&self.buf[start..self.end]) {
-                Ok((value, len)) if len <= max => {
+                Ok(len) if len <= max => {
                     self.pos = start + len;
-                    return Ok(Some((value, start..start + len)));
+                    return Ok(Some(start..start + len));
                 }
-                Ok((_, len)) => len,
+                Ok(len) => len,
                 Err(Stop::Bail) => return Ok(None),
                 Err(Stop::Incomplete) => available,
             };
