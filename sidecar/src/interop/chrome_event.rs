@@ -166,16 +166,19 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    #[inline(always)]
     fn peek(&self) -> Parsed<u8> {
         self.b.get(self.i).copied().ok_or(Stop::Incomplete)
     }
 
+    #[inline(always)]
     fn next(&mut self) -> Parsed<u8> {
         let c = self.peek()?;
         self.i += 1;
         Ok(c)
     }
 
+    #[inline(always)]
     fn expect(&mut self, c: u8) -> Parsed<()> {
         if self.next()? == c {
             Ok(())
@@ -184,6 +187,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(always)]
     fn ws(&mut self) -> Parsed<()> {
         loop {
             match self.peek()? {
@@ -194,6 +198,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An object key without escapes (others go the general way).
+    #[inline(always)]
     fn key(&mut self) -> Parsed<&'a [u8]> {
         let s = self.string()?;
         if s.escaped {
@@ -204,6 +209,7 @@ impl<'a> Parser<'a> {
 
     /// A string value; checks escapes and control characters (the caller
     /// checks that the whole event is UTF-8).
+    #[inline(always)]
     fn string(&mut self) -> Parsed<Span> {
         self.expect(b'"')?;
         let start = self.i;
@@ -253,6 +259,7 @@ impl<'a> Parser<'a> {
 
     /// Skips digits; returns how many and their value (wrapping: only
     /// meaningful for up to 19 digits).
+    #[inline(always)]
     fn digits(&mut self) -> Parsed<(usize, u64)> {
         let from = self.i;
         let mut v: u64 = 0;
@@ -267,6 +274,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A JSON number (its grammar exactly).
+    #[inline(always)]
     fn number(&mut self) -> Parsed<Num> {
         let start = self.i;
         let negative = self.peek()? == b'-';
