@@ -457,6 +457,8 @@ pub struct ChromeImport {
 }
 
 struct Importer<'s> {
+    /// Whether events go the fast path first.
+    fast: bool,
     sink: &'s mut TraceSink,
     tracks: Vec<Track>,
     track_index: HashMap<TrackKey, usize>,
@@ -961,8 +963,32 @@ struct LeanscopeData {
 
 /// Imports a Chrome trace from `input` into `sink`.
 pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<ChromeImport> {
+    import_with(input, sink, true)
+}
+
+/// Imports `data` twice, with the fast path and with every event read the
+/// general way (as before the fast path existed), for tests and fuzzing to
+/// compare: each gives the encoded recording (with a fixed header) and the
+/// trace's own header, or the error's message.
+#[doc(hidden)]
+pub fn import_both_ways(data: &[u8], spill_dir: &std::path::Path) -> [ImportOutcome; 2] {
+    [true, false].map(|fast| {
+        let mut sink = TraceSink::new(FORMAT, spill_dir).map_err(|e| e.to_string())?;
+        let imported = import_with(data, &mut sink, fast).map_err(|e| e.to_string())?;
+        let bytes = sink
+            .finish(Header::default(), Vec::new())
+            .map_err(|e| e.to_string())?;
+        Ok((bytes, imported.header))
+    })
+}
+
+/// What [`import_both_ways`] gives for one way.
+pub type ImportOutcome = std::result::Result<(Vec<u8>, Option<Header>), String>;
+
+fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<ChromeImport> {
     let mut s = Scanner::new(input, FORMAT);
     let mut imp = Importer {
+        fast,
         sink,
         tracks: Vec::new(),
         track_index: HashMap::new(),
@@ -1073,9 +1099,13 @@ fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool
     }
     loop {
         let offset = s.offset();
-        let fast = s.parse_value(MAX_CHROME_EVENT_BYTES, "a trace event", |bytes| {
-            parse_event(bytes, &mut ev)
-        })?;
+        let fast = if imp.fast {
+            s.parse_value(MAX_CHROME_EVENT_BYTES, "a trace event", |bytes| {
+                parse_event(bytes, &mut ev)
+            })?
+        } else {
+            None
+        };
         match fast {
             Some(at) => imp.fast_event(seq, s.bytes(at), &ev, offset)?,
             None => {
@@ -1179,7 +1209,97 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
 
 #[cfg(test)]
 mod tests {
-    use super::{any_micros_to_ns, micros_to_ns, plain_micros_to_ns};
+    use super::{any_micros_to_ns, import_both_ways, micros_to_ns, plain_micros_to_ns};
+
+    /// Imports `text` both ways and checks they agree; returns the outcome.
+    fn same_both_ways(text: &str) -> super::ImportOutcome {
+        let dir = std::env::temp_dir();
+        let [fast, general] = import_both_ways(text.as_bytes(), &dir);
+        assert_eq!(fast, general, "{text}");
+        fast
+    }
+
+    #[test]
+    fn the_fast_path_reads_events_as_the_general_one_does() {
+        let events = [
+            r#"{"ph":"M","name":"process_name","pid":1,"args":{"name":"lean \"p\""}}"#,
+            r#"{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"w\u00e9 😀"}}"#,
+            r#"{"ph":"M","name":"thread_name","pid":"p","tid":"t","args":{"other":[1,{"a":null}]}}"#,
+            r#"{"ph":"M","name":"thread_name","pid":1,"tid":3,"args":{"name":null}}"#,
+            r#"{"ph":"X","name":"a","cat":"c","ts":1.5,"dur":10,"pid":1,"tid":2}"#,
+            r#"{ "ph" : "X" , "name" : "b\n" , "ts" : 2 , "dur" : 3.25 , "tid" : 2 , "extra" : { "x" : [ true , false , -1.5e-3 ] } }"#,
+            r#"{"ph":"X","name":"c","ts":2.0001,"dur":1e0,"tid":2,"args":{"range":[1,2,3,4],"range_kind":"matched"}}"#,
+            r#"{"ph":"X","name":"d","ts":3,"dur":1,"tid":2,"args":{"range":[1,2,3,4]}}"#,
+            r#"{"ph":"X","name":"e","ts":3,"dur":1,"tid":2,"args":{"range":null,"x":"range"}}"#,
+            r#"{"ph":"X","name":"f","ts":3,"dur":1,"tid":2,"args":{"r\u0061nge":[0,0,0,1]}}"#,
+            r#"{"ph":"X","name":null,"cat":null,"ts":4,"dur":1,"tid":null,"pid":null}"#,
+            r#"{"ph":"X","name":"g","ts":4,"dur":1,"tid":-3,"pid":9223372036854775807}"#,
+            r#"{"ph":"B","name":"h","ts":5,"tid":2}"#,
+            r#"{"ph":"E","ts":7,"tid":2}"#,
+            r#"{"ph":"b","cat":"k","id":"0x1","name":"i","ts":5}"#,
+            r#"{"ph":"e","cat":"k","id":"0x1","name":"i","ts":6}"#,
+            r#"{"ph":"e","cat":"k","id":7,"ts":6}"#,
+            r#"{"ph":"i","name":"instant","ts":6}"#,
+            r#"{"ph":"C","name":"counter","ts":6,"args":{"v":1}}"#,
+        ];
+        let array = format!("[{}]", events.join(",\n"));
+        let outcome = same_both_ways(&array);
+        assert!(outcome.is_ok(), "{outcome:?}");
+        let _ = same_both_ways(&format!(
+            "{{\"otherData\":{{\"x\":1}},\"traceEvents\":{array},\"displayTimeUnit\":\"ns\"}}"
+        ));
+        // Each event alone too, and each prefix (truncated traces).
+        for ev in events {
+            let _ = same_both_ways(&format!("[{ev}]"));
+        }
+        for n in 0..array.len() {
+            if array.is_char_boundary(n) {
+                let _ = same_both_ways(&array[..n]);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_rejects_what_the_general_one_rejects() {
+        let bad = [
+            r#"[{"ph":"X","ts":1,"dur":1,"x":[1,]}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"x":01}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"x":"\q"}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"name":"\ud800"}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"ph":"X"}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"tid":1.5}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"tid":1e2}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"tid":-0}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"tid":18446744073709551615}]"#,
+            r#"[{"ph":"X","ts":"1","dur":1}]"#,
+            r#"[{"ph":"X","ts":1,"dur":-1}]"#,
+            r#"[{"ph":"X","ts":1e30,"dur":1}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"args":{"range":[1,2,3]}}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"args":{"range":[1,2,3,4],"range_kind":"odd"}}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"args":{"range":[1,2,3,4],"range_kind":5}}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"args":{"range":[1,2,3,-4]}}]"#,
+            r#"[{"ph":"M","name":"thread_name","args":{"name":5}}]"#,
+            r#"[{"ph":"M","name":"thread_name","args":[]}]"#,
+            "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"a\tb\"}]",
+            r#"[{"ph":"X","ts":1,"dur":1}}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1},]x"#,
+        ];
+        for text in bad {
+            let outcome = same_both_ways(text);
+            assert!(outcome.is_err(), "{text}: {outcome:?}");
+        }
+        let deep = format!(
+            "[{{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"x\":{}{}}}]",
+            "[".repeat(1000),
+            "]".repeat(1000)
+        );
+        let _ = same_both_ways(&deep);
+        // Invalid UTF-8 in a skipped string: serde_json lets it pass.
+        let dir = std::env::temp_dir();
+        let [fast, general] =
+            import_both_ways(b"[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"x\":\"\xff\"}]", &dir);
+        assert_eq!(fast, general);
+    }
 
     #[test]
     fn the_quick_path_of_microseconds_agrees_with_the_general_one() {
