@@ -183,6 +183,44 @@ impl<W: Write> Encoder<W> {
 
     /// Appends one event and returns its index.
     pub fn push(&mut self, ev: &NewEvent<'_>) -> Result<u32> {
+        self.check(ev)?;
+        let class = match self.last_class {
+            Some(id) if self.strings.get(id) == ev.class => id,
+            _ => {
+                let id = self.strings.intern(ev.class);
+                self.last_class = Some(id);
+                id
+            }
+        };
+        let label = self.strings.intern(ev.label);
+        self.append(ev, class, label)
+    }
+
+    /// The id of a string in this recording, for [`Encoder::push_interned`]
+    /// (ids count distinct strings in the order they are first interned or
+    /// pushed).
+    pub fn intern(&mut self, s: &str) -> u32 {
+        self.strings.intern(s)
+    }
+
+    /// Like [`Encoder::push`], with the class and label given as ids from
+    /// [`Encoder::intern`] (its `class` and `label` strings are not read),
+    /// which saves looking strings up when the caller has its own ids.
+    pub fn push_interned(&mut self, ev: &NewEvent<'_>, class: u32, label: u32) -> Result<u32> {
+        self.check(ev)?;
+        let known = self.strings.len() as u64;
+        for id in [class, label] {
+            if u64::from(id) >= known {
+                return Err(RecordingError::InvalidEvent {
+                    event: self.events,
+                    detail: format!("string {id} has not been interned"),
+                });
+            }
+        }
+        self.append(ev, class, label)
+    }
+
+    fn check(&self, ev: &NewEvent<'_>) -> Result<()> {
         let index = self.events;
         if index >= MAX_EVENTS {
             return Err(RecordingError::limit("event count", index + 1, MAX_EVENTS));
@@ -209,15 +247,12 @@ impl<W: Write> Encoder<W> {
         if ev.range.is_none() != (ev.range_kind == RangeKind::None) {
             return Err(invalid("a range needs a range kind and vice versa".into()));
         }
-        let class = match self.last_class {
-            Some(id) if self.strings.get(id) == ev.class => id,
-            _ => {
-                let id = self.intern(ev.class);
-                self.last_class = Some(id);
-                id
-            }
-        };
-        let label = self.intern(ev.label);
+        Ok(())
+    }
+
+    /// Writes a checked event.
+    fn append(&mut self, ev: &NewEvent<'_>, class: u32, label: u32) -> Result<u32> {
+        let index = self.events;
         let range = match ev.range {
             Some(r) => {
                 let id = self.intern_range(r);
@@ -281,10 +316,6 @@ impl<W: Write> Encoder<W> {
         self.out.write_all(&END_MAGIC)?;
         self.out.flush()?;
         Ok(self.out)
-    }
-
-    fn intern(&mut self, s: &str) -> u32 {
-        self.strings.intern(s)
     }
 
     fn intern_range(&mut self, r: SourceRange) -> u32 {

@@ -33,6 +33,7 @@ use recording::{Header, RangeKind, Recording, SourceRange};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::chrome_event::{parse_event, EventSpans, IdSpan, Num, Span};
 use super::error::{InteropError, Result};
 use super::json_scan::Scanner;
 use super::limits::{
@@ -94,9 +95,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Id<'a> {
     }
 }
 
-/// The fields of a trace event that the importer reads.
+/// The fields of a trace event that the importer reads, as `serde_json`
+/// reads them (the general path).
 #[derive(Deserialize)]
-struct RawEvent<'a> {
+struct SerdeEvent<'a> {
     #[serde(borrow)]
     ph: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -117,6 +119,109 @@ struct RawEvent<'a> {
     args: Option<&'a RawValue>,
 }
 
+impl<'a> SerdeEvent<'a> {
+    fn into_raw(self) -> RawEvent<'a> {
+        RawEvent {
+            ph: self.ph,
+            name: self.name,
+            cat: self.cat,
+            ts: self.ts.map(|t| Time {
+                text: t.get(),
+                ns: None,
+            }),
+            dur: self.dur.map(|t| Time {
+                text: t.get(),
+                ns: None,
+            }),
+            pid: self.pid,
+            tid: self.tid,
+            id: self.id,
+            args: self.args.map(|a| Args::Raw(a.get())),
+        }
+    }
+}
+
+/// The fields of a trace event that the importer reads, however it read
+/// them.
+struct RawEvent<'a> {
+    ph: Option<Cow<'a, str>>,
+    name: Option<Cow<'a, str>>,
+    cat: Option<Cow<'a, str>>,
+    ts: Option<Time<'a>>,
+    dur: Option<Time<'a>>,
+    pid: Option<Id<'a>>,
+    tid: Option<Id<'a>>,
+    id: Option<Id<'a>>,
+    args: Option<Args<'a>>,
+}
+
+/// A `ts` or `dur`: its JSON text, and its value in nanoseconds when the
+/// fast path read it (the usual plain form).
+#[derive(Clone, Copy)]
+struct Time<'a> {
+    text: &'a str,
+    ns: Option<u64>,
+}
+
+/// An event's `args`: its JSON text (the general path), or what the fast
+/// path read from it (an object whose `range`, `range_kind` and `name` have
+/// the types they should).
+enum Args<'a> {
+    Raw(&'a str),
+    Read {
+        range: Option<[u32; 4]>,
+        range_kind: Option<Cow<'a, str>>,
+        name: Option<Cow<'a, str>>,
+    },
+}
+
+impl<'a> RawEvent<'a> {
+    /// The event the fast path found in `bytes`; `None` when they are not
+    /// UTF-8 or one of its strings does not decode (the general path
+    /// reports it).
+    fn from_spans(bytes: &'a [u8], ev: &EventSpans) -> Option<Self> {
+        // One check of the whole event (serde_json checks all of `args`,
+        // every string it keeps and every key).
+        let text = std::str::from_utf8(bytes).ok()?;
+        let string = |s: Option<Span>| match s {
+            Some(s) => s.decode(text).map(Some),
+            None => Some(None),
+        };
+        let number = |s: Option<Num>| {
+            s.map(|n| {
+                text.get(n.start as usize..n.end as usize).map(|t| Time {
+                    text: t,
+                    ns: n.thousandths,
+                })
+            })
+        };
+        let id = |s: Option<IdSpan>| match s {
+            None => Some(None),
+            Some(IdSpan::Num(n)) => Some(Some(Id::Num(n))),
+            Some(IdSpan::Str(s)) => s.decode(text).map(|s| Some(Id::Str(s))),
+        };
+        let args = match &ev.args {
+            None => None,
+            Some(a) => Some(Args::Read {
+                range: a.range,
+                range_kind: string(a.range_kind)?,
+                name: string(a.name)?,
+            }),
+        };
+        Some(RawEvent {
+            ph: string(ev.ph)?,
+            name: string(ev.name)?,
+            cat: string(ev.cat)?,
+            ts: number(ev.ts).map_or(Some(None), |t| t.map(Some))?,
+            dur: number(ev.dur).map_or(Some(None), |t| t.map(Some))?,
+            pid: id(ev.pid)?,
+            tid: id(ev.tid)?,
+            id: id(ev.id)?,
+            args,
+        })
+    }
+}
+
 /// What the importer reads from `args`.
 #[derive(Deserialize)]
 struct RangeArgs<'a> {
@@ -133,6 +238,14 @@ struct NameArgs {
 /// A microsecond decimal (JSON number text) as whole nanoseconds, rounded
 /// half away from zero; exact for up to three decimals.
 pub fn micros_to_ns(text: &str) -> std::result::Result<i128, String> {
+    match plain_micros_to_ns(text.as_bytes()) {
+        Some(ns) => Ok(ns),
+        None => any_micros_to_ns(text),
+    }
+}
+
+/// [`micros_to_ns`] of any form.
+fn any_micros_to_ns(text: &str) -> std::result::Result<i128, String> {
     let t = text.as_bytes();
     let mut i = 0;
     let negative = t.first() == Some(&b'-');
@@ -210,6 +323,33 @@ pub fn micros_to_ns(text: &str) -> std::result::Result<i128, String> {
         (mantissa + div / 2) / div
     };
     Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// [`micros_to_ns`] of the usual form, `123` or `123.4` (up to 15 digits,
+/// up to 3 decimals: exact in an i64), quickly; `None` for another form.
+fn plain_micros_to_ns(t: &[u8]) -> Option<i128> {
+    let (int, frac) = match memchr::memchr(b'.', t) {
+        Some(dot) => (&t[..dot], &t[dot + 1..]),
+        None => (t, &t[t.len()..]),
+    };
+    if int.is_empty()
+        || int.len() > 15
+        || frac.len() > 3
+        || (frac.is_empty() && int.len() < t.len())
+    {
+        return None;
+    }
+    let mut ns: i64 = 0;
+    for &d in int.iter().chain(frac) {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        ns = ns * 10 + i64::from(d - b'0');
+    }
+    for _ in frac.len()..3 {
+        ns *= 10;
+    }
+    Some(i128::from(ns))
 }
 
 /// Where an event's interval goes: a thread, or a nestable async id.
@@ -317,6 +457,8 @@ pub struct ChromeImport {
 }
 
 struct Importer<'s> {
+    /// Whether events go the fast path first.
+    fast: bool,
     sink: &'s mut TraceSink,
     tracks: Vec<Track>,
     track_index: HashMap<TrackKey, usize>,
@@ -379,6 +521,7 @@ impl<'s> Importer<'s> {
         Ok(i)
     }
 
+    /// Reads an event (the general path) and imports it.
     fn event(&mut self, seq: u64, slice: &[u8], offset: u64) -> Result<()> {
         let where_ = || format!("{} (byte {offset})", at(seq));
         if slice.first() != Some(&b'{') {
@@ -388,13 +531,26 @@ impl<'s> Importer<'s> {
                 "a trace event must be a JSON object",
             ));
         }
-        let ev: RawEvent = serde_json::from_slice(slice).map_err(|e| {
+        let ev: SerdeEvent = serde_json::from_slice(slice).map_err(|e| {
             if e.is_syntax() || e.is_eof() {
                 InteropError::syntax(FORMAT, where_(), format!("not JSON: {e}"))
             } else {
                 InteropError::invalid(FORMAT, where_(), e.to_string())
             }
         })?;
+        self.import_event(seq, ev.into_raw(), offset)
+    }
+
+    /// Imports an event the fast path found in `slice`.
+    fn fast_event(&mut self, seq: u64, slice: &[u8], ev: &EventSpans, offset: u64) -> Result<()> {
+        match RawEvent::from_spans(slice, ev) {
+            Some(ev) => self.import_event(seq, ev, offset),
+            None => self.event(seq, slice, offset),
+        }
+    }
+
+    fn import_event(&mut self, seq: u64, ev: RawEvent, offset: u64) -> Result<()> {
+        let where_ = || format!("{} (byte {offset})", at(seq));
         let ph = ev
             .ph
             .as_deref()
@@ -426,10 +582,15 @@ impl<'s> Importer<'s> {
         };
         let t = self.track(key, seq)?;
         let name = ev.name.as_deref().unwrap_or("");
-        let range = match ev.args {
-            Some(a) if memchr::memmem::find(a.get().as_bytes(), b"\"range\"").is_some() => {
+        let range = match &ev.args {
+            Some(Args::Raw(a)) if memchr::memmem::find(a.as_bytes(), b"\"range\"").is_some() => {
                 range_arg(a, &where_)?
             }
+            Some(Args::Read {
+                range: Some(r),
+                range_kind,
+                ..
+            }) => Some((range_of(*r), range_kind_of(range_kind.as_deref(), &where_)?)),
             _ => None,
         };
         match ph {
@@ -539,11 +700,17 @@ impl<'s> Importer<'s> {
         if name != "thread_name" && name != "process_name" {
             return Ok(());
         }
-        let Some(args) = ev.args else { return Ok(()) };
-        let args: NameArgs = serde_json::from_str(args.get()).map_err(|e| {
-            InteropError::invalid(FORMAT, format!("{}.args", at(seq)), e.to_string())
-        })?;
-        let Some(value) = args.name else {
+        let value = match &ev.args {
+            None => return Ok(()),
+            Some(Args::Raw(args)) => {
+                let args: NameArgs = serde_json::from_str(args).map_err(|e| {
+                    InteropError::invalid(FORMAT, format!("{}.args", at(seq)), e.to_string())
+                })?;
+                args.name
+            }
+            Some(Args::Read { name, .. }) => name.as_ref().map(|n| n.to_string()),
+        };
+        let Some(value) = value else {
             return Ok(());
         };
         let pid = ev.pid.clone().unwrap_or(Id::Num(0)).to_static();
@@ -724,19 +891,20 @@ impl TrackKey {
     }
 }
 
-fn time_field(
-    v: Option<&RawValue>,
-    field: &str,
-    where_: &dyn Fn() -> String,
-) -> Result<Option<u64>> {
-    let Some(v) = v else { return Ok(None) };
-    let ns = micros_to_ns(v.get())
-        .map_err(|e| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), e))?;
+fn time_field(v: Option<Time>, field: &str, where_: &dyn Fn() -> String) -> Result<Option<u64>> {
+    let Some(Time { text: v, ns }) = v else {
+        return Ok(None);
+    };
+    let ns = match ns {
+        Some(ns) => i128::from(ns),
+        None => micros_to_ns(v)
+            .map_err(|e| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), e))?,
+    };
     if ns < 0 {
         return Err(InteropError::invalid(
             FORMAT,
             format!("{}.{field}", where_()),
-            format!("`{field}` is negative ({})", v.get()),
+            format!("`{field}` is negative ({v})"),
         ));
     }
     u64::try_from(ns)
@@ -747,21 +915,29 @@ fn time_field(
             InteropError::invalid(
                 FORMAT,
                 format!("{}.{field}", where_()),
-                format!("`{field}` is too large ({})", v.get()),
+                format!("`{field}` is too large ({v})"),
             )
         })
 }
 
-fn range_arg(
-    args: &RawValue,
-    where_: &dyn Fn() -> String,
-) -> Result<Option<(SourceRange, RangeKind)>> {
-    let a: RangeArgs = serde_json::from_str(args.get())
+fn range_arg(args: &str, where_: &dyn Fn() -> String) -> Result<Option<(SourceRange, RangeKind)>> {
+    let a: RangeArgs = serde_json::from_str(args)
         .map_err(|e| InteropError::invalid(FORMAT, format!("{}.args", where_()), e.to_string()))?;
-    let Some([sl, sc, el, ec]) = a.range else {
+    let Some(range) = a.range else {
         return Ok(None);
     };
-    let kind = match a.range_kind.as_deref() {
+    Ok(Some((
+        range_of(range),
+        range_kind_of(a.range_kind.as_deref(), where_)?,
+    )))
+}
+
+fn range_of([sl, sc, el, ec]: [u32; 4]) -> SourceRange {
+    SourceRange::new(sl, sc, el, ec)
+}
+
+fn range_kind_of(kind: Option<&str>, where_: &dyn Fn() -> String) -> Result<RangeKind> {
+    Ok(match kind {
         None | Some("exact") => RangeKind::Exact,
         Some("matched") => RangeKind::Matched,
         Some("inherited") => RangeKind::Inherited,
@@ -772,8 +948,7 @@ fn range_arg(
                 format!("unknown range kind `{other}`"),
             ))
         }
-    };
-    Ok(Some((SourceRange::new(sl, sc, el, ec), kind)))
+    })
 }
 
 #[derive(Deserialize)]
@@ -788,8 +963,32 @@ struct LeanscopeData {
 
 /// Imports a Chrome trace from `input` into `sink`.
 pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<ChromeImport> {
+    import_with(input, sink, true)
+}
+
+/// Imports `data` twice, with the fast path and with every event read the
+/// general way (as before the fast path existed), for tests and fuzzing to
+/// compare: each gives the encoded recording (with a fixed header) and the
+/// trace's own header, or the error's message.
+#[doc(hidden)]
+pub fn import_both_ways(data: &[u8], spill_dir: &std::path::Path) -> [ImportOutcome; 2] {
+    [true, false].map(|fast| {
+        let mut sink = TraceSink::new(FORMAT, spill_dir).map_err(|e| e.to_string())?;
+        let imported = import_with(data, &mut sink, fast).map_err(|e| e.to_string())?;
+        let bytes = sink
+            .finish(Header::default(), Vec::new())
+            .map_err(|e| e.to_string())?;
+        Ok((bytes, imported.header))
+    })
+}
+
+/// What [`import_both_ways`] gives for one way.
+pub type ImportOutcome = std::result::Result<(Vec<u8>, Option<Header>), String>;
+
+fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<ChromeImport> {
     let mut s = Scanner::new(input, FORMAT);
     let mut imp = Importer {
+        fast,
         sink,
         tracks: Vec::new(),
         track_index: HashMap::new(),
@@ -893,14 +1092,27 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<ChromeImport> {
 fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool) -> Result<()> {
     s.expect(b'[', "`[`")?;
     let mut seq = 0u64;
+    let mut ev = EventSpans::default();
     if s.peek()? == Some(b']') {
         s.bump();
         return Ok(());
     }
     loop {
         let offset = s.offset();
-        let slice = s.take_value(MAX_CHROME_EVENT_BYTES, "a trace event")?;
-        imp.event(seq, slice, offset)?;
+        let fast = if imp.fast {
+            s.parse_value(MAX_CHROME_EVENT_BYTES, "a trace event", |bytes| {
+                parse_event(bytes, &mut ev)
+            })?
+        } else {
+            None
+        };
+        match fast {
+            Some(at) => imp.fast_event(seq, s.bytes(at), &ev, offset)?,
+            None => {
+                let slice = s.take_value(MAX_CHROME_EVENT_BYTES, "a trace event")?;
+                imp.event(seq, slice, offset)?;
+            }
+        }
         seq += 1;
         match s.peek()? {
             Some(b',') => {
@@ -997,7 +1209,124 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
 
 #[cfg(test)]
 mod tests {
-    use super::micros_to_ns;
+    use super::{any_micros_to_ns, import_both_ways, micros_to_ns, plain_micros_to_ns};
+
+    /// Imports `text` both ways and checks they agree; returns the outcome.
+    fn same_both_ways(text: &str) -> super::ImportOutcome {
+        let dir = std::env::temp_dir();
+        let [fast, general] = import_both_ways(text.as_bytes(), &dir);
+        assert_eq!(fast, general, "{text}");
+        fast
+    }
+
+    #[test]
+    fn the_fast_path_reads_events_as_the_general_one_does() {
+        let events = [
+            r#"{"ph":"M","name":"process_name","pid":1,"args":{"name":"lean \"p\""}}"#,
+            r#"{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"w\u00e9 😀"}}"#,
+            r#"{"ph":"M","name":"thread_name","pid":"p","tid":"t","args":{"other":[1,{"a":null}]}}"#,
+            r#"{"ph":"M","name":"thread_name","pid":1,"tid":3,"args":{"name":null}}"#,
+            r#"{"ph":"X","name":"a","cat":"c","ts":1.5,"dur":10,"pid":1,"tid":2}"#,
+            r#"{ "ph" : "X" , "name" : "b\n" , "ts" : 2 , "dur" : 3.25 , "tid" : 2 , "extra" : { "x" : [ true , false , -1.5e-3 ] } }"#,
+            r#"{"ph":"X","name":"c","ts":2.0001,"dur":1e0,"tid":2,"args":{"range":[1,2,3,4],"range_kind":"matched"}}"#,
+            r#"{"ph":"X","name":"d","ts":3,"dur":1,"tid":2,"args":{"range":[1,2,3,4]}}"#,
+            r#"{"ph":"X","name":"e","ts":3,"dur":1,"tid":2,"args":{"range":null,"x":"range"}}"#,
+            r#"{"ph":"X","name":"f","ts":3,"dur":1,"tid":2,"args":{"r\u0061nge":[0,0,0,1]}}"#,
+            r#"{"ph":"X","name":null,"cat":null,"ts":4,"dur":1,"tid":null,"pid":null}"#,
+            r#"{"ph":"X","name":"g","ts":4,"dur":1,"tid":-3,"pid":9223372036854775807}"#,
+            r#"{"ph":"B","name":"h","ts":5,"tid":2}"#,
+            r#"{"ph":"E","ts":7,"tid":2}"#,
+            r#"{"ph":"b","cat":"k","id":"0x1","name":"i","ts":5}"#,
+            r#"{"ph":"e","cat":"k","id":"0x1","name":"i","ts":6}"#,
+            r#"{"ph":"e","cat":"k","id":7,"ts":6}"#,
+            r#"{"ph":"i","name":"instant","ts":6}"#,
+            r#"{"ph":"C","name":"counter","ts":6,"args":{"v":1}}"#,
+        ];
+        let array = format!("[{}]", events.join(",\n"));
+        let outcome = same_both_ways(&array);
+        assert!(outcome.is_ok(), "{outcome:?}");
+        let _ = same_both_ways(&format!(
+            "{{\"otherData\":{{\"x\":1}},\"traceEvents\":{array},\"displayTimeUnit\":\"ns\"}}"
+        ));
+        // Each event alone too, and each prefix (truncated traces).
+        for ev in events {
+            let _ = same_both_ways(&format!("[{ev}]"));
+        }
+        for n in 0..array.len() {
+            if array.is_char_boundary(n) {
+                let _ = same_both_ways(&array[..n]);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_rejects_what_the_general_one_rejects() {
+        let bad = [
+            r#"[{"ph":"X","ts":1,"dur":1,"x":[1,]}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"x":01}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"x":"\q"}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"name":"\ud800"}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"ph":"X"}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"tid":1.5}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"tid":1e2}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"tid":-0}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"tid":18446744073709551615}]"#,
+            r#"[{"ph":"X","ts":"1","dur":1}]"#,
+            r#"[{"ph":"X","ts":1,"dur":-1}]"#,
+            r#"[{"ph":"X","ts":1e30,"dur":1}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"args":{"range":[1,2,3]}}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"args":{"range":[1,2,3,4],"range_kind":"odd"}}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"args":{"range":[1,2,3,4],"range_kind":5}}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1,"args":{"range":[1,2,3,-4]}}]"#,
+            r#"[{"ph":"M","name":"thread_name","args":{"name":5}}]"#,
+            r#"[{"ph":"M","name":"thread_name","args":[]}]"#,
+            "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"a\tb\"}]",
+            r#"[{"ph":"X","ts":1,"dur":1}}]"#,
+            r#"[{"ph":"X","ts":1,"dur":1},]x"#,
+        ];
+        for text in bad {
+            let outcome = same_both_ways(text);
+            assert!(outcome.is_err(), "{text}: {outcome:?}");
+        }
+        let deep = format!(
+            "[{{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"x\":{}{}}}]",
+            "[".repeat(1000),
+            "]".repeat(1000)
+        );
+        let _ = same_both_ways(&deep);
+        // Invalid UTF-8 in a skipped string: serde_json lets it pass.
+        let dir = std::env::temp_dir();
+        let [fast, general] =
+            import_both_ways(b"[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"x\":\"\xff\"}]", &dir);
+        assert_eq!(fast, general);
+    }
+
+    #[test]
+    fn the_quick_path_of_microseconds_agrees_with_the_general_one() {
+        let mut texts: Vec<String> = ["0", "0.0", "7", "1.", ".5", "00.5", "1.5e3", "-1.5"]
+            .map(String::from)
+            .to_vec();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let int = x % 10u64.pow((x >> 40) as u32 % 17);
+            let decimals = (x >> 50) as usize % 5;
+            let frac = format!("{:04}", (x >> 20) % 10_000);
+            texts.push(if decimals == 0 {
+                int.to_string()
+            } else {
+                format!("{int}.{}", &frac[..decimals])
+            });
+        }
+        for t in &texts {
+            if let Some(ns) = plain_micros_to_ns(t.as_bytes()) {
+                assert_eq!(Ok(ns), any_micros_to_ns(t), "{t}");
+            }
+        }
+        assert_eq!(plain_micros_to_ns(b"141171.917"), Some(141_171_917));
+    }
 
     #[test]
     fn microsecond_decimals_become_exact_nanoseconds() {
@@ -1017,7 +1346,7 @@ mod tests {
         for (text, ns) in table {
             assert_eq!(micros_to_ns(text), Ok(ns), "{text}");
         }
-        for bad in ["", "-", "1.2.3", "abc", "1e", "\"1\"", "1e40"] {
+        for bad in ["", "-", "1.2.3", "abc", "1e", "\"1\"", "1e40", "."] {
             assert!(micros_to_ns(bad).is_err(), "{bad}");
         }
     }

@@ -6,10 +6,21 @@
 //! memory.
 
 use std::io::Read;
+use std::ops::Range;
 
 use super::error::{InteropError, Result};
 
 const READ_CHUNK: usize = 1 << 20;
+
+/// Why a parser offered bytes by [`Scanner::parse_value`] did not read a
+/// value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The bytes end inside the value.
+    Incomplete,
+    /// Not the shape that parser reads: read the value another way.
+    Bail,
+}
 
 pub struct Scanner<R: Read> {
     input: R,
@@ -172,6 +183,64 @@ impl<R: Read> Scanner<R> {
             }
             start = self.pos;
         }
+    }
+
+    /// Offers the next value (after whitespace) to `parse`, which reads it
+    /// and returns its length, refilling the buffer while `parse` needs
+    /// more bytes. Returns where the value's bytes are (for
+    /// [`Scanner::bytes`]), having consumed them; `None` when
+    /// `parse` gives up or the input ends, leaving the value unread for
+    /// [`Scanner::take_value`] to report on or hand to a general parser.
+    pub fn parse_value(
+        &mut self,
+        max: usize,
+        what: &'static str,
+        mut parse: impl FnMut(&[u8]) -> std::result::Result<usize, Stop>,
+    ) -> Result<Option<Range<usize>>> {
+        if self.peek()?.is_none() {
+            return Ok(None);
+        }
+        loop {
+            let start = self.pos;
+            let available = self.end - start;
+            let len = match parse(&self.buf[start..self.end]) {
+                Ok(len) if len <= max => {
+                    self.pos = start + len;
+                    return Ok(Some(start..start + len));
+                }
+                Ok(len) => len,
+                Err(Stop::Bail) => return Ok(None),
+                Err(Stop::Incomplete) => available,
+            };
+            if len > max {
+                return Err(InteropError::limit(
+                    self.format,
+                    format!("byte {}", self.base + start as u64),
+                    what,
+                    max as u64,
+                    self.limit_name,
+                ));
+            }
+            // At least double what `parse` saw (up to the limit), so that a
+            // large value is parsed a bounded number of times.
+            let want = available.min(max + 1 - available).max(1);
+            let mut read = 0;
+            while read < want {
+                let before = self.end - self.pos;
+                if !self.fill()? {
+                    break;
+                }
+                read += self.end - self.pos - before;
+            }
+            if read == 0 {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The bytes of a value [`Scanner::parse_value`] just read.
+    pub fn bytes(&self, at: Range<usize>) -> &[u8] {
+        &self.buf[at]
     }
 
     /// Consumes the next value without keeping it, in constant memory.

@@ -4,6 +4,7 @@
 //! LeanProfiler's).
 
 pub mod chrome;
+mod chrome_event;
 pub mod error;
 pub mod firefox;
 pub mod folded;

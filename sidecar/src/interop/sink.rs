@@ -259,6 +259,15 @@ impl TraceSink {
         let u32_at = |r: &[u8; RECORD_BYTES], o: usize| {
             u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
         };
+        // The sink's string ids to the recording's, as events first use them.
+        let mut ids = vec![NONE; self.string_list.len()];
+        let mut id_of = |enc: &mut Encoder<W>, sink_id: u32| {
+            let id = &mut ids[sink_id as usize];
+            if *id == NONE {
+                *id = enc.intern(&self.string_list[sink_id as usize]);
+            }
+            *id
+        };
         for _ in 0..self.count {
             input.read_exact(&mut rec)?;
             let parent = u32_at(&rec, 0);
@@ -268,10 +277,12 @@ impl TraceSink {
             start.copy_from_slice(&rec[20..28]);
             let mut duration = [0u8; 8];
             duration.copy_from_slice(&rec[28..36]);
-            enc.push(&NewEvent {
+            let class = id_of(&mut enc, u32_at(&rec, 4));
+            let label = id_of(&mut enc, u32_at(&rec, 8));
+            let ev = NewEvent {
                 parent: (parent != NONE).then_some(parent),
-                class: &self.string_list[u32_at(&rec, 4) as usize],
-                label: &self.string_list[u32_at(&rec, 8) as usize],
+                class: "",
+                label: "",
                 start_ns: u64::from_le_bytes(start),
                 duration_ns: u64::from_le_bytes(duration),
                 thread: u32_at(&rec, 12),
@@ -281,7 +292,8 @@ impl TraceSink {
                 } else {
                     RangeKind::None
                 },
-            })?;
+            };
+            enc.push_interned(&ev, class, label)?;
         }
         Ok(enc.finish()?)
     }
