@@ -94,11 +94,16 @@ pub fn events<'p, S: EventSink<'p>>(
         // Profile node id → (event index, whether it is the frontend's node), for parents.
         let mut index_of: Vec<(u32, bool)> = Vec::with_capacity(thread.nodes().len());
         let nodes = thread.nodes();
+        // The split names of nodes `id..id + LOOKAHEAD`, at `k % LOOKAHEAD` for node `k`.
+        let split = |k: usize| split_node_name(thread.name_of(k));
+        let mut ahead: Vec<_> = (0..LOOKAHEAD.min(nodes.len())).map(split).collect();
         for (id, node) in nodes.iter().enumerate() {
+            let parts @ (class, _, text) = ahead[id % LOOKAHEAD];
             if id + LOOKAHEAD < nodes.len() {
-                sink.upcoming(node_label(split_node_name(thread.name_of(id + LOOKAHEAD))));
+                let next = split(id + LOOKAHEAD);
+                sink.upcoming(node_label(next));
+                ahead[id % LOOKAHEAD] = next;
             }
-            let parts @ (class, _, text) = split_node_name(thread.name_of(id));
             let label = node_label(parts);
             let parent = thread.parent(id).map(|p| index_of[p]);
             let (parent, placement) = match parent {
