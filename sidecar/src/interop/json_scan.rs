@@ -158,13 +158,7 @@ impl<R: Read> Scanner<R> {
                 None => self.end - start,
             };
             if len > max {
-                return Err(InteropError::limit(
-                    self.format,
-                    format!("byte {}", self.base + start as u64),
-                    what,
-                    max as u64,
-                    self.limit_name,
-                ));
+                return Err(self.value_too_large(start, what, max));
             }
             if found.is_some() {
                 self.pos = start + len;
@@ -183,6 +177,17 @@ impl<R: Read> Scanner<R> {
             }
             start = self.pos;
         }
+    }
+
+    /// The error of a value starting at `start` in the buffer that is longer than `max`.
+    fn value_too_large(&self, start: usize, what: &'static str, max: usize) -> InteropError {
+        InteropError::limit(
+            self.format,
+            format!("byte {}", self.base + start as u64),
+            what,
+            max as u64,
+            self.limit_name,
+        )
     }
 
     /// Offers the next value (after whitespace) to `parse`, which reads it
@@ -213,13 +218,7 @@ impl<R: Read> Scanner<R> {
                 Err(Stop::Incomplete) => available,
             };
             if len > max {
-                return Err(InteropError::limit(
-                    self.format,
-                    format!("byte {}", self.base + start as u64),
-                    what,
-                    max as u64,
-                    self.limit_name,
-                ));
+                return Err(self.value_too_large(start, what, max));
             }
             // At least double what `parse` saw (up to the limit), so that a
             // large value is parsed a bounded number of times.
