@@ -675,6 +675,17 @@ fn errors_are_json_rpc_errors_with_clear_messages() {
 
 /// Starts a slow capture of Demo/Clean.lean and waits until the fake
 /// `lean --json` runs (the second `lean`: the first prints its version).
+/// A server whose fake Lean is 100 times slower and writes its process ids to `pidfile`.
+fn slow_client(w: &World, pidfile: &Path) -> Client {
+    Client::start(
+        w,
+        &[
+            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
+            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
+        ],
+    )
+}
+
 fn start_slow_capture(c: &mut Client, w: &World, pidfile: &Path, extra: Value) -> i64 {
     let mut params = json!({"uri": file_uri(&w.project.join("Demo/Clean.lean")), "thresholdMs": 1});
     for (k, v) in extra.as_object().unwrap() {
@@ -730,13 +741,7 @@ fn assert_stopped_and_nothing_written(w: &World, pidfile: &Path) {
 fn cancel_request_stops_lean_and_answers_request_cancelled() {
     let w = World::new();
     let pidfile = w.path("pids");
-    let mut c = Client::start(
-        &w,
-        &[
-            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
-            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
-        ],
-    );
+    let mut c = slow_client(&w, &pidfile);
     c.initialize(true);
     let id = start_slow_capture(&mut c, &w, &pidfile, json!({}));
     let asked = Instant::now();
@@ -765,13 +770,7 @@ fn cancel_request_stops_lean_and_answers_request_cancelled() {
 fn the_progress_cancel_button_stops_lean_too() {
     let w = World::new();
     let pidfile = w.path("pids");
-    let mut c = Client::start(
-        &w,
-        &[
-            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
-            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
-        ],
-    );
+    let mut c = slow_client(&w, &pidfile);
     // The client makes the token itself and does not offer to create any.
     c.initialize(false);
     let id = start_slow_capture(&mut c, &w, &pidfile, json!({"workDoneToken": "tok-7"}));
@@ -799,13 +798,7 @@ fn the_progress_cancel_button_stops_lean_too() {
 fn a_client_that_goes_away_takes_lean_with_it() {
     let w = World::new();
     let pidfile = w.path("pids");
-    let mut c = Client::start(
-        &w,
-        &[
-            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
-            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
-        ],
-    );
+    let mut c = slow_client(&w, &pidfile);
     c.initialize(true);
     start_slow_capture(&mut c, &w, &pidfile, json!({}));
     c.stdin = None;
@@ -817,13 +810,7 @@ fn a_client_that_goes_away_takes_lean_with_it() {
 fn exit_during_a_capture_stops_lean() {
     let w = World::new();
     let pidfile = w.path("pids");
-    let mut c = Client::start(
-        &w,
-        &[
-            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
-            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
-        ],
-    );
+    let mut c = slow_client(&w, &pidfile);
     c.initialize(true);
     start_slow_capture(&mut c, &w, &pidfile, json!({}));
     assert_eq!(c.call("shutdown", Value::Null), Value::Null);
@@ -918,13 +905,7 @@ fn capture_folder_reports_each_file_and_query_matches_the_cli() {
 fn cancelling_a_folder_capture_keeps_the_session_cancelled() {
     let w = World::new();
     let pidfile = w.path("pids");
-    let mut c = Client::start(
-        &w,
-        &[
-            ("LEANSCOPE_FAKE_DELAY_SCALE", "100"),
-            ("LEANSCOPE_FAKE_PIDFILE", pidfile.to_str().unwrap()),
-        ],
-    );
+    let mut c = slow_client(&w, &pidfile);
     c.initialize(true);
     let out = w.path("session");
     let id = c.request(
