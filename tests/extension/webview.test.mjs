@@ -70,13 +70,20 @@ async function webviewHarness(options = {}) {
   });
 }
 
-test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () => {
+/** The packaged sidecar, a copy of the demo project as the workspace, a
+ *  1 ms threshold, and the harness around them. */
+async function demoProjectHarness() {
   packagedSidecar();
   const w = makeWorld();
   const h = await webviewHarness({
     workspaceFolders: [w.project],
     settings: { 'leanscope.thresholdMs': 1 },
   });
+  return { w, h };
+}
+
+test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () => {
+  const { w, h } = await demoProjectHarness();
   const { res, x, browser } = h;
   try {
     const file = w.file('Demo/Clean.lean');
@@ -202,12 +209,7 @@ test('Open Recording… on a session folder shows the session in the webview', {
 });
 
 test('Profile Folder opens its session in the webview; a declaration picked there opens in the editor', async () => {
-  packagedSidecar();
-  const w = makeWorld();
-  const h = await webviewHarness({
-    workspaceFolders: [w.project],
-    settings: { 'leanscope.thresholdMs': 1 },
-  });
+  const { w, h } = await demoProjectHarness();
   const { res, x, browser } = h;
   try {
     const out = await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo')));
