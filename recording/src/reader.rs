@@ -9,6 +9,7 @@ use flatbuffers::VerifierOptions;
 use crate::error::{RecordingError, Result};
 use crate::generated as fb;
 use crate::limits::*;
+use crate::model::Events;
 use crate::source_check::{source_mismatch, SourceCheck};
 use crate::types::*;
 use crate::varint::{Column, ColumnError};
@@ -36,6 +37,23 @@ pub struct DecodedBatch {
 }
 
 impl DecodedBatch {
+    fn from_columns(first_event: u64, c: Columns) -> Self {
+        let e = c.events;
+        DecodedBatch {
+            first_event,
+            new_strings: c.strings,
+            new_ranges: c.ranges,
+            parent: e.parent,
+            class: e.class,
+            label: e.label,
+            start: e.start,
+            duration: e.duration,
+            thread: e.thread.into_iter().map(u32::from).collect(),
+            range: e.range,
+            range_kind: e.range_kind,
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.parent.len()
     }
@@ -43,6 +61,38 @@ impl DecodedBatch {
     pub fn is_empty(&self) -> bool {
         self.parent.is_empty()
     }
+}
+
+/// Where batches decode to: the event columns and the string and range
+/// tables of every batch so far. Decoding straight into them spares a copy
+/// per batch (the viewer and [`crate::Recording::from_bytes`] do).
+#[derive(Debug, Default, Clone)]
+pub struct Columns {
+    pub events: Events,
+    pub strings: Vec<String>,
+    pub ranges: Vec<SourceRange>,
+}
+
+impl Columns {
+    pub fn with_capacity(events: usize) -> Self {
+        Columns {
+            events: Events::with_capacity(events),
+            ..Columns::default()
+        }
+    }
+}
+
+/// One decoded piece of a recording, when batches are appended to
+/// [`Columns`] (see [`StreamDecoder::next_into`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Header(Box<Header>),
+    /// `count` events from `first_event` on were appended.
+    Batch {
+        first_event: u64,
+        count: u32,
+    },
+    End(FooterInfo),
 }
 
 /// What the footer says.
@@ -204,7 +254,15 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Resu
     })
 }
 
-fn decode_batch(chunk: fb::Chunk<'_>, index: usize, tables: &mut Tables) -> Result<DecodedBatch> {
+/// Decodes one batch, appending its events, strings and ranges to `out`;
+/// returns its first event and event count. On error `out` may hold part
+/// of the batch: callers give up on the recording.
+fn decode_batch(
+    chunk: fb::Chunk<'_>,
+    index: usize,
+    tables: &mut Tables,
+    out: &mut Columns,
+) -> Result<(u64, u32)> {
     let b = chunk
         .body_as_event_batch()
         .ok_or_else(|| RecordingError::UnexpectedChunk {
@@ -230,20 +288,10 @@ fn decode_batch(chunk: fb::Chunk<'_>, index: usize, tables: &mut Tables) -> Resu
     if total > MAX_EVENTS {
         return Err(RecordingError::limit("event count", total, MAX_EVENTS));
     }
-    let new_strings: Vec<String> = b
-        .new_strings()
-        .map(|v| v.iter().map(str::to_owned).collect())
-        .unwrap_or_default();
-    let new_ranges: Vec<SourceRange> = b
-        .new_ranges()
-        .map(|v| {
-            v.iter()
-                .map(|r| SourceRange::new(r.start_line(), r.start_col(), r.end_line(), r.end_col()))
-                .collect()
-        })
-        .unwrap_or_default();
-    tables.strings += new_strings.len() as u64;
-    tables.ranges += new_ranges.len() as u64;
+    let new_strings = b.new_strings().map_or(0, |v| v.len());
+    let new_ranges = b.new_ranges().map_or(0, |v| v.len());
+    tables.strings += new_strings as u64;
+    tables.ranges += new_ranges as u64;
     if tables.strings > MAX_STRINGS {
         return Err(RecordingError::limit(
             "string count",
@@ -275,21 +323,30 @@ fn decode_batch(chunk: fb::Chunk<'_>, index: usize, tables: &mut Tables) -> Resu
     let shortest = columns.iter().map(|c| c.len()).min().unwrap_or(0);
     let reserve = count.min(shortest);
     let first = tables.events;
-    let mut out = DecodedBatch {
-        first_event: b.first_event(),
-        new_strings,
-        new_ranges,
-        ..DecodedBatch::default()
-    };
+    if let Some(v) = b.new_strings() {
+        out.strings.extend(v.iter().map(str::to_owned));
+    }
+    if let Some(v) = b.new_ranges() {
+        out.ranges.extend(
+            v.iter().map(|r| {
+                SourceRange::new(r.start_line(), r.start_col(), r.end_line(), r.end_col())
+            }),
+        );
+    }
     // Column by column: tight loops, each value checked as it is decoded.
     let [parent, class, label, start, duration, thread, range] = columns;
-    out.parent = decode_column(
-        "parent",
-        parent,
+    let e = &mut out.events;
+    let base = e.start.len();
+    let at = Batch {
         count,
         reserve,
         first,
-        index,
+        chunk: index,
+    };
+    at.decode(
+        "parent",
+        parent,
+        &mut e.parent,
         |event, v| match crate::varint::unzigzag(v) {
             0 => Ok(NO_PARENT),
             d if d < 0 => Err(format!(
@@ -312,40 +369,33 @@ fn decode_batch(chunk: fb::Chunk<'_>, index: usize, tables: &mut Tables) -> Resu
             ))
         }
     };
-    out.class = decode_column("class", class, count, reserve, first, index, string_id)?;
-    out.label = decode_column("label", label, count, reserve, first, index, string_id)?;
+    at.decode("class", class, &mut e.class, string_id)?;
+    at.decode("label", label, &mut e.label, string_id)?;
     let mut prev: i64 = 0;
-    out.start = decode_column("start", start, count, reserve, first, index, |_, v| {
+    at.decode("start", start, &mut e.start, |_, v| {
         prev = prev
             .checked_add(crate::varint::unzigzag(v))
             .filter(|s| *s >= 0)
             .ok_or("its start time is negative or overflows")?;
         Ok(prev as u64)
     })?;
-    let starts = &out.start;
-    out.duration = decode_column(
-        "duration",
-        duration,
-        count,
-        reserve,
-        first,
-        index,
-        |event, v| {
-            let d = crate::varint::unzigzag(v);
-            if d < 0 {
-                return Err(format!("it ends before it starts (duration {d} ns)"));
-            }
-            let s = starts[(event - first) as usize];
-            if (s as i64).checked_add(d).is_none() {
-                return Err("its end time overflows".into());
-            }
-            Ok(d as u64)
-        },
-    )?;
+    let starts = &e.start[base..];
+    at.decode("duration", duration, &mut e.duration, |event, v| {
+        let d = crate::varint::unzigzag(v);
+        if d < 0 {
+            return Err(format!("it ends before it starts (duration {d} ns)"));
+        }
+        let s = starts[(event - first) as usize];
+        if (s as i64).checked_add(d).is_none() {
+            return Err("its end time overflows".into());
+        }
+        Ok(d as u64)
+    })?;
     let threads = tables.threads;
-    out.thread = decode_column("thread", thread, count, reserve, first, index, |_, v| {
+    at.decode("thread", thread, &mut e.thread, |_, v| {
+        // At most MAX_THREADS (65,536) threads: an index fits 16 bits.
         if v < u64::from(threads) {
-            Ok(v as u32)
+            Ok(v as u16)
         } else {
             Err(format!(
                 "thread {v} is not one of the header's {threads} threads"
@@ -353,69 +403,70 @@ fn decode_batch(chunk: fb::Chunk<'_>, index: usize, tables: &mut Tables) -> Resu
         }
     })?;
     let ranges = tables.ranges;
-    let mut kinds = Vec::with_capacity(reserve);
-    out.range = decode_column(
-        "range",
-        range,
-        count,
-        reserve,
-        first,
-        index,
-        |_, v| match v >> 2 {
-            0 if v & 3 == 0 => {
-                kinds.push(RangeKind::None);
-                Ok(NO_RANGE)
+    let kinds = &mut e.range_kind;
+    kinds.reserve(reserve);
+    at.decode("range", range, &mut e.range, |_, v| match v >> 2 {
+        0 if v & 3 == 0 => {
+            kinds.push(RangeKind::None);
+            Ok(NO_RANGE)
+        }
+        0 => Err("a range kind without a range".into()),
+        id if id - 1 < ranges => {
+            kinds.push(RangeKind::from_bits(v as u8));
+            if v & 3 == 0 {
+                return Err("a range without a range kind".into());
             }
-            0 => Err("a range kind without a range".into()),
-            id if id - 1 < ranges => {
-                kinds.push(RangeKind::from_bits(v as u8));
-                if v & 3 == 0 {
-                    return Err("a range without a range kind".into());
-                }
-                Ok((id - 1) as u32)
-            }
-            id => Err(format!(
-                "range id {} is not among the {ranges} ranges defined so far",
-                id - 1
-            )),
-        },
-    )?;
-    out.range_kind = kinds;
+            Ok((id - 1) as u32)
+        }
+        id => Err(format!(
+            "range id {} is not among the {ranges} ranges defined so far",
+            id - 1
+        )),
+    })?;
     tables.events = total;
-    Ok(out)
+    Ok((first, count as u32))
 }
 
-/// Decodes `count` varints of one column, converting and checking each
-/// with `f(event index, value)`.
-#[allow(clippy::too_many_arguments)]
-fn decode_column<T>(
-    name: &str,
-    bytes: &[u8],
+/// The batch whose columns [`Batch::decode`] reads.
+struct Batch {
     count: usize,
+    /// What a column may reserve: at most one value per byte.
     reserve: usize,
     first: u64,
     chunk: usize,
-    mut f: impl FnMut(u64, u64) -> Result<T, String>,
-) -> Result<Vec<T>> {
-    let mut out = Vec::with_capacity(reserve);
-    let mut c = Column::new(bytes);
-    for i in 0..count {
-        let event = first + i as u64;
-        let v = c.next_u64().map_err(|e| RecordingError::InvalidEvent {
-            event,
-            detail: match e {
-                ColumnError::Short => format!("the {name} column ends early"),
-                ColumnError::Overlong => format!("the {name} column holds an overlong number"),
-            },
-        })?;
-        out.push(f(event, v).map_err(|detail| RecordingError::InvalidEvent { event, detail })?);
+}
+
+impl Batch {
+    /// Decodes the `count` varints of one column onto `out`, converting and
+    /// checking each with `f(event index, value)`.
+    fn decode<T>(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        out: &mut Vec<T>,
+        mut f: impl FnMut(u64, u64) -> Result<T, String>,
+    ) -> Result<()> {
+        out.reserve(self.reserve);
+        let mut c = Column::new(bytes);
+        for i in 0..self.count {
+            let event = self.first + i as u64;
+            let v = c.next_u64().map_err(|e| RecordingError::InvalidEvent {
+                event,
+                detail: match e {
+                    ColumnError::Short => format!("the {name} column ends early"),
+                    ColumnError::Overlong => format!("the {name} column holds an overlong number"),
+                },
+            })?;
+            out.push(f(event, v).map_err(|detail| RecordingError::InvalidEvent { event, detail })?);
+        }
+        if !c.is_done() {
+            return Err(RecordingError::Invalid(format!(
+                "the {name} column of chunk {} holds more values than its {} events",
+                self.chunk, self.count
+            )));
+        }
+        Ok(())
     }
-    if !c.is_done() {
-        return Err(RecordingError::Invalid(format!(
-            "the {name} column of chunk {chunk} holds more values than its {count} events"
-        )));
-    }
-    Ok(out)
 }
 
 fn decode_footer(chunk: fb::Chunk<'_>, index: usize, tables: &Tables) -> Result<FooterInfo> {
@@ -566,6 +617,19 @@ impl StreamDecoder {
 
     /// Returns the next complete item, or `None` if more bytes are needed.
     pub fn next_item(&mut self) -> Result<Option<Item>> {
+        let mut batch = Columns::default();
+        Ok(self.next_into(&mut batch)?.map(|step| match step {
+            Step::Header(h) => Item::Header(h),
+            Step::Batch { first_event, .. } => {
+                Item::Batch(DecodedBatch::from_columns(first_event, batch))
+            }
+            Step::End(f) => Item::End(f),
+        }))
+    }
+
+    /// Like [`StreamDecoder::next_item`], but a batch is appended to `out`
+    /// instead of being returned.
+    pub fn next_into(&mut self, out: &mut Columns) -> Result<Option<Step>> {
         loop {
             match self.stage {
                 Stage::Magic => {
@@ -635,18 +699,19 @@ impl StreamDecoder {
                             });
                             self.tables.threads = header.threads.len() as u32;
                             self.stage = Stage::Batches;
-                            return Ok(Some(Item::Header(Box::new(header))));
+                            return Ok(Some(Step::Header(Box::new(header))));
                         }
                         Stage::Batches => {
-                            let batch = decode_batch(chunk, index, &mut self.tables)?;
+                            let (first_event, count) =
+                                decode_batch(chunk, index, &mut self.tables, out)?;
                             self.seen.push(ChunkInfo {
                                 offset,
                                 length: len as u32,
-                                first_event: batch.first_event,
-                                event_count: batch.len() as u32,
+                                first_event,
+                                event_count: count,
                                 is_header: false,
                             });
-                            return Ok(Some(Item::Batch(batch)));
+                            return Ok(Some(Step::Batch { first_event, count }));
                         }
                         _ => {
                             let footer = decode_footer(chunk, index, &self.tables)?;
@@ -685,7 +750,7 @@ impl StreamDecoder {
                         range_count: 0,
                         chunks: Vec::new(),
                     });
-                    return Ok(Some(Item::End(footer)));
+                    return Ok(Some(Step::End(footer)));
                 }
                 Stage::Done => {
                     if !self.available().is_empty() {
@@ -898,6 +963,32 @@ impl<'a> RecordingFile<'a> {
         &self.footer
     }
 
+    /// Decodes every batch in order onto `out`, checking the counts the
+    /// footer claims.
+    pub fn decode_into(&self, out: &mut Columns) -> Result<()> {
+        let mut tables = Tables {
+            threads: self.header.threads.len() as u32,
+            ..Tables::default()
+        };
+        let tail = self.bytes.len() - TRAILER_LEN;
+        let mut left = self.footer.event_count;
+        for (index, c) in self.footer.chunks.iter().enumerate() {
+            if c.is_header {
+                continue;
+            }
+            let chunk = verify(
+                chunk_at(self.bytes, c.offset, tail, index)?,
+                index,
+                c.offset,
+            )?;
+            let (_, count) = decode_batch(chunk, index, &mut tables, out)?;
+            left = left
+                .checked_sub(u64::from(count))
+                .ok_or_else(too_many_events)?;
+        }
+        Ok(())
+    }
+
     /// Decodes every batch in order, checking the counts the footer claims.
     pub fn batches(&self) -> impl Iterator<Item = Result<DecodedBatch>> + '_ {
         let mut tables = Tables {
@@ -918,17 +1009,25 @@ impl<'a> RecordingFile<'a> {
                 }
                 let r = chunk_at(self.bytes, c.offset, tail, index)
                     .and_then(|b| verify(b, index, c.offset))
-                    .and_then(|chunk| decode_batch(chunk, index, &mut tables))
+                    .and_then(|chunk| {
+                        let mut batch = Columns::default();
+                        let (first, _) = decode_batch(chunk, index, &mut tables, &mut batch)?;
+                        Ok(DecodedBatch::from_columns(first, batch))
+                    })
                     .and_then(|b| {
-                        left = left.checked_sub(b.len() as u64).ok_or_else(|| {
-                            RecordingError::Invalid("more events than the footer counts".into())
-                        })?;
+                        left = left
+                            .checked_sub(b.len() as u64)
+                            .ok_or_else(too_many_events)?;
                         Ok(b)
                     });
                 failed = r.is_err();
                 Some(r)
             })
     }
+}
+
+fn too_many_events() -> RecordingError {
+    RecordingError::Invalid("more events than the footer counts".into())
 }
 
 /// The footer's chunk index must describe the file exactly: the header

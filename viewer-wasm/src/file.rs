@@ -7,7 +7,7 @@ use recording::model::{
     declaration_times, file_time, kind_of, line_operations, line_rows, reservation_hint,
     tactic_rows, EventKind, LineRow, Recording, RecordingBuilder, TacticRow, TimeRow,
 };
-use recording::reader::{Item, StreamDecoder};
+use recording::reader::{Columns, Step, StreamDecoder};
 use recording::source_check::check_source_digest;
 use recording::{RecordingError, SourceRange};
 use serde::Serialize;
@@ -55,18 +55,28 @@ impl RecordingLoad {
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), RecordingError> {
         self.bytes += bytes.len() as u64;
         self.decoder.feed(bytes);
-        while let Some(item) = self.decoder.next_item()? {
-            match item {
-                Item::Header(h) => {
+        // Batches decode straight into the builder's columns; none comes
+        // before the header, which makes the builder.
+        let mut before_header = Columns::default();
+        loop {
+            let out = match &mut self.builder {
+                Some(b) => b.columns_mut(),
+                None => &mut before_header,
+            };
+            let Some(step) = self.decoder.next_into(out)? else {
+                break;
+            };
+            match step {
+                Step::Header(h) => {
                     self.source_waiting = true;
                     self.builder = Some(RecordingBuilder::with_capacity(*h, self.hint));
                 }
-                Item::Batch(b) => {
-                    if let Some(builder) = &mut self.builder {
-                        builder.add_batch(b);
+                Step::Batch { .. } => {
+                    if let Some(b) = &mut self.builder {
+                        b.take_in();
                     }
                 }
-                Item::End(footer) => {
+                Step::End(footer) => {
                     if let Some(builder) = self.builder.take() {
                         if builder.event_count() as u64 != footer.event_count {
                             return Err(RecordingError::Invalid(format!(

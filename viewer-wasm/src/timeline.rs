@@ -78,22 +78,16 @@ pub struct TimelineIndex {
 /// The rows of a recording's timeline (as [`TimelineIndex::rows`]),
 /// without building the index.
 pub fn timeline_rows(rec: &Recording) -> Vec<RowInfo> {
-    rows_of(rec, &depths(rec)).0
+    rows_of(rec).0
 }
 
 /// Rows: thread-major, one per depth in use up to the thread's deepest;
 /// and the first row of each thread.
-fn rows_of(rec: &Recording, depth: &[u16]) -> (Vec<RowInfo>, Vec<u32>) {
-    let threads = rec.header.threads.len().max(1);
-    let mut max_depth: Vec<Option<u16>> = vec![None; threads];
-    for (&t, &d) in rec.events.thread.iter().zip(depth) {
-        if let Some(m) = max_depth.get_mut(t as usize) {
-            *m = Some(m.map_or(d, |m: u16| m.max(d)));
-        }
-    }
-    let mut first_row = vec![0u32; threads];
+fn rows_of(rec: &Recording) -> (Vec<RowInfo>, Vec<u32>) {
+    let deepest = rec.deepest_by_thread();
+    let mut first_row = vec![0u32; deepest.len()];
     let mut rows = Vec::new();
-    for (t, m) in max_depth.iter().enumerate() {
+    for (t, m) in deepest.iter().enumerate() {
         first_row[t] = rows.len() as u32;
         if let Some(m) = m {
             for d in 0..=*m {
@@ -110,7 +104,7 @@ fn rows_of(rec: &Recording, depth: &[u16]) -> (Vec<RowInfo>, Vec<u32>) {
 impl TimelineIndex {
     pub fn build(rec: &Recording) -> TimelineIndex {
         let depth = depths(rec);
-        let (rows, first_row) = rows_of(rec, &depth);
+        let (rows, first_row) = rows_of(rec);
         let row_of = |i: usize| first_row[rec.events.thread[i] as usize] + u32::from(depth[i]);
         let mut offsets = vec![0u32; rows.len() + 1];
         for i in 0..rec.len() {

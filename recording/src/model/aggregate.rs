@@ -240,9 +240,8 @@ pub struct FileTime {
 }
 
 pub fn file_time(rec: &Recording) -> FileTime {
-    let mut ivs: Vec<Interval> = rec.roots().map(|i| rec.interval(i)).collect();
     FileTime {
         elapsed_ns: rec.header.elapsed_ns,
-        traced_ns: union_ns(&mut ivs),
+        traced_ns: rec.traced_ns(),
     }
 }

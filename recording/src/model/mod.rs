@@ -6,6 +6,8 @@ pub mod annotations;
 mod classify;
 mod explore;
 mod folders;
+mod forest;
+mod shape;
 mod stats;
 mod timing;
 mod validate;
@@ -29,7 +31,7 @@ pub use validate::{IssueKind, ValidationIssue, MAX_REPORTED_ISSUES};
 use std::io::Read;
 
 use crate::error::{RecordingError, Result};
-use crate::reader::{ChunkReader, DecodedBatch, RecordingFile, NO_PARENT, NO_RANGE};
+use crate::reader::{ChunkReader, Columns, DecodedBatch, RecordingFile, NO_PARENT, NO_RANGE};
 use crate::types::{Header, RangeKind, SourceRange};
 
 /// The events of a recording as columns; event `i` is the `i`-th entry of
@@ -47,7 +49,7 @@ pub struct Events {
 }
 
 impl Events {
-    fn with_capacity(n: usize) -> Self {
+    pub(crate) fn with_capacity(n: usize) -> Self {
         Events {
             parent: Vec::with_capacity(n),
             class: Vec::with_capacity(n),
@@ -80,6 +82,9 @@ pub struct Recording {
     child_offsets: Vec<u32>,
     children: Vec<u32>,
     self_ns: Vec<u64>,
+    thread_depth: Vec<Option<u16>>,
+    window: Option<Interval>,
+    traced_ns: u64,
     pub issues: Vec<ValidationIssue>,
     /// Issues found, including those beyond [`MAX_REPORTED_ISSUES`].
     pub issue_count: u64,
@@ -89,9 +94,9 @@ pub struct Recording {
 #[derive(Debug)]
 pub struct RecordingBuilder {
     header: Header,
-    strings: Vec<String>,
-    ranges: Vec<SourceRange>,
-    events: Events,
+    columns: Columns,
+    shape: shape::Shape,
+    sweep: forest::Sweep,
 }
 
 impl RecordingBuilder {
@@ -103,10 +108,10 @@ impl RecordingBuilder {
     /// reserve the columns once.
     pub fn with_capacity(header: Header, events: usize) -> Self {
         RecordingBuilder {
+            sweep: forest::Sweep::new(&header.source_text, events),
+            shape: shape::Shape::with_capacity(events),
             header,
-            strings: Vec::new(),
-            ranges: Vec::new(),
-            events: Events::with_capacity(events),
+            columns: Columns::with_capacity(events),
         }
     }
 
@@ -115,13 +120,34 @@ impl RecordingBuilder {
     }
 
     pub fn event_count(&self) -> usize {
-        self.events.len()
+        self.columns.events.len()
+    }
+
+    /// Where batches decode to (see [`crate::reader::StreamDecoder::next_into`]).
+    pub fn columns_mut(&mut self) -> &mut Columns {
+        &mut self.columns
+    }
+
+    /// Works out what the events added since the last call imply for the
+    /// forest's shape (depths, window, child counts), self times and
+    /// validation. [`Self::finish`]
+    /// does it for whatever is left; calling this after each batch moves
+    /// the work to while the next batch is on its way.
+    pub fn take_in(&mut self) {
+        self.shape
+            .extend(&self.columns.events, self.header.threads.len());
+        self.sweep.extend(&self.columns);
     }
 
     pub fn add_batch(&mut self, b: DecodedBatch) {
-        self.strings.extend(b.new_strings);
-        self.ranges.extend(b.new_ranges);
-        let e = &mut self.events;
+        self.add_columns(b);
+        self.take_in();
+    }
+
+    fn add_columns(&mut self, b: DecodedBatch) {
+        self.columns.strings.extend(b.new_strings);
+        self.columns.ranges.extend(b.new_ranges);
+        let e = &mut self.columns.events;
         e.parent.extend_from_slice(&b.parent);
         e.class.extend_from_slice(&b.class);
         e.label.extend_from_slice(&b.label);
@@ -134,58 +160,41 @@ impl RecordingBuilder {
         e.range_kind.extend_from_slice(&b.range_kind);
     }
 
-    /// Links the forest, computes self times and validates.
-    pub fn finish(self) -> Recording {
-        let n = self.events.len();
-        let (child_offsets, children) = link_children(&self.events.parent);
+    /// Takes in what is left and links the forest.
+    pub fn finish(mut self) -> Recording {
+        self.take_in();
+        // What only the load needed goes first: the children lists can
+        // then reuse its memory.
+        self.sweep.forget_latest_children();
+        let shape = self.shape.finish();
+        let Columns {
+            events,
+            strings,
+            ranges,
+        } = self.columns;
+        let n = events.len();
+        let (child_offsets, children) = forest::link_children(&events.parent, shape.child_counts);
         let mut rec = Recording {
             header: self.header,
-            strings: self.strings,
-            ranges: self.ranges,
-            events: self.events,
+            strings,
+            ranges,
+            events,
             child_offsets,
             children,
             self_ns: Vec::new(),
+            thread_depth: shape.thread_depth,
+            window: shape.window,
+            traced_ns: shape.traced_ns,
             issues: Vec::new(),
             issue_count: 0,
         };
-        rec.self_ns = timing::self_times(&rec);
-        let (issues, count) = validate::validate(&rec);
-        rec.issues = issues;
-        rec.issue_count = count;
+        let (self_ns, issues) = self.sweep.finish(&rec);
+        rec.self_ns = self_ns;
+        rec.issues = issues.kept;
+        rec.issue_count = issues.count;
         debug_assert_eq!(rec.self_ns.len(), n);
         rec
     }
-}
-
-/// Children lists in compressed form: the children of `i` are
-/// `children[offsets[i]..offsets[i + 1]]`, in event order. Built in place
-/// (no second offsets array) to keep peak memory low.
-fn link_children(parent: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let n = parent.len();
-    let mut offsets = vec![0u32; n + 1];
-    for &p in parent {
-        if p != NO_PARENT {
-            offsets[p as usize] += 1;
-        }
-    }
-    // Inclusive prefix sums: offsets[p] is the end of p's children.
-    let mut sum = 0u32;
-    for o in offsets.iter_mut() {
-        sum += *o;
-        *o = sum;
-    }
-    let mut children = vec![0u32; sum as usize];
-    // Filling back to front leaves offsets[p] at the start of p's children
-    // and keeps each list in event order.
-    for (i, &p) in parent.iter().enumerate().rev() {
-        if p != NO_PARENT {
-            let slot = &mut offsets[p as usize];
-            *slot -= 1;
-            children[*slot as usize] = i as u32;
-        }
-    }
-    (offsets, children)
 }
 
 impl Recording {
@@ -195,9 +204,7 @@ impl Recording {
         let file = RecordingFile::from_bytes(bytes)?;
         let hint = reservation_hint(file.footer().event_count, bytes.len() as u64);
         let mut builder = RecordingBuilder::with_capacity(file.header().clone(), hint);
-        for batch in file.batches() {
-            builder.add_batch(batch?);
-        }
+        file.decode_into(builder.columns_mut())?;
         if builder.event_count() as u64 != file.footer().event_count {
             return Err(RecordingError::Invalid(format!(
                 "the footer counts {} events but the batches hold {}",
@@ -330,9 +337,18 @@ impl Recording {
 
     /// The earliest start and latest end over all events.
     pub fn window(&self) -> Option<Interval> {
-        let start = self.events.start.iter().copied().min()?;
-        let end = (0..self.len() as u32).map(|i| self.end(i)).max()?;
-        Some(Interval::new(start, end))
+        self.window
+    }
+
+    /// The deepest depth (roots 0) of each thread's events, by thread
+    /// index; `None` for a thread without events.
+    pub fn deepest_by_thread(&self) -> &[Option<u16>] {
+        &self.thread_depth
+    }
+
+    /// The union of the top-level intervals.
+    pub fn traced_ns(&self) -> u64 {
+        self.traced_ns
     }
 }
 

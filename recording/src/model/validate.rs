@@ -7,13 +7,14 @@
 
 use serde::Serialize;
 
+use super::timing::Interval;
 use super::Recording;
-use crate::reader::NO_RANGE;
+use crate::types::SourceRange;
 
 /// Issues kept with their details; further ones are only counted.
 pub const MAX_REPORTED_ISSUES: usize = 1000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum IssueKind {
     /// A same-thread child's interval is not inside its parent's.
@@ -38,112 +39,107 @@ impl std::fmt::Display for ValidationIssue {
     }
 }
 
-pub(super) fn validate(rec: &Recording) -> (Vec<ValidationIssue>, u64) {
-    let mut issues = Vec::new();
-    let mut count = 0u64;
-    let mut report = |kind, event, detail: &dyn Fn() -> String| {
-        count += 1;
-        if issues.len() < MAX_REPORTED_ISSUES {
-            issues.push(ValidationIssue {
+/// Issues as they are found: the first [`MAX_REPORTED_ISSUES`] with their
+/// details, all of them counted.
+#[derive(Debug, Default)]
+pub(super) struct Issues {
+    pub kept: Vec<ValidationIssue>,
+    pub count: u64,
+}
+
+impl Issues {
+    pub fn report(&mut self, kind: IssueKind, event: u32, detail: &dyn Fn() -> String) {
+        self.count += 1;
+        if self.kept.len() < MAX_REPORTED_ISSUES {
+            self.kept.push(ValidationIssue {
                 kind,
                 event,
                 detail: detail(),
             });
         }
-    };
-    let fits = ranges_that_fit(rec);
+    }
+}
+
+/// Reports event `i` (interval `iv`) lying outside its same-thread parent
+/// `p` (interval `piv`).
+pub(super) fn outside_parent(issues: &mut Issues, i: u32, iv: Interval, p: u32, piv: Interval) {
+    issues.report(IssueKind::ChildOutsideParent, i, &|| {
+        format!(
+            "[{}, {}) ns lies outside its parent {} [{}, {}) on the same thread",
+            iv.start, iv.end, p, piv.start, piv.end
+        )
+    });
+}
+
+/// Reports event `i`'s range `r` not fitting the source text.
+pub(super) fn range_outside(issues: &mut Issues, i: u32, r: SourceRange) {
+    issues.report(IssueKind::RangeOutsideSource, i, &|| {
+        format!(
+            "range {}:{}-{}:{} does not fit the source text",
+            r.start_line, r.start_col, r.end_line, r.end_col
+        )
+    });
+}
+
+/// The sibling check of `kids` on any threads and in any order: on each
+/// thread, in start order, each must start after the ones before it
+/// ended.
+pub(super) fn check_siblings_by_thread(rec: &Recording, kids: &[u32], issues: &mut Issues) {
     let mut siblings: Vec<u32> = Vec::new();
-    for i in 0..rec.len() as u32 {
-        let iv = rec.interval(i);
-        if let Some(p) = rec.parent(i) {
-            let piv = rec.interval(p);
-            if rec.thread(p) == rec.thread(i) && (iv.start < piv.start || iv.end > piv.end) {
-                report(IssueKind::ChildOutsideParent, i, &|| {
-                    format!(
-                        "[{}, {}) ns lies outside its parent {} [{}, {}) on the same thread",
-                        iv.start, iv.end, p, piv.start, piv.end
-                    )
-                });
-            }
-        }
-        let range = rec.events.range[i as usize];
-        if range != NO_RANGE && !fits[range as usize] {
-            if let Some(r) = rec.range(i) {
-                report(IssueKind::RangeOutsideSource, i, &|| {
-                    format!(
-                        "range {}:{}-{}:{} does not fit the source text",
-                        r.start_line, r.start_col, r.end_line, r.end_col
-                    )
-                });
-            }
-        }
-        // Same-thread siblings, in start order: each must start after the
-        // ones before it ended. Usually one thread and already in order.
-        let kids = rec.children(i);
-        if kids.len() > 1 {
-            let one_thread = kids.iter().all(|&c| rec.thread(c) == rec.thread(kids[0]));
-            let in_order = kids.windows(2).all(|w| rec.start(w[0]) <= rec.start(w[1]));
-            if one_thread && in_order {
-                check_siblings(rec, kids.iter().copied(), &mut report);
-            } else {
-                for thread in distinct_threads(rec, kids) {
-                    siblings.clear();
-                    siblings.extend(kids.iter().copied().filter(|&c| rec.thread(c) == thread));
-                    siblings.sort_by_key(|&c| (rec.start(c), c));
-                    check_siblings(rec, siblings.iter().copied(), &mut report);
-                }
-            }
-        }
+    for thread in distinct_threads(rec, kids) {
+        siblings.clear();
+        siblings.extend(kids.iter().copied().filter(|&c| rec.thread(c) == thread));
+        siblings.sort_by_key(|&c| (rec.start(c), c));
+        check_siblings(rec, siblings.iter().copied(), issues);
     }
-    (issues, count)
 }
 
-/// For each of the recording's ranges (by id), whether it is well formed
-/// and lies inside the source text (columns in UTF-16 code units). Events
-/// share ranges, so each is checked once.
-fn ranges_that_fit(rec: &Recording) -> Vec<bool> {
-    if rec.ranges.is_empty() {
-        return Vec::new();
-    }
-    let line_lengths: Vec<u32> = rec
-        .header
-        .source_text
-        .split('\n')
-        .map(|l| {
-            if l.is_ascii() {
-                l.len() as u32
-            } else {
-                l.encode_utf16().count() as u32
-            }
-        })
-        .collect();
-    let fits_line = |line: u32, col: u32| {
-        line_lengths
-            .get(line as usize)
-            .is_some_and(|&len| col <= len)
-    };
-    rec.ranges
-        .iter()
-        .map(|r| {
-            r.is_well_formed()
-                && fits_line(r.end_line, r.end_col)
-                && fits_line(r.start_line, r.start_col)
-        })
-        .collect()
+/// The source text's lines, to check ranges against (columns in UTF-16
+/// code units).
+#[derive(Debug, Default, Clone)]
+pub(super) struct SourceLines {
+    lengths: Vec<u32>,
 }
 
-/// Reports each sibling (given in start order) that starts before an
-/// earlier one ended.
-fn check_siblings(
+impl SourceLines {
+    pub fn new(source: &str) -> Self {
+        SourceLines {
+            lengths: source
+                .split('\n')
+                .map(|l| {
+                    if l.is_ascii() {
+                        l.len() as u32
+                    } else {
+                        l.encode_utf16().count() as u32
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether `r` is well formed and lies inside the source text.
+    pub fn fit(&self, r: &SourceRange) -> bool {
+        let fits = |line: u32, col: u32| {
+            self.lengths
+                .get(line as usize)
+                .is_some_and(|&len| col <= len)
+        };
+        r.is_well_formed() && fits(r.end_line, r.end_col) && fits(r.start_line, r.start_col)
+    }
+}
+
+/// Reports each sibling (given in start order, on one thread) that starts
+/// before an earlier one ended.
+pub(super) fn check_siblings(
     rec: &Recording,
     siblings: impl Iterator<Item = u32>,
-    report: &mut impl FnMut(IssueKind, u32, &dyn Fn() -> String),
+    issues: &mut Issues,
 ) {
     let mut reach: Option<(u64, u32)> = None;
     for c in siblings {
         if let Some((end, prev)) = reach {
             if rec.start(c) < end {
-                report(IssueKind::OverlappingSiblings, c, &|| {
+                issues.report(IssueKind::OverlappingSiblings, c, &|| {
                     format!("overlaps its earlier sibling {prev} on the same thread")
                 });
             }

@@ -1,0 +1,245 @@
+//! Self times and validation issues, worked out as events arrive, and the
+//! children lists, linked at the end.
+//!
+//! Each event's self time starts as its whole interval; each arriving
+//! same-thread child takes its clipped interval off its parent. That is
+//! the definition (`timing::self_time`) as long as a parent's children
+//! come on one thread, in start order and without overlapping each other,
+//! which is what a profiler writes. A parent whose children break that is
+//! marked, and at the end its self time and its sibling check come from
+//! the definitions in `timing` and `validate` (the tests hold this pass to
+//! them).
+
+use super::timing::{self_time, Interval};
+use super::validate::{
+    check_siblings_by_thread, outside_parent, range_outside, Issues, SourceLines,
+};
+use super::Recording;
+use crate::reader::{Columns, NO_PARENT, NO_RANGE};
+
+/// `Sweep::latest_child` of an event without children yet.
+const NO_CHILD: u32 = u32::MAX;
+/// `Sweep::latest_child` of an event whose children need the definitions.
+const IRREGULAR: u32 = u32::MAX - 1;
+
+/// What the events seen so far imply, kept as batches arrive.
+#[derive(Debug, Default)]
+pub(super) struct Sweep {
+    self_ns: Vec<u64>,
+    /// Per event: its latest child so far, [`NO_CHILD`] or [`IRREGULAR`].
+    latest_child: Vec<u32>,
+    /// The events marked [`IRREGULAR`], each once.
+    irregular: Vec<u32>,
+    issues: Issues,
+    lines: SourceLines,
+    /// Per range id: whether it fits the source text.
+    fits: Vec<bool>,
+}
+
+impl Sweep {
+    pub fn new(source: &str, events: usize) -> Self {
+        Sweep {
+            self_ns: Vec::with_capacity(events),
+            latest_child: Vec::with_capacity(events),
+            lines: SourceLines::new(source),
+            ..Sweep::default()
+        }
+    }
+
+    /// Takes in the events (and ranges) after those seen so far.
+    pub fn extend(&mut self, columns: &Columns) {
+        for r in &columns.ranges[self.fits.len().min(columns.ranges.len())..] {
+            self.fits.push(self.lines.fit(r));
+        }
+        let e = &columns.events;
+        for i in self.self_ns.len()..e.len() {
+            let iv = Interval::new(e.start[i], e.start[i] + e.duration[i]);
+            self.self_ns.push(iv.len());
+            self.latest_child.push(NO_CHILD);
+            let range = e.range[i];
+            if range != NO_RANGE && !self.fits[range as usize] {
+                range_outside(&mut self.issues, i as u32, columns.ranges[range as usize]);
+            }
+            let p = e.parent[i];
+            if p == NO_PARENT {
+                continue;
+            }
+            let pu = p as usize;
+            let piv = Interval::new(e.start[pu], e.start[pu] + e.duration[pu]);
+            let same_thread = e.thread[pu] == e.thread[i];
+            if same_thread && (iv.start < piv.start || iv.end > piv.end) {
+                outside_parent(&mut self.issues, i as u32, iv, p, piv);
+            }
+            let regular = match self.latest_child[pu] {
+                IRREGULAR => continue,
+                NO_CHILD => true,
+                // On the same thread as its elder sibling, starting after
+                // it ended.
+                c => {
+                    let c = c as usize;
+                    e.thread[c] == e.thread[i] && iv.start >= e.start[c] + e.duration[c]
+                }
+            };
+            if !regular {
+                self.latest_child[pu] = IRREGULAR;
+                self.irregular.push(p);
+                continue;
+            }
+            self.latest_child[pu] = i as u32;
+            if same_thread {
+                let (s, t) = (iv.start.max(piv.start), iv.end.min(piv.end));
+                if t > s {
+                    self.self_ns[pu] = self.self_ns[pu].saturating_sub(t - s);
+                }
+            }
+        }
+    }
+
+    /// Frees what only arriving events need.
+    pub fn forget_latest_children(&mut self) {
+        self.latest_child = Vec::new();
+    }
+
+    /// The self times and issues of `rec` (its events are those seen and
+    /// its children linked), after the irregular events got theirs from
+    /// the definitions.
+    pub fn finish(self, rec: &Recording) -> (Vec<u64>, Issues) {
+        let Sweep {
+            mut self_ns,
+            irregular,
+            mut issues,
+            ..
+        } = self;
+        let mut scratch = Vec::new();
+        for p in irregular {
+            self_ns[p as usize] = self_time(rec, p, &mut scratch);
+            check_siblings_by_thread(rec, rec.children(p), &mut issues);
+        }
+        issues.kept.sort_by_key(|i| (i.event, i.kind));
+        (self_ns, issues)
+    }
+}
+
+/// Children lists in compressed form: the children of `i` are
+/// `children[offsets[i]..offsets[i + 1]]`, in event order. `counts` holds
+/// each event's child count and one more slot (see `shape`); it becomes
+/// the offsets in place, to keep peak memory low.
+pub(super) fn link_children(parent: &[u32], counts: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
+    let n = parent.len();
+    let mut offsets = counts;
+    offsets.resize(n + 1, 0);
+    // Inclusive prefix sums: offsets[p] is the end of p's children.
+    let mut sum = 0u32;
+    for o in offsets.iter_mut() {
+        sum += *o;
+        *o = sum;
+    }
+    let mut children = vec![0u32; sum as usize];
+    // Filling back to front leaves offsets[p] at the start of p's children
+    // and keeps each list in event order.
+    for (i, &p) in parent.iter().enumerate().rev() {
+        if p != NO_PARENT {
+            let slot = &mut offsets[p as usize];
+            *slot -= 1;
+            children[*slot as usize] = i as u32;
+        }
+    }
+    (offsets, children)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::validate::check_siblings_by_thread;
+    use super::*;
+    use crate::model::RecordingBuilder;
+    use crate::types::{Header, RangeKind, SourceRange};
+
+    /// A random forest: parents anywhere before, children on two threads,
+    /// in and out of start order, overlapping, sticking out of their
+    /// parents, with ranges that fit the source and ranges that do not.
+    fn random_recording(seed: u64, n: u32, batch: usize) -> Recording {
+        let mut x = seed | 1;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let header = Header {
+            source_text: "theorem a : True := by\n  trivial\n".into(),
+            ..Header::default()
+        };
+        let mut b = RecordingBuilder::new(header);
+        for i in 0..n {
+            let cols = b.columns_mut();
+            if i == 0 {
+                cols.strings.push("x".into());
+                cols.ranges.push(SourceRange::new(0, 0, 1, 9));
+                cols.ranges.push(SourceRange::new(0, 0, 5, 0));
+            }
+            let e = &mut cols.events;
+            let parent = if i == 0 || next(8) == 0 {
+                NO_PARENT
+            } else if next(2) == 0 {
+                i - 1
+            } else {
+                next(u64::from(i)) as u32
+            };
+            let start = match parent {
+                NO_PARENT => next(1000),
+                p if next(10) == 0 => e.start[p as usize].saturating_sub(next(5)),
+                p => e.start[p as usize] + next(e.duration[p as usize] + 2),
+            };
+            e.parent.push(parent);
+            e.class.push(0);
+            e.label.push(0);
+            e.start.push(start);
+            e.duration.push(next(300));
+            e.thread.push(if next(6) == 0 { 1 } else { 0 });
+            let range = next(3) as u32;
+            e.range.push(if range == 2 { NO_RANGE } else { range });
+            e.range_kind.push(if range == 2 {
+                RangeKind::None
+            } else {
+                RangeKind::Exact
+            });
+            if (i as usize + 1) % batch == 0 {
+                b.take_in();
+            }
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn as_events_arrive_agrees_with_the_definitions() {
+        for seed in 1..40 {
+            let rec = random_recording(seed * 7919, 400, 1 + seed as usize * 3);
+            let lines = SourceLines::new(&rec.header.source_text);
+            let mut expected = Issues::default();
+            let mut scratch = Vec::new();
+            for i in 0..rec.len() as u32 {
+                let iv = rec.interval(i);
+                if let Some(p) = rec.parent(i) {
+                    let piv = rec.interval(p);
+                    if rec.thread(p) == rec.thread(i) && (iv.start < piv.start || iv.end > piv.end)
+                    {
+                        outside_parent(&mut expected, i, iv, p, piv);
+                    }
+                }
+                if let Some(r) = rec.range(i).filter(|r| !lines.fit(r)) {
+                    range_outside(&mut expected, i, r);
+                }
+                check_siblings_by_thread(&rec, rec.children(i), &mut expected);
+                assert_eq!(
+                    rec.self_ns(i),
+                    self_time(&rec, i, &mut scratch),
+                    "event {i}"
+                );
+            }
+            assert!(expected.count > 0, "seed {seed} found no issues");
+            expected.kept.sort_by_key(|i| (i.event, i.kind));
+            assert_eq!(rec.issue_count, expected.count);
+            assert_eq!(rec.issues, expected.kept);
+        }
+    }
+}
