@@ -90,28 +90,6 @@ impl Viewer {
         text(summary)
     }
 
-    /// Loads a synthetic recording of `events` events and forgets it. The
-    /// worker calls this once at start, while its first fetch is under
-    /// way: a WebAssembly engine runs new code unoptimized and swaps in
-    /// optimized code only between calls, so the first real recording
-    /// would otherwise decode mostly unoptimized.
-    #[wasm_bindgen(js_name = warmUp)]
-    pub fn warm_up(events: u32) -> Result<(), JsError> {
-        let params = recording::synth::SynthParams {
-            seed: 1,
-            events: u64::from(events),
-            threads: 2,
-        };
-        let bytes = recording::synth::synthetic_bytes(&params).map_err(js)?;
-        let mut load = RecordingLoad::new(u64::from(events), bytes.len() as u64);
-        for chunk in bytes.chunks(64 * 1024) {
-            load.push(chunk).map_err(js)?;
-        }
-        let model = FileModel::new(load.finish(None).map_err(js)?);
-        std::hint::black_box(model.summary());
-        Ok(())
-    }
-
     #[wasm_bindgen(js_name = sessionSummary)]
     pub fn session_summary(&self) -> Result<String, JsError> {
         Ok(text(self.session()?.summary()))
