@@ -74,6 +74,7 @@
     if (m.progress) { onProgress(m.progress); return; }
     pending.delete(m.id);
     if (m.error !== undefined) p.reject(new Error(m.error));
+    else if (m.json !== undefined) p.resolve(JSON.parse(m.json));
     else p.resolve(m.value);
   }
   async function startWorker(config) {

@@ -17,6 +17,12 @@ const loaded = [];
 
 function parse(text) { return JSON.parse(text); }
 
+const JSON_TEXT = Symbol('json text');
+/** An answer the wasm wrote as JSON text, posted as the text: the page
+ *  parses it once, instead of this worker parsing it and the message
+ *  copying the object graph. */
+function json(text) { return { [JSON_TEXT]: text }; }
+
 async function fetchOk(url) {
   let res;
   try {
@@ -107,10 +113,10 @@ const ops = {
   },
 
   sessionSummary() { return parse(viewer.sessionSummary()); },
-  folder(node) { return parse(viewer.folder(node)); },
+  folder(node) { return json(viewer.folder(node)); },
   findPath(path) { return viewer.findPath(path); },
   nodeOfFile(k) { return viewer.nodeOfFile(k); },
-  rank(kind, filter, under, sort, limit) { return parse(viewer.rank(kind, filter, under, sort, limit)); },
+  rank(kind, filter, under, sort, limit) { return json(viewer.rank(kind, filter, under, sort, limit)); },
 
   async loadFile(k, id) {
     if (loaded.includes(k)) return parse(viewer.fileSummary(k));
@@ -146,12 +152,12 @@ const ops = {
 
   fileSummary(k) { return parse(viewer.fileSummary(k)); },
   source(k) { return viewer.source(k); },
-  declarations(k, filter, sort) { return parse(viewer.declarations(k, filter, sort)); },
-  tactics(k, filter, sort) { return parse(viewer.tactics(k, filter, sort)); },
-  lineBars(k) { return parse(viewer.lineBars(k)); },
-  declaration(k, d) { return parse(viewer.declaration(k, d)); },
-  line(k, line) { return parse(viewer.line(k, line)); },
-  event(k, i) { return parse(viewer.event(k, i)); },
+  declarations(k, filter, sort) { return json(viewer.declarations(k, filter, sort)); },
+  tactics(k, filter, sort) { return json(viewer.tactics(k, filter, sort)); },
+  lineBars(k) { return json(viewer.lineBars(k)); },
+  declaration(k, d) { return json(viewer.declaration(k, d)); },
+  line(k, line) { return json(viewer.line(k, line)); },
+  event(k, i) { return json(viewer.event(k, i)); },
   eventAt(k, row, t) { return viewer.eventAt(k, row, t); },
 
   /** Layout of a window, with labels of the wide rectangles and the class
@@ -270,6 +276,7 @@ self.onmessage = async (e) => {
     if (op !== 'init' && !viewer) throw new Error('the viewer is not initialised');
     const out = await ops[op](...args, id);
     if (out && out[TRANSFER]) self.postMessage({ id, value: out.value }, out[TRANSFER]);
+    else if (out && out[JSON_TEXT] !== undefined) self.postMessage({ id, json: out[JSON_TEXT] });
     else self.postMessage({ id, value: out });
   } catch (err) {
     self.postMessage({ id, error: String((err && err.message) || err) });
