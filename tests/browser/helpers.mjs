@@ -3,7 +3,7 @@
 // server, and headless Chromium through playwright-core.
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, extname, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +74,15 @@ export async function launchBrowser() {
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium', headless: true, args, viewport: { width: 1500, height: 950 },
   });
+  // The profile (with its HTTP cache) goes with the browser.
+  const close = context.close.bind(context);
+  context.close = async (...args) => {
+    try {
+      await close(...args);
+    } finally {
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    }
+  };
   return context;
 }
 

@@ -23,10 +23,15 @@ const JSON_TEXT = Symbol('json text');
  *  copying the object graph. */
 function json(text) { return { [JSON_TEXT]: text }; }
 
+/** Data is fetched past the browser's HTTP cache: a recording is read
+ *  once, as it streams, and writing tens of megabytes into the disk cache
+ *  on the way would take time from the decoding. */
+const DATA = { cache: 'no-store' };
+
 async function fetchOk(url) {
   let res;
   try {
-    res = await fetch(url);
+    res = await fetch(url, DATA);
   } catch (e) {
     throw new Error(`cannot fetch ${url}: ${e.message}`);
   }
@@ -102,7 +107,7 @@ const ops = {
   async loadIndex(url) {
     let res;
     try {
-      res = await fetch(url);
+      res = await fetch(url, DATA);
     } catch (e) {
       return { rows: 0, skipped: 0, warnings: [`cannot fetch the index: ${e.message}`] };
     }
