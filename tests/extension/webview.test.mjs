@@ -228,9 +228,10 @@ test('Profile Folder opens its session in the webview; a declaration picked ther
     const loaded = await waitFor('leanscope.loaded', () => x.api.viewer.received.find((m) => m.type === 'leanscope.loaded'), 30000);
     assert.equal(loaded.error, null, `viewer error: ${loaded.error}; console: ${consoleErrors.join(' | ')}`);
     // The manifest, the index and the recordings come from the session
-    // directory through the resource server.
+    // directory through the resource server (the index after the viewer
+    // reported loaded).
     for (const f of ['session.json', 'index.jsonl']) {
-      assert.ok(res.requests.some((r) => r.file === path.join(out.session, f) && r.allowed), f);
+      await waitFor(`${f} to be fetched`, () => res.requests.some((r) => r.file === path.join(out.session, f) && r.allowed), 10000);
     }
     await page.click('#tab-files');
     await page.waitForFunction(() => document.querySelectorAll('#list li[data-kind="file"]').length === 6, null, { timeout: 10000 });
