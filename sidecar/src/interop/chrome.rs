@@ -39,7 +39,7 @@ use super::json_scan::Scanner;
 use super::limits::{
     MAX_CHROME_EVENT_BYTES, MAX_OPEN_SPANS, MAX_PENDING_EVENTS, MAX_REORDER_EVENTS, MAX_STACK_DEPTH,
 };
-use super::sink::{InternedEvent, TraceSink};
+use super::sink::{IdEvent, TraceSink};
 
 const FORMAT: &str = "Chrome trace";
 
@@ -368,7 +368,8 @@ struct Pending {
     seq: u64,
     class: u32,
     label: u32,
-    range: Option<(SourceRange, RangeKind)>,
+    /// Its range's id in the sink.
+    range: Option<(u32, RangeKind)>,
 }
 
 impl Ord for Pending {
@@ -390,7 +391,8 @@ struct Open {
     name: String,
     class: u32,
     label: u32,
-    range: Option<(SourceRange, RangeKind)>,
+    /// Its range's id in the sink.
+    range: Option<(u32, RangeKind)>,
 }
 
 /// Completed events waiting to be placed, in start order: events that
@@ -600,6 +602,7 @@ impl<'s> Importer<'s> {
                 })?;
                 let class = self.sink.intern(ev.cat.as_deref().unwrap_or(""))?;
                 let label = self.sink.intern(name)?;
+                let range = self.range_id(range);
                 self.complete(
                     t,
                     Pending {
@@ -624,6 +627,7 @@ impl<'s> Importer<'s> {
                 }
                 let class = self.sink.intern(ev.cat.as_deref().unwrap_or(""))?;
                 let label = self.sink.intern(name)?;
+                let range = self.range_id(range);
                 self.tracks[t].open.push(Open {
                     start: ts,
                     seq,
@@ -680,6 +684,10 @@ impl<'s> Importer<'s> {
                         ),
                     )
                 })?;
+                let range = match open.range {
+                    Some(r) => Some(r),
+                    None => self.range_id(range),
+                };
                 self.complete(
                     t,
                     Pending {
@@ -688,11 +696,16 @@ impl<'s> Importer<'s> {
                         seq: open.seq,
                         class: open.class,
                         label: open.label,
-                        range: open.range.or(range),
+                        range,
                     },
                 )
             }
         }
+    }
+
+    /// A range as the sink's id for it.
+    fn range_id(&mut self, r: Option<(SourceRange, RangeKind)>) -> Option<(u32, RangeKind)> {
+        r.map(|(r, k)| (self.sink.intern_range(r), k))
     }
 
     fn metadata(&mut self, ev: &RawEvent, seq: u64) -> Result<()> {
@@ -792,7 +805,7 @@ impl<'s> Importer<'s> {
         }
         let parent = track.stack.last().map(|&(_, _, i)| i);
         let thread = track.thread;
-        let index = self.sink.push_interned(&InternedEvent {
+        let index = self.sink.push_ids(&IdEvent {
             parent,
             class: p.class,
             label: p.label,

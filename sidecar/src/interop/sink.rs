@@ -95,6 +95,19 @@ pub struct InternedEvent {
     pub range: Option<(SourceRange, RangeKind)>,
 }
 
+/// An event whose names went through [`TraceSink::intern`] and whose range
+/// went through [`TraceSink::intern_range`].
+#[derive(Debug, Clone, Copy)]
+pub struct IdEvent {
+    pub parent: Option<u32>,
+    pub class: u32,
+    pub label: u32,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub thread: u32,
+    pub range: Option<(u32, RangeKind)>,
+}
+
 /// Collects an import's events, threads and notes.
 pub struct TraceSink {
     format: &'static str,
@@ -188,7 +201,8 @@ impl TraceSink {
         Ok(())
     }
 
-    fn intern_range(&mut self, r: SourceRange) -> u32 {
+    /// The id of a range, for [`TraceSink::push_ids`].
+    pub fn intern_range(&mut self, r: SourceRange) -> u32 {
         if let Some(&id) = self.ranges.get(&r) {
             return id;
         }
@@ -216,6 +230,23 @@ impl TraceSink {
 
     /// Like [`TraceSink::push`], with names already interned.
     pub fn push_interned(&mut self, ev: &InternedEvent) -> Result<u32> {
+        let range = match ev.range {
+            Some((r, k)) if k != RangeKind::None => Some((self.intern_range(r), k)),
+            _ => None,
+        };
+        self.push_ids(&IdEvent {
+            parent: ev.parent,
+            class: ev.class,
+            label: ev.label,
+            start_ns: ev.start_ns,
+            duration_ns: ev.duration_ns,
+            thread: ev.thread,
+            range,
+        })
+    }
+
+    /// Like [`TraceSink::push`], with names and range already interned.
+    pub fn push_ids(&mut self, ev: &IdEvent) -> Result<u32> {
         let at = || format!("event {}", self.count);
         if self.count >= MAX_EVENTS {
             return Err(InteropError::limit(
@@ -257,7 +288,7 @@ impl TraceSink {
             ));
         }
         let (range, kind) = match ev.range {
-            Some((r, k)) if k != RangeKind::None => (self.intern_range(r), k as u8),
+            Some((r, k)) if k != RangeKind::None => (r, k as u8),
             _ => (NONE, RangeKind::None as u8),
         };
         let mut rec = [0u8; RECORD_BYTES];
