@@ -179,6 +179,7 @@ impl<'a> RawEvent<'a> {
     /// The event the fast path found in `bytes`; `None` when they are not
     /// UTF-8 or one of its strings does not decode (the general path
     /// reports it).
+    #[inline(always)]
     fn from_spans(bytes: &'a [u8], ev: &EventSpans) -> Option<Self> {
         // One check of the whole event (serde_json checks all of `args`,
         // every string it keeps and every key); the usual event is all
@@ -566,18 +567,18 @@ impl<'s> Importer<'s> {
                 InteropError::invalid(FORMAT, where_(), e.to_string())
             }
         })?;
-        self.import_event(seq, ev.into_raw(), offset)
+        self.import_event(seq, &ev.into_raw(), offset)
     }
 
     /// Imports an event the fast path found in `slice`.
     fn fast_event(&mut self, seq: u64, slice: &[u8], ev: &EventSpans, offset: u64) -> Result<()> {
         match RawEvent::from_spans(slice, ev) {
-            Some(ev) => self.import_event(seq, ev, offset),
+            Some(ev) => self.import_event(seq, &ev, offset),
             None => self.event(seq, slice, offset),
         }
     }
 
-    fn import_event(&mut self, seq: u64, ev: RawEvent, offset: u64) -> Result<()> {
+    fn import_event(&mut self, seq: u64, ev: &RawEvent, offset: u64) -> Result<()> {
         let where_ = || format!("{} (byte {offset})", at(seq));
         let ph = ev
             .ph
@@ -585,7 +586,7 @@ impl<'s> Importer<'s> {
             .ok_or_else(|| InteropError::invalid(FORMAT, where_(), "the event has no `ph`"))?;
         match ph {
             "X" | "B" | "E" | "b" | "e" => {}
-            "M" => return self.metadata(&ev, seq),
+            "M" => return self.metadata(ev, seq),
             other => {
                 *self.ignored.entry(other.to_owned()).or_default() += 1;
                 return Ok(());
@@ -594,7 +595,7 @@ impl<'s> Importer<'s> {
         let ts = time_field(ev.ts, "ts", &where_)?.ok_or_else(|| {
             InteropError::invalid(FORMAT, where_(), format!("a `{ph}` event needs `ts`"))
         })?;
-        let pid = ev.pid.clone().unwrap_or(Id::Num(0)).to_static();
+        let pid = ev.pid.as_ref().map_or(Id::Num(0), Id::to_static);
         let key = match ph {
             "b" | "e" => {
                 let id = ev.id.as_ref().ok_or_else(|| {
@@ -606,7 +607,7 @@ impl<'s> Importer<'s> {
                     id.to_static(),
                 )
             }
-            _ => TrackKey::Thread(pid, ev.tid.clone().unwrap_or(Id::Num(0)).to_static()),
+            _ => TrackKey::Thread(pid, ev.tid.as_ref().map_or(Id::Num(0), Id::to_static)),
         };
         let t = self.track(key, seq)?;
         let name = ev.name.as_deref().unwrap_or("");
@@ -752,11 +753,11 @@ impl<'s> Importer<'s> {
         let Some(value) = value else {
             return Ok(());
         };
-        let pid = ev.pid.clone().unwrap_or(Id::Num(0)).to_static();
+        let pid = ev.pid.as_ref().map_or(Id::Num(0), Id::to_static);
         if name == "process_name" {
             self.process_names.insert(pid, value);
         } else {
-            let tid = ev.tid.clone().unwrap_or(Id::Num(0)).to_static();
+            let tid = ev.tid.as_ref().map_or(Id::Num(0), Id::to_static);
             self.thread_names.insert((pid, tid), value);
         }
         Ok(())
