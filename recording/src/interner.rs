@@ -7,12 +7,15 @@
 //! looking up a string that is not there yet (the common case for the unique
 //! labels of a large capture) touches one cache line of the table, and
 //! inserting it writes to that same line.
+//!
+//! The writer uses it, and so do importers that collect names before they
+//! can write (the sidecar's spill sink).
 
 /// A table slot: 0 when empty, else `hash tag << 32 | (id + 1)`.
 type Slot = u64;
 
 #[derive(Default)]
-pub(crate) struct Interner {
+pub struct Interner {
     arena: String,
     /// (offset, length) of each string in the arena; the index is its id.
     spans: Vec<(usize, usize)>,
@@ -25,9 +28,26 @@ impl Interner {
         self.spans.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Bytes of all the strings held.
+    pub fn bytes(&self) -> usize {
+        self.arena.len()
+    }
+
     pub fn get(&self, id: u32) -> &str {
         let (at, len) = self.spans[id as usize];
         &self.arena[at..at + len]
+    }
+
+    /// Whether string `id` is `s` (comparing lengths first, and bytes).
+    #[inline]
+    pub fn is(&self, id: u32, s: &str) -> bool {
+        self.spans.get(id as usize).is_some_and(|&(at, len)| {
+            len == s.len() && self.arena.as_bytes().get(at..at + len) == Some(s.as_bytes())
+        })
     }
 
     /// The id of `s`, new if it was not interned yet.
@@ -79,7 +99,7 @@ impl Interner {
             }
             if slot >> 32 == tag {
                 let id = (slot as u32).wrapping_sub(1);
-                if self.get(id) == s {
+                if self.is(id, s) {
                     return id;
                 }
             }

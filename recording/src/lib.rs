@@ -8,7 +8,7 @@
 pub mod compare;
 pub mod error;
 mod generated;
-mod interner;
+pub mod interner;
 pub mod limits;
 pub mod model;
 pub mod reader;

@@ -2,3 +2,5 @@
 //! with tests, benchmarks and fuzz targets.
 
 pub mod interop;
+#[doc(hidden)]
+pub mod swar;

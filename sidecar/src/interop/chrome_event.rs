@@ -18,6 +18,8 @@
 
 use std::borrow::Cow;
 
+use crate::swar::{digits_value, leading_digits, POWERS_OF_TEN};
+
 pub use super::json_scan::Stop;
 
 type Parsed<T> = std::result::Result<T, Stop>;
@@ -105,20 +107,29 @@ pub fn parse_event(bytes: &[u8], ev: &mut EventSpans) -> Parsed<usize> {
         return Ok(p.i);
     }
     loop {
-        let key = p.key()?;
+        let key = p.key_code()?;
         p.ws()?;
         p.expect(b':')?;
         p.ws()?;
+        const PH: u64 = key_code(b"ph");
+        const NAME: u64 = key_code(b"name");
+        const CAT: u64 = key_code(b"cat");
+        const TS: u64 = key_code(b"ts");
+        const DUR: u64 = key_code(b"dur");
+        const PID: u64 = key_code(b"pid");
+        const TID: u64 = key_code(b"tid");
+        const ID: u64 = key_code(b"id");
+        const ARGS: u64 = key_code(b"args");
         match key {
-            b"ph" => set(&mut ev.ph, p.string()?)?,
-            b"name" => set(&mut ev.name, p.string()?)?,
-            b"cat" => set(&mut ev.cat, p.string()?)?,
-            b"ts" => set(&mut ev.ts, p.number()?)?,
-            b"dur" => set(&mut ev.dur, p.number()?)?,
-            b"pid" => set(&mut ev.pid, p.id()?)?,
-            b"tid" => set(&mut ev.tid, p.id()?)?,
-            b"id" => set(&mut ev.id, p.id()?)?,
-            b"args" => set(&mut ev.args, p.args()?)?,
+            PH => set(&mut ev.ph, p.string()?)?,
+            NAME => set(&mut ev.name, p.string()?)?,
+            CAT => set(&mut ev.cat, p.string()?)?,
+            TS => set(&mut ev.ts, p.number()?)?,
+            DUR => set(&mut ev.dur, p.number()?)?,
+            PID => set(&mut ev.pid, p.id()?)?,
+            TID => set(&mut ev.tid, p.id()?)?,
+            ID => set(&mut ev.id, p.id()?)?,
+            ARGS => set(&mut ev.args, p.args()?)?,
             _ => p.skip_value(1)?,
         }
         p.ws()?;
@@ -130,6 +141,26 @@ pub fn parse_event(bytes: &[u8], ev: &mut EventSpans) -> Parsed<usize> {
     }
     Ok(p.i)
 }
+
+/// A key of up to 7 bytes (which holds no zero byte: control characters
+/// end a key's fast read) as a number: its bytes, first byte lowest. Longer
+/// keys are [`LONG_KEY`].
+const fn key_code(key: &[u8]) -> u64 {
+    if key.len() > 7 {
+        return LONG_KEY;
+    }
+    let mut code = 0;
+    let mut i = 0;
+    while i < key.len() {
+        code |= (key[i] as u64) << (8 * i);
+        i += 1;
+    }
+    code
+}
+
+/// The [`key_code`] of every key longer than 7 bytes (no short key's code:
+/// their top byte is zero).
+const LONG_KEY: u64 = u64::MAX;
 
 /// Sets a field seen for the first time (a duplicate is an error of the
 /// general path).
@@ -207,6 +238,27 @@ impl<'a> Parser<'a> {
         Ok(&self.b[s.start as usize..s.end as usize])
     }
 
+    /// An object key without escapes as its [`key_code`]. Usually the key
+    /// and both its quotes are in the next 8 bytes: then they are read at
+    /// once.
+    #[inline(always)]
+    fn key_code(&mut self) -> Parsed<u64> {
+        if let Some(chunk) = self.b.get(self.i..self.i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            if w as u8 == b'"' {
+                // The bytes after the opening quote; the top one (shifted
+                // in as zero) counts as special, so `n` <= 7.
+                let rest = w >> 8;
+                let n = string_specials(rest).trailing_zeros() as usize / 8;
+                if n < 7 && (rest >> (8 * n)) as u8 == b'"' {
+                    self.i += n + 2;
+                    return Ok(rest & ((1u64 << (8 * n)) - 1));
+                }
+            }
+        }
+        Ok(key_code(self.key()?))
+    }
+
     /// A string value; checks escapes and control characters (the caller
     /// checks that the whole event is UTF-8).
     #[inline(always)]
@@ -258,11 +310,26 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips digits; returns how many and their value (wrapping: only
-    /// meaningful for up to 19 digits).
+    /// meaningful for up to 19 digits). Eight at a time while the bytes
+    /// last (the value wraps the same way).
     #[inline(always)]
     fn digits(&mut self) -> Parsed<(usize, u64)> {
         let from = self.i;
         let mut v: u64 = 0;
+        while let Some(chunk) = self.b.get(self.i..self.i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            let run = leading_digits(w);
+            if run == 0 {
+                return Ok((self.i - from, v));
+            }
+            v = v
+                .wrapping_mul(POWERS_OF_TEN[run])
+                .wrapping_add(digits_value(w, run));
+            self.i += run;
+            if run < 8 {
+                return Ok((self.i - from, v));
+            }
+        }
         loop {
             let d = self.peek()?.wrapping_sub(b'0');
             if d > 9 {

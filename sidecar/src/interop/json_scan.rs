@@ -169,7 +169,9 @@ impl<R: Read> Scanner<R> {
             self.pos = start;
             if !self.fill()? {
                 if scan.is_scalar() && scanned > 0 {
-                    // A scalar may end at the end of the input.
+                    // A scalar may end at the end of the input; fill() may
+                    // have moved it to the front, where `pos` now is.
+                    let start = self.pos;
                     self.pos = self.end;
                     return Ok(&self.buf[start..self.end]);
                 }
@@ -409,6 +411,14 @@ mod tests {
                 "true"
             ]
         );
+    }
+
+    #[test]
+    fn a_scalar_may_end_the_input_after_a_refill() {
+        let mut s = Scanner::new(&b"[ 1"[..], "test");
+        s.expect(b'[', "an array").unwrap();
+        assert_eq!(s.take_value(10, "a value").unwrap(), b"1");
+        assert_eq!(s.peek().unwrap(), None);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use recording::interner::Interner;
 use recording::limits::{MAX_EVENTS, MAX_THREADS, MAX_TIME_NS};
 use recording::{Encoder, Header, NewEvent, RangeKind, SourceRange, Thread};
 
@@ -44,6 +45,27 @@ impl std::hash::Hasher for QuickHasher {
     }
 }
 
+/// Size of [`TraceSink`]'s table of recent names (a power of two).
+const RECENT: usize = 256;
+
+/// Where a name goes in the table of recent names: a hash of its length
+/// and its first and last 8 bytes.
+#[inline]
+fn recent_slot(b: &[u8]) -> usize {
+    let word = |b: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        u64::from_le_bytes(w)
+    };
+    let (first, last) = if b.len() >= 8 {
+        (word(&b[..8]), word(&b[b.len() - 8..]))
+    } else {
+        (word(b), 0)
+    };
+    let h = (first ^ last.rotate_left(32) ^ b.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> 56) as usize & (RECENT - 1)
+}
+
 type QuickMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<QuickHasher>>;
 /// parent, class, label, thread, range (u32 each), start, duration (u64),
 /// range kind (u8).
@@ -73,13 +95,29 @@ pub struct InternedEvent {
     pub range: Option<(SourceRange, RangeKind)>,
 }
 
+/// An event whose names went through [`TraceSink::intern`] and whose range
+/// went through [`TraceSink::intern_range`].
+#[derive(Debug, Clone, Copy)]
+pub struct IdEvent {
+    pub parent: Option<u32>,
+    pub class: u32,
+    pub label: u32,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    pub thread: u32,
+    pub range: Option<(u32, RangeKind)>,
+}
+
 /// Collects an import's events, threads and notes.
 pub struct TraceSink {
     format: &'static str,
     spill: BufWriter<File>,
-    strings: QuickMap<std::rc::Rc<str>, u32>,
-    string_list: Vec<std::rc::Rc<str>>,
-    string_bytes: usize,
+    /// Distinct names, each once, in one arena.
+    strings: Interner,
+    /// Names interned lately, by a quick hash of their bytes: id + 1, or 0.
+    /// Events mostly repeat a few names, and this small table stays in the
+    /// cache where the interner's (one slot per distinct name) does not.
+    recent: Box<[u32; RECENT]>,
     ranges: QuickMap<SourceRange, u32>,
     range_list: Vec<SourceRange>,
     pub threads: Vec<Thread>,
@@ -94,9 +132,8 @@ impl TraceSink {
         Ok(TraceSink {
             format,
             spill: BufWriter::with_capacity(1 << 20, file),
-            strings: QuickMap::default(),
-            string_list: Vec::new(),
-            string_bytes: 0,
+            strings: Interner::default(),
+            recent: Box::new([0; RECENT]),
             ranges: QuickMap::default(),
             range_list: Vec::new(),
             threads: Vec::new(),
@@ -126,10 +163,24 @@ impl TraceSink {
 
     /// The id of a name, for [`TraceSink::push_interned`].
     pub fn intern(&mut self, s: &str) -> Result<u32> {
-        if let Some(&id) = self.strings.get(s) {
-            return Ok(id);
+        let slot = recent_slot(s.as_bytes());
+        let cached = self.recent[slot];
+        if cached != 0 && self.strings.is(cached - 1, s) {
+            return Ok(cached - 1);
         }
-        if self.string_list.len() >= MAX_IMPORT_STRINGS {
+        let known = self.strings.len();
+        let id = self.strings.intern(s);
+        self.recent[slot] = id + 1;
+        if id as usize == known {
+            // A new name: the import ends with an error if it passes a limit
+            // (it has been kept, but by at most one name).
+            self.check_string_limits()?;
+        }
+        Ok(id)
+    }
+
+    fn check_string_limits(&self) -> Result<()> {
+        if self.strings.len() > MAX_IMPORT_STRINGS {
             return Err(InteropError::limit(
                 self.format,
                 format!("event {}", self.count),
@@ -138,8 +189,7 @@ impl TraceSink {
                 "MAX_IMPORT_STRINGS",
             ));
         }
-        self.string_bytes += s.len();
-        if self.string_bytes > MAX_IMPORT_STRING_BYTES {
+        if self.strings.bytes() > MAX_IMPORT_STRING_BYTES {
             return Err(InteropError::limit(
                 self.format,
                 format!("event {}", self.count),
@@ -148,14 +198,11 @@ impl TraceSink {
                 "MAX_IMPORT_STRING_BYTES",
             ));
         }
-        let id = self.string_list.len() as u32;
-        let owned: std::rc::Rc<str> = s.into();
-        self.string_list.push(owned.clone());
-        self.strings.insert(owned, id);
-        Ok(id)
+        Ok(())
     }
 
-    fn intern_range(&mut self, r: SourceRange) -> u32 {
+    /// The id of a range, for [`TraceSink::push_ids`].
+    pub fn intern_range(&mut self, r: SourceRange) -> u32 {
         if let Some(&id) = self.ranges.get(&r) {
             return id;
         }
@@ -183,6 +230,23 @@ impl TraceSink {
 
     /// Like [`TraceSink::push`], with names already interned.
     pub fn push_interned(&mut self, ev: &InternedEvent) -> Result<u32> {
+        let range = match ev.range {
+            Some((r, k)) if k != RangeKind::None => Some((self.intern_range(r), k)),
+            _ => None,
+        };
+        self.push_ids(&IdEvent {
+            parent: ev.parent,
+            class: ev.class,
+            label: ev.label,
+            start_ns: ev.start_ns,
+            duration_ns: ev.duration_ns,
+            thread: ev.thread,
+            range,
+        })
+    }
+
+    /// Like [`TraceSink::push`], with names and range already interned.
+    pub fn push_ids(&mut self, ev: &IdEvent) -> Result<u32> {
         let at = || format!("event {}", self.count);
         if self.count >= MAX_EVENTS {
             return Err(InteropError::limit(
@@ -224,7 +288,7 @@ impl TraceSink {
             ));
         }
         let (range, kind) = match ev.range {
-            Some((r, k)) if k != RangeKind::None => (self.intern_range(r), k as u8),
+            Some((r, k)) if k != RangeKind::None => (r, k as u8),
             _ => (NONE, RangeKind::None as u8),
         };
         let mut rec = [0u8; RECORD_BYTES];
@@ -255,16 +319,17 @@ impl TraceSink {
         file.seek(SeekFrom::Start(0))?;
         let mut input = BufReader::with_capacity(1 << 20, file);
         let mut enc = Encoder::new(out, &header)?;
+        enc.reserve(self.strings.len(), self.strings.bytes());
         let mut rec = [0u8; RECORD_BYTES];
         let u32_at = |r: &[u8; RECORD_BYTES], o: usize| {
             u32::from_le_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]])
         };
         // The sink's string ids to the recording's, as events first use them.
-        let mut ids = vec![NONE; self.string_list.len()];
+        let mut ids = vec![NONE; self.strings.len()];
         let mut id_of = |enc: &mut Encoder<W>, sink_id: u32| {
             let id = &mut ids[sink_id as usize];
             if *id == NONE {
-                *id = enc.intern(&self.string_list[sink_id as usize]);
+                *id = enc.intern(self.strings.get(sink_id));
             }
             *id
         };

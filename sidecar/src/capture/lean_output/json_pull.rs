@@ -18,6 +18,8 @@
 use std::borrow::Cow;
 use std::io::{self, Read};
 
+use leanscope::swar::{digits_value, leading_digits, POWERS_OF_TEN};
+
 /// Deepest nesting of arrays and objects accepted below the value being skipped.
 pub const MAX_JSON_DEPTH: usize = 128;
 
@@ -792,19 +794,6 @@ impl<R: Read> JsonCursor<R> {
 /// Most significant digits of a number [`fast_number`] reads: 10^19 - 1 fits a `u64`.
 const MAX_FAST_DIGITS: usize = 19;
 
-/// 10^k for the k digits one step of [`digit_run`] appends.
-const POWERS_OF_TEN: [u64; 9] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-];
-
 /// The usual spellings, `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most 19 digits, when `w` also
 /// holds the byte after the token: (length, negative, fraction digits, digits). Anything else
 /// is left to [`scan_number`].
@@ -872,30 +861,6 @@ fn digit_run(w: &[u8], mut i: usize, digits: &mut u64, count: &mut usize) -> Opt
         i += 1;
     }
     Some(i)
-}
-
-/// How many of the eight bytes of `word` (first byte lowest) are ASCII digits before the
-/// first one that is not.
-#[inline]
-fn leading_digits(word: u64) -> usize {
-    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
-    const ZEROS: u64 = 0x3030_3030_3030_3030;
-    // a byte is a digit when its high nibble is 3 and adding 6 keeps it so; a carry out of a
-    // byte (>= 0xFA, already not a digit) only disturbs the bytes after it
-    let not_digit =
-        ((word & HIGH) ^ ZEROS) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ ZEROS);
-    (not_digit.trailing_zeros() / 8) as usize
-}
-
-/// The value of the first `run` (1..=8) bytes of `word`, all ASCII digits, first byte most
-/// significant.
-#[inline]
-fn digits_value(word: u64, run: usize) -> u64 {
-    // the digits moved to the top, below them zeros: leading zeros of the same value
-    let v = (word & 0x0F0F_0F0F_0F0F_0F0F) << (8 * (8 - run));
-    let v = (v.wrapping_mul(10 << 8 | 1) >> 8) & 0x00FF_00FF_00FF_00FF;
-    let v = (v.wrapping_mul(100 << 16 | 1) >> 16) & 0x0000_FFFF_0000_FFFF;
-    v.wrapping_mul(10_000 << 32 | 1) >> 32
 }
 
 /// Scans a number token at the start of `w`. `eof`: nothing follows `w`.
