@@ -203,13 +203,10 @@ impl<R: Read> JsonCursor<R> {
         }
         if self.pos > 0 {
             let gone = &self.buf[..self.pos];
-            // (`contains` on bytes is a vectorized search; machine-written JSON rarely has
-            // newlines)
-            if gone.contains(&b'\n') {
-                self.lines_before += gone.iter().filter(|&&b| b == b'\n').count();
-                if let Some(last) = gone.iter().rposition(|&b| b == b'\n') {
-                    self.line_start = self.base + last as u64 + 1;
-                }
+            // (a SIMD search: machine-written JSON rarely has newlines)
+            if let Some(last) = memchr::memrchr(b'\n', gone) {
+                self.lines_before += memchr::memchr_iter(b'\n', gone).count();
+                self.line_start = self.base + last as u64 + 1;
             }
             self.buf.copy_within(self.pos..self.end, 0);
             self.base += self.pos as u64;
