@@ -647,20 +647,7 @@ impl<'s> Importer<'s> {
             Some((TrackKey::Thread(Id::Num(p), Id::Num(t)), i)) if *p == pid && *t == tid => *i,
             _ => self.track(TrackKey::Thread(Id::Num(pid), Id::Num(tid)), seq)?,
         };
-        let class = self.sink.intern(cat)?;
-        let label = self.sink.intern(name)?;
-        let range = self.range_id(range);
-        self.complete(
-            t,
-            Pending {
-                start: ts,
-                dur,
-                seq,
-                class,
-                label,
-                range,
-            },
-        )?;
+        self.complete_named(t, seq, (ts, dur), (cat, name), range)?;
         Ok(true)
     }
 
@@ -713,20 +700,8 @@ impl<'s> Importer<'s> {
                 let dur = time_field(ev.dur, "dur", &where_)?.ok_or_else(|| {
                     InteropError::invalid(FORMAT, where_(), "an `X` event needs `dur`")
                 })?;
-                let class = self.sink.intern(ev.cat.as_deref().unwrap_or(""))?;
-                let label = self.sink.intern(name)?;
-                let range = self.range_id(range);
-                self.complete(
-                    t,
-                    Pending {
-                        start: ts,
-                        dur,
-                        seq,
-                        class,
-                        label,
-                        range,
-                    },
-                )
+                let cat = ev.cat.as_deref().unwrap_or("");
+                self.complete_named(t, seq, (ts, dur), (cat, name), range)
             }
             "B" | "b" => {
                 if self.tracks[t].open.len() >= MAX_OPEN_SPANS {
@@ -817,6 +792,32 @@ impl<'s> Importer<'s> {
     }
 
     /// A range as the sink's id for it.
+    /// A complete event of track `t` (start and duration; category and
+    /// name), its names and range interned.
+    fn complete_named(
+        &mut self,
+        t: usize,
+        seq: u64,
+        (start, dur): (u64, u64),
+        (cat, name): (&str, &str),
+        range: Option<(SourceRange, RangeKind)>,
+    ) -> Result<()> {
+        let class = self.sink.intern(cat)?;
+        let label = self.sink.intern(name)?;
+        let range = self.range_id(range);
+        self.complete(
+            t,
+            Pending {
+                start,
+                dur,
+                seq,
+                class,
+                label,
+                range,
+            },
+        )
+    }
+
     fn range_id(&mut self, r: Option<(SourceRange, RangeKind)>) -> Option<(u32, RangeKind)> {
         r.map(|(r, k)| (self.sink.intern_range(r), k))
     }

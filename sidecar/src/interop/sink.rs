@@ -83,30 +83,22 @@ pub struct SinkEvent<'a> {
     pub range: Option<(SourceRange, RangeKind)>,
 }
 
-/// An event whose names went through [`TraceSink::intern`].
+/// An event whose names went through [`TraceSink::intern`]; its range is
+/// `R`: the range itself, or (in an [`IdEvent`]) the id
+/// [`TraceSink::intern_range`] gave it.
 #[derive(Debug, Clone, Copy)]
-pub struct InternedEvent {
+pub struct InternedEvent<R = (SourceRange, RangeKind)> {
     pub parent: Option<u32>,
     pub class: u32,
     pub label: u32,
     pub start_ns: u64,
     pub duration_ns: u64,
     pub thread: u32,
-    pub range: Option<(SourceRange, RangeKind)>,
+    pub range: Option<R>,
 }
 
-/// An event whose names went through [`TraceSink::intern`] and whose range
-/// went through [`TraceSink::intern_range`].
-#[derive(Debug, Clone, Copy)]
-pub struct IdEvent {
-    pub parent: Option<u32>,
-    pub class: u32,
-    pub label: u32,
-    pub start_ns: u64,
-    pub duration_ns: u64,
-    pub thread: u32,
-    pub range: Option<(u32, RangeKind)>,
-}
+/// An event whose names and range were interned.
+pub type IdEvent = InternedEvent<(u32, RangeKind)>;
 
 /// Collects an import's events, threads and notes.
 pub struct TraceSink {
