@@ -124,6 +124,9 @@ impl RecordingBuilder {
     }
 
     /// Where batches decode to (see [`crate::reader::StreamDecoder::next_into`]).
+    /// The reader checks what it appends; events appended any other way
+    /// must keep the model's rules too (a parent before its children,
+    /// ids within the tables), or [`Self::take_in`] may panic.
     pub fn columns_mut(&mut self) -> &mut Columns {
         &mut self.columns
     }
