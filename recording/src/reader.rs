@@ -339,7 +339,6 @@ fn decode_batch(
     let base = e.start.len();
     let at = Batch {
         count,
-        reserve,
         first,
         chunk: index,
     };
@@ -430,8 +429,6 @@ fn decode_batch(
 /// The batch whose columns [`Batch::decode`] reads.
 struct Batch {
     count: usize,
-    /// What a column may reserve: at most one value per byte.
-    reserve: usize,
     first: u64,
     chunk: usize,
 }
@@ -439,25 +436,38 @@ struct Batch {
 impl Batch {
     /// Decodes the `count` varints of one column onto `out`, converting and
     /// checking each with `f(event index, value)`.
-    fn decode<T>(
+    fn decode<T: Copy + Default>(
         &self,
         name: &str,
         bytes: &[u8],
         out: &mut Vec<T>,
         mut f: impl FnMut(u64, u64) -> Result<T, String>,
     ) -> Result<()> {
-        out.reserve(self.reserve);
+        let short = |event| RecordingError::InvalidEvent {
+            event,
+            detail: format!("the {name} column ends early"),
+        };
+        // The values go into slots made beforehand: no capacity check per
+        // value. Every value takes at least one byte, so at most as many
+        // slots as the column has bytes are made.
+        let base = out.len();
+        let fits = self.count.min(bytes.len());
+        out.resize(base + fits, T::default());
         let mut c = Column::new(bytes);
-        for i in 0..self.count {
+        for (i, slot) in out[base..].iter_mut().enumerate() {
             let event = self.first + i as u64;
-            let v = c.next_u64().map_err(|e| RecordingError::InvalidEvent {
-                event,
-                detail: match e {
-                    ColumnError::Short => format!("the {name} column ends early"),
-                    ColumnError::Overlong => format!("the {name} column holds an overlong number"),
+            let v = c.next_u64().map_err(|e| match e {
+                ColumnError::Short => short(event),
+                ColumnError::Overlong => RecordingError::InvalidEvent {
+                    event,
+                    detail: format!("the {name} column holds an overlong number"),
                 },
             })?;
-            out.push(f(event, v).map_err(|detail| RecordingError::InvalidEvent { event, detail })?);
+            *slot = f(event, v).map_err(|detail| RecordingError::InvalidEvent { event, detail })?;
+        }
+        if fits < self.count {
+            // Each of the `fits` values took one byte: none is left.
+            return Err(short(self.first + fits as u64));
         }
         if !c.is_done() {
             return Err(RecordingError::Invalid(format!(
