@@ -52,44 +52,60 @@ impl Sweep {
             self.fits.push(self.lines.fit(r));
         }
         let e = &columns.events;
-        for i in self.self_ns.len()..e.len() {
-            let iv = Interval::new(e.start[i], e.start[i] + e.duration[i]);
-            self.self_ns.push(iv.len());
-            self.latest_child.push(NO_CHILD);
-            let range = e.range[i];
-            if range != NO_RANGE && !self.fits[range as usize] {
-                range_outside(&mut self.issues, i as u32, columns.ranges[range as usize]);
+        let (from, to) = (self.self_ns.len(), e.len());
+        if from >= to {
+            return;
+        }
+        // Slots made beforehand and slices of one length: the loop below
+        // has no capacity checks and few bounds checks.
+        self.self_ns.resize(to, 0);
+        self.latest_child.resize(to, NO_CHILD);
+        let (parent, start, duration, thread, range) = (
+            &e.parent[..to],
+            &e.start[..to],
+            &e.duration[..to],
+            &e.thread[..to],
+            &e.range[..to],
+        );
+        let self_ns = &mut self.self_ns[..to];
+        let latest_child = &mut self.latest_child[..to];
+        for i in from..to {
+            let iv = Interval::new(start[i], start[i] + duration[i]);
+            self_ns[i] = iv.len();
+            let r = range[i];
+            if r != NO_RANGE && !self.fits[r as usize] {
+                range_outside(&mut self.issues, i as u32, columns.ranges[r as usize]);
             }
-            let p = e.parent[i];
+            let p = parent[i];
             if p == NO_PARENT {
                 continue;
             }
             let pu = p as usize;
-            let piv = Interval::new(e.start[pu], e.start[pu] + e.duration[pu]);
-            let same_thread = e.thread[pu] == e.thread[i];
+            let piv = Interval::new(start[pu], start[pu] + duration[pu]);
+            let same_thread = thread[pu] == thread[i];
             if same_thread && (iv.start < piv.start || iv.end > piv.end) {
                 outside_parent(&mut self.issues, i as u32, iv, p, piv);
             }
-            let regular = match self.latest_child[pu] {
+            let regular = match latest_child[pu] {
                 IRREGULAR => continue,
                 NO_CHILD => true,
                 // On the same thread as its elder sibling, starting after
                 // it ended.
                 c => {
                     let c = c as usize;
-                    e.thread[c] == e.thread[i] && iv.start >= e.start[c] + e.duration[c]
+                    thread[c] == thread[i] && iv.start >= start[c] + duration[c]
                 }
             };
             if !regular {
-                self.latest_child[pu] = IRREGULAR;
+                latest_child[pu] = IRREGULAR;
                 self.irregular.push(p);
                 continue;
             }
-            self.latest_child[pu] = i as u32;
+            latest_child[pu] = i as u32;
             if same_thread {
                 let (s, t) = (iv.start.max(piv.start), iv.end.min(piv.end));
                 if t > s {
-                    self.self_ns[pu] = self.self_ns[pu].saturating_sub(t - s);
+                    self_ns[pu] = self_ns[pu].saturating_sub(t - s);
                 }
             }
         }

@@ -45,12 +45,21 @@ impl Shape {
         if self.child_counts.is_empty() {
             self.child_counts.push(0);
         }
-        self.depth.reserve(to - from);
-        self.child_counts.reserve(to - from);
+        // Slots made beforehand and slices of one length: the loop below
+        // has no capacity checks and few bounds checks.
+        self.depth.resize(to, 0);
+        self.child_counts.resize(to + 1, 0);
+        let (parent, start, duration, thread) = (
+            &events.parent[..to],
+            &events.start[..to],
+            &events.duration[..to],
+            &events.thread[..to],
+        );
+        let depth = &mut self.depth[..to];
         let (mut lo, mut hi) = self.window.map_or((u64::MAX, 0), |w| (w.start, w.end));
         for i in from..to {
-            let p = events.parent[i];
-            let (s, e) = (events.start[i], events.start[i] + events.duration[i]);
+            let p = parent[i];
+            let (s, e) = (start[i], start[i] + duration[i]);
             lo = lo.min(s);
             hi = hi.max(e);
             let d = if p == NO_PARENT {
@@ -58,11 +67,10 @@ impl Shape {
                 0
             } else {
                 self.child_counts[p as usize] += 1;
-                self.depth[p as usize].saturating_add(1)
+                depth[p as usize].saturating_add(1)
             };
-            self.depth.push(d);
-            self.child_counts.push(0);
-            if let Some(m) = self.thread_depth.get_mut(events.thread[i] as usize) {
+            depth[i] = d;
+            if let Some(m) = self.thread_depth.get_mut(thread[i] as usize) {
                 *m = Some(m.map_or(d, |m| m.max(d)));
             }
         }
