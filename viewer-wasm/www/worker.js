@@ -39,11 +39,33 @@ async function fetchOk(url) {
   return res;
 }
 
+/** How much one read of a response body takes at most. */
+const READ_BYTES = 1 << 21;
+
+/** A reader of `res`'s body and how to read the next piece. Where the
+ *  browser allows, pieces are read into one buffer used over and over:
+ *  tens of megabytes then stream through two megabytes, instead of each
+ *  piece taking fresh memory for the garbage collector to reclaim. */
+function bodyReader(res) {
+  try {
+    const reader = res.body.getReader({ mode: 'byob' });
+    let buffer = new ArrayBuffer(READ_BYTES);
+    return async () => {
+      const { done, value } = await reader.read(new Uint8Array(buffer));
+      if (value) buffer = value.buffer;
+      return { done, value };
+    };
+  } catch {
+    const reader = res.body.getReader();
+    return () => reader.read();
+  }
+}
+
 async function streamInto(res, push, progress) {
-  const reader = res.body.getReader();
+  const read = bodyReader(res);
   let bytes = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await read();
     if (done) break;
     bytes += value.byteLength;
     const n = push(value);
