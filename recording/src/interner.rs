@@ -113,7 +113,7 @@ impl Interner {
         if wanted <= self.slots.len() {
             return;
         }
-        let mut slots = vec![0; wanted];
+        let mut slots = empty_slots(wanted);
         let mask = wanted - 1;
         for id in 0..self.spans.len() as u32 {
             let hash = hash_str(self.get(id));
@@ -125,6 +125,17 @@ impl Interner {
         }
         self.slots = slots;
     }
+}
+
+/// `n` empty slots, zeroed by writing rather than by `vec![0; n]`: a large zeroed allocation
+/// comes as untouched pages, and the first lookup that reads a page of the table maps the
+/// shared zero page (one page fault) before the insert that writes it copies it (a second).
+/// Writing the zeros here costs one fault per page.
+#[allow(clippy::slow_vector_initialization)] // the slow-looking way is the point
+fn empty_slots(n: usize) -> Vec<Slot> {
+    let mut slots = Vec::with_capacity(n);
+    slots.resize(n, 0);
+    slots
 }
 
 /// A fast, well-mixed 64-bit string hash (8 bytes at a time, then
