@@ -17,19 +17,20 @@ type Slot = u64;
 #[derive(Default)]
 pub struct Interner {
     arena: String,
-    /// (offset, length) of each string in the arena; the index is its id.
-    spans: Vec<(usize, usize)>,
+    /// End offset in the arena of each string; the index is its id, and a string starts where
+    /// the one before it ends (one word per string rather than an offset and a length).
+    ends: Vec<usize>,
     /// Length a power of two (or 0), at least twice the number of strings.
     slots: Vec<Slot>,
 }
 
 impl Interner {
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.ends.is_empty()
     }
 
     /// Bytes of all the strings held.
@@ -38,16 +39,27 @@ impl Interner {
     }
 
     pub fn get(&self, id: u32) -> &str {
-        let (at, len) = self.spans[id as usize];
-        &self.arena[at..at + len]
+        &self.arena[self.span(id as usize)]
+    }
+
+    /// Where string `id` (which must exist) lies in the arena.
+    #[inline]
+    fn span(&self, id: usize) -> std::ops::Range<usize> {
+        let start = match id {
+            0 => 0,
+            _ => self.ends[id - 1],
+        };
+        start..self.ends[id]
     }
 
     /// Whether string `id` is `s` (comparing lengths first, and bytes).
     #[inline]
     pub fn is(&self, id: u32, s: &str) -> bool {
-        self.spans.get(id as usize).is_some_and(|&(at, len)| {
-            len == s.len() && self.arena.as_bytes().get(at..at + len) == Some(s.as_bytes())
-        })
+        let id = id as usize;
+        id < self.ends.len() && {
+            let span = self.span(id);
+            span.len() == s.len() && self.arena.as_bytes().get(span) == Some(s.as_bytes())
+        }
     }
 
     /// The id of `s`, new if it was not interned yet.
@@ -58,8 +70,8 @@ impl Interner {
     /// Room for `strings` more strings of `bytes` bytes in all.
     pub fn reserve(&mut self, strings: usize, bytes: usize) {
         self.arena.reserve(bytes);
-        self.spans.reserve(strings);
-        self.grow_to(self.spans.len() + strings);
+        self.ends.reserve(strings);
+        self.grow_to(self.ends.len() + strings);
     }
 
     /// Asks the CPU to start loading the table slot where `s` would be found, for a string
@@ -82,8 +94,8 @@ impl Interner {
     }
 
     fn intern_hashed(&mut self, s: &str, hash: u64) -> u32 {
-        if (self.spans.len() + 1) * 2 > self.slots.len() {
-            self.grow_to(self.spans.len() + 1);
+        if (self.ends.len() + 1) * 2 > self.slots.len() {
+            self.grow_to(self.ends.len() + 1);
         }
         let mask = self.slots.len() - 1;
         let tag = hash >> 32;
@@ -91,9 +103,9 @@ impl Interner {
         loop {
             let slot = self.slots[i];
             if slot == 0 {
-                let id = self.spans.len() as u32;
-                self.spans.push((self.arena.len(), s.len()));
+                let id = self.ends.len() as u32;
                 self.arena.push_str(s);
+                self.ends.push(self.arena.len());
                 self.slots[i] = tag << 32 | (u64::from(id) + 1);
                 return id;
             }
@@ -113,9 +125,9 @@ impl Interner {
         if wanted <= self.slots.len() {
             return;
         }
-        let mut slots = vec![0; wanted];
+        let mut slots = empty_slots(wanted);
         let mask = wanted - 1;
-        for id in 0..self.spans.len() as u32 {
+        for id in 0..self.ends.len() as u32 {
             let hash = hash_str(self.get(id));
             let mut i = hash as usize & mask;
             while slots[i] != 0 {
@@ -125,6 +137,17 @@ impl Interner {
         }
         self.slots = slots;
     }
+}
+
+/// `n` empty slots, zeroed by writing rather than by `vec![0; n]`: a large zeroed allocation
+/// comes as untouched pages, and the first lookup that reads a page of the table maps the
+/// shared zero page (one page fault) before the insert that writes it copies it (a second).
+/// Writing the zeros here costs one fault per page.
+#[allow(clippy::slow_vector_initialization)] // the slow-looking way is the point
+fn empty_slots(n: usize) -> Vec<Slot> {
+    let mut slots = Vec::with_capacity(n);
+    slots.resize(n, 0);
+    slots
 }
 
 /// A fast, well-mixed 64-bit string hash (8 bytes at a time, then

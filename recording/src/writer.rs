@@ -11,7 +11,9 @@ use flatbuffers::FlatBufferBuilder;
 use crate::error::{RecordingError, Result};
 use crate::generated as fb;
 use crate::interner::Interner;
-use crate::limits::{BATCH_EVENTS, MAX_EVENTS, MAX_SOURCE_BYTES, MAX_THREADS, MAX_TIME_NS};
+use crate::limits::{
+    BATCH_EVENTS, MAX_CHUNK_BYTES, MAX_EVENTS, MAX_SOURCE_BYTES, MAX_THREADS, MAX_TIME_NS,
+};
 use crate::types::{sha256_hex, Header, RangeKind, SourceRange};
 use crate::varint::{put_i64, put_u64};
 use crate::{END_MAGIC, MAGIC, SCHEMA_VERSION};
@@ -69,6 +71,13 @@ impl Batch {
         self.prev_start = 0;
     }
 }
+
+/// The chunk builder's first size, in bytes (it grows as chunks need).
+const BUILDER_CAPACITY: usize = 64 * 1024;
+
+/// Bytes of an event batch per event besides its label's text, for sizing the builder: a
+/// new string's length, terminator, padding and offset, and the event's column entries.
+const BATCH_BYTES_PER_EVENT: usize = 48;
 
 /// A cheap hasher for small keys made of integers (source ranges): one
 /// multiply-rotate per word, as in rustc's FxHash. Not DoS-resistant, which
@@ -151,7 +160,7 @@ impl<W: Write> Encoder<W> {
         let mut enc = Encoder {
             out,
             offset: MAGIC.len() as u64,
-            fbb: FlatBufferBuilder::with_capacity(64 * 1024),
+            fbb: FlatBufferBuilder::with_capacity(BUILDER_CAPACITY),
             strings: Interner::default(),
             last_class: None,
             ranges: HashMap::default(),
@@ -173,6 +182,16 @@ impl<W: Write> Encoder<W> {
     /// so that a writer that knows its input's size does not grow its tables step by step.
     pub fn reserve(&mut self, strings: usize, string_bytes: usize) {
         self.strings.reserve(strings, string_bytes);
+        // The builder holds one batch at a time; left to itself it starts small and doubles
+        // (copying) for the first large batch. A batch of such strings is sized at once
+        // instead: the header is written already, and the space of a new builder is not
+        // touched until it is used.
+        let batch = strings.min(BATCH_EVENTS);
+        let per_event = string_bytes / strings.max(1) + BATCH_BYTES_PER_EVENT;
+        let wanted = batch.saturating_mul(per_event).min(MAX_CHUNK_BYTES);
+        if wanted > BUILDER_CAPACITY {
+            self.fbb = FlatBufferBuilder::with_capacity(wanted);
+        }
     }
 
     /// Tells the encoder that a string (an event's label) will be pushed soon, so that it can

@@ -13,8 +13,9 @@ use super::text_match::find_loose;
 
 pub struct Placer<'s> {
     pub src: &'s Source<'s>,
-    /// Byte spans of the events placed so far.
-    spans: Vec<Option<(usize, usize)>>,
+    /// Byte spans of the events placed so far, [`UNPLACED`] for none (a plain pair, as an
+    /// `Option` would make each of a large capture's entries 8 bytes larger).
+    spans: Vec<(usize, usize)>,
     /// Where the next child of each event is searched from.
     cursors: Vec<usize>,
     /// Where the next command is searched from.
@@ -25,6 +26,9 @@ pub struct Placer<'s> {
     /// The last span converted to a range (nested events often inherit their parent's).
     last_range: Option<((usize, usize), SourceRange)>,
 }
+
+/// The span of an event without one (no span starts past the end of a text).
+const UNPLACED: (usize, usize) = (usize::MAX, usize::MAX);
 
 /// Where an event landed.
 pub struct Placement {
@@ -66,7 +70,7 @@ impl<'s> Placer<'s> {
 
     /// Records the placement of the next event and returns its range.
     pub fn record(&mut self, p: &Placement) -> Option<SourceRange> {
-        self.spans.push(p.span);
+        self.spans.push(p.span.unwrap_or(UNPLACED));
         self.cursors.push(p.span.map_or(0, |s| s.0));
         let span = p.span?;
         match self.last_range {
@@ -80,7 +84,10 @@ impl<'s> Placer<'s> {
     }
 
     pub fn span_of(&self, event: u32) -> Option<(usize, usize)> {
-        self.spans.get(event as usize).copied().flatten()
+        self.spans
+            .get(event as usize)
+            .copied()
+            .filter(|&span| span != UNPLACED)
     }
 
     /// A top-level command: found by its text after the previous command.

@@ -70,6 +70,10 @@ pub struct ProfileThread {
     nodes: Vec<ProfileNode>,
 }
 
+/// [`ProfileNode::parent`] of a top-level node (never a node id: ids are below
+/// [`MAX_PROFILE_NODES`]).
+const NO_PARENT: u32 = u32::MAX;
+
 /// One trace node: an interval of the monotonic clock, in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProfileNode {
@@ -78,7 +82,9 @@ pub struct ProfileNode {
     pub category: Option<u32>,
     pub start_ns: u64,
     pub end_ns: u64,
-    parent: Option<u32>,
+    /// The parent's id, or [`NO_PARENT`] for a top-level node: a plain `u32`, as an `Option`
+    /// would make every node (of hundreds of thousands) 8 bytes larger.
+    parent: u32,
     /// One past the id of the last node of this node's subtree.
     end: u32,
     /// 0 for a top-level node of its thread.
@@ -101,7 +107,8 @@ impl ProfileThread {
     }
 
     pub fn parent(&self, id: usize) -> Option<usize> {
-        self.nodes.get(id)?.parent.map(|p| p as usize)
+        let parent = self.nodes.get(id)?.parent;
+        (parent != NO_PARENT).then_some(parent as usize)
     }
 
     /// Ids of the top-level nodes.
@@ -236,6 +243,7 @@ fn parse_with_limits<R: Read>(
         }),
         limits,
         length_hint: 0,
+        spare: SpareColumns::default(),
     };
     reader.profile().map_err(|fail| match fail {
         Fail::Json(e) => match *e {
@@ -372,6 +380,43 @@ struct RawStackTable {
     category: Option<Vec<Option<u32>>>,
 }
 
+/// The column buffers of the thread rebuilt last, emptied, for the next thread's columns:
+/// reusing them saves allocating (and the kernel zeroing, page by page) fresh memory for
+/// every thread of a large profile.
+#[derive(Default)]
+struct SpareColumns {
+    stack: Vec<u32>,
+    time: Vec<u64>,
+    weight_zero: Vec<bool>,
+    frame: Vec<u32>,
+    prefix: Vec<Option<u32>>,
+    category: Vec<Option<u32>>,
+    frame_func: Vec<u32>,
+    func_name: Vec<u32>,
+}
+
+impl SpareColumns {
+    /// Keeps the buffers of a thread's columns (their contents are dropped when they are
+    /// filled again).
+    fn recycle(
+        samples: RawSamples,
+        stack_table: RawStackTable,
+        frame_func: Vec<u32>,
+        func_name: Vec<u32>,
+    ) -> Self {
+        SpareColumns {
+            stack: samples.stack,
+            time: samples.time.ns,
+            weight_zero: samples.weight_zero.unwrap_or_default(),
+            frame: stack_table.frame,
+            prefix: stack_table.prefix,
+            category: stack_table.category.unwrap_or_default(),
+            frame_func,
+            func_name,
+        }
+    }
+}
+
 /// Milliseconds (JSON number text) to nanoseconds, exactly; `None` if it is not a time.
 fn ms_to_ns(n: Number<'_>) -> Option<u64> {
     let ns = match n.digits {
@@ -395,6 +440,7 @@ struct ProfileReader<R> {
     /// Length of the last column read in the current table: the columns of one table have
     /// the same length, so the next one is allocated at that size (0 at a table's start).
     length_hint: usize,
+    spare: SpareColumns,
 }
 
 /// Fails if a field was already read (reported just after its key).
@@ -508,15 +554,18 @@ impl<R: Read> ProfileReader<R> {
 
     /// Reads an array within the table length limit: runs of compact scalars that `fast`
     /// converts in one tight loop, anything else (and what `fast` declines, errors included)
-    /// one element at a time by `element`, which gets the element's index.
+    /// one element at a time by `element`, which gets the element's index. The column is read
+    /// into `out` (emptied first), a spare buffer or a new one.
     fn column<T>(
         &mut self,
+        mut out: Vec<T>,
         mut fast: impl FnMut(Scalar<'_>) -> Option<T>,
         mut element: impl FnMut(&mut Self, usize) -> Parse<T>,
     ) -> Parse<Vec<T>> {
         self.json.begin_array()?;
         let limit = self.limits.table;
-        let mut out = Vec::with_capacity(self.length_hint.min(limit));
+        out.clear();
+        out.reserve(self.length_hint.min(limit));
         let mut first = true;
         loop {
             let closed = self.json.compact_scalars(&mut first, |scalar| {
@@ -554,6 +603,7 @@ impl<R: Read> ProfileReader<R> {
     fn categories(&mut self) -> Parse<Vec<String>> {
         self.length_hint = 0;
         self.column(
+            Vec::new(),
             |_| None,
             |r, _| {
                 r.json.begin_object()?;
@@ -572,12 +622,13 @@ impl<R: Read> ProfileReader<R> {
         )
     }
 
-    fn u32_column(&mut self) -> Parse<Vec<u32>> {
-        self.column(fast_u32, |r, _| Ok(r.json.u32()?))
+    fn u32_column(&mut self, out: Vec<u32>) -> Parse<Vec<u32>> {
+        self.column(out, fast_u32, |r, _| Ok(r.json.u32()?))
     }
 
-    fn optional_u32_column(&mut self) -> Parse<Vec<Option<u32>>> {
+    fn optional_u32_column(&mut self, out: Vec<Option<u32>>) -> Parse<Vec<Option<u32>>> {
         self.column(
+            out,
             |scalar| match scalar {
                 Scalar::Null => Some(None),
                 other => fast_u32(other).map(Some),
@@ -604,7 +655,15 @@ impl<R: Read> ProfileReader<R> {
                     limit: self.limits.threads,
                 });
             }
-            threads.push(build_thread(raw, index, nodes_left).map_err(Fail::Profile)?);
+            let nodes = thread_nodes(&raw, index, nodes_left).map_err(Fail::Profile)?;
+            threads.push(ProfileThread {
+                name: raw.name,
+                is_main_thread: raw.is_main_thread,
+                names: raw.string_array,
+                nodes,
+            });
+            self.spare =
+                SpareColumns::recycle(raw.samples, raw.stack_table, raw.frame_func, raw.func_name);
         }
         Ok(())
     }
@@ -634,15 +693,19 @@ impl<R: Read> ProfileReader<R> {
                 }
                 "frameTable" => {
                     first_time(&frame_func, "frameTable", &self.json)?;
-                    frame_func = Some(self.one_column("func")?);
+                    let out = std::mem::take(&mut self.spare.frame_func);
+                    frame_func = Some(self.one_column("func", out)?);
                 }
                 "funcTable" => {
                     first_time(&func_name, "funcTable", &self.json)?;
-                    func_name = Some(self.one_column("name")?);
+                    let out = std::mem::take(&mut self.spare.func_name);
+                    func_name = Some(self.one_column("name", out)?);
                 }
                 "stringArray" => {
                     first_time(&strings, "stringArray", &self.json)?;
-                    strings = Some(self.string_array()?);
+                    // one string per function, as Lean writes them
+                    let count = func_name.as_ref().map_or(0, Vec::len);
+                    strings = Some(self.string_array(count)?);
                 }
                 _ => self.json.skip_value()?,
             }
@@ -668,7 +731,8 @@ impl<R: Read> ProfileReader<R> {
             match key.as_str() {
                 "stack" => {
                     first_time(&stack, "stack", &self.json)?;
-                    stack = Some(self.u32_column()?);
+                    let out = std::mem::take(&mut self.spare.stack);
+                    stack = Some(self.u32_column(out)?);
                 }
                 "time" => {
                     first_time(&time, "time", &self.json)?;
@@ -676,7 +740,9 @@ impl<R: Read> ProfileReader<R> {
                 }
                 "weight" => {
                     first_time(&weight, "weight", &self.json)?;
+                    let out = std::mem::take(&mut self.spare.weight_zero);
                     weight = Some(self.column(
+                        out,
                         |scalar| match scalar {
                             Scalar::Number(n) => Some(n.is_zero()),
                             _ => None,
@@ -697,7 +763,9 @@ impl<R: Read> ProfileReader<R> {
 
     fn times(&mut self) -> Parse<Times> {
         let mut bad = Vec::new();
+        let out = std::mem::take(&mut self.spare.time);
         let ns = self.column(
+            out,
             |scalar| match scalar {
                 // a time that is not one goes the general way, to be kept in `bad`
                 Scalar::Number(n) => ms_to_ns(n),
@@ -724,15 +792,18 @@ impl<R: Read> ProfileReader<R> {
             match key.as_str() {
                 "frame" => {
                     first_time(&frame, "frame", &self.json)?;
-                    frame = Some(self.u32_column()?);
+                    let out = std::mem::take(&mut self.spare.frame);
+                    frame = Some(self.u32_column(out)?);
                 }
                 "prefix" => {
                     first_time(&prefix, "prefix", &self.json)?;
-                    prefix = Some(self.optional_u32_column()?);
+                    let out = std::mem::take(&mut self.spare.prefix);
+                    prefix = Some(self.optional_u32_column(out)?);
                 }
                 "category" => {
                     first_time(&category, "category", &self.json)?;
-                    category = Some(self.optional_u32_column()?);
+                    let out = std::mem::take(&mut self.spare.category);
+                    category = Some(self.optional_u32_column(out)?);
                 }
                 _ => self.json.skip_value()?,
             }
@@ -746,7 +817,7 @@ impl<R: Read> ProfileReader<R> {
     }
 
     /// An object of which one `u32` column is needed (`frameTable.func`, `funcTable.name`).
-    fn one_column(&mut self, field: &'static str) -> Parse<Vec<u32>> {
+    fn one_column(&mut self, field: &'static str, mut out: Vec<u32>) -> Parse<Vec<u32>> {
         self.json.begin_object()?;
         self.length_hint = 0;
         let mut column = None;
@@ -754,7 +825,7 @@ impl<R: Read> ProfileReader<R> {
         while let Some(key) = self.json.next_key(&mut first)? {
             if key == field {
                 first_time(&column, field, &self.json)?;
-                column = Some(self.u32_column()?);
+                column = Some(self.u32_column(std::mem::take(&mut out))?);
             } else {
                 self.json.skip_value()?;
             }
@@ -762,9 +833,11 @@ impl<R: Read> ProfileReader<R> {
         required(column, field, &self.json)
     }
 
-    fn string_array(&mut self) -> Parse<StringTable> {
+    /// `stringArray`, expected to hold about `count` strings (a hint, within the table limit).
+    fn string_array(&mut self, count: usize) -> Parse<StringTable> {
         self.json.begin_array()?;
         let mut table = StringTable::default();
+        table.ends.reserve(count.min(self.limits.table));
         let mut first = true;
         while self.json.next_element(&mut first)? {
             if table.ends.len() >= self.limits.table {
@@ -799,11 +872,12 @@ fn fast_u32(scalar: Scalar<'_>) -> Option<u32> {
 
 // ------------------------------------------------------------------------------ rebuilding
 
-fn build_thread(
-    raw: RawThread,
+/// The trace nodes of a thread, rebuilt from its columns.
+fn thread_nodes(
+    raw: &RawThread,
     index: usize,
     nodes_left: &mut usize,
-) -> Result<ProfileThread, FirefoxProfileError> {
+) -> Result<Vec<ProfileNode>, FirefoxProfileError> {
     let invalid = |reason: String| FirefoxProfileError::Invalid {
         thread: index,
         reason,
@@ -868,7 +942,9 @@ fn build_thread(
         stack_names.push(name);
     }
 
-    let mut nodes: Vec<ProfileNode> = Vec::new();
+    // A node starts at a pair of samples, so there are at most `n / 2`: allocated once (within
+    // the node limit) rather than grown by copying, and trimmed to size at the end.
+    let mut nodes: Vec<ProfileNode> = Vec::with_capacity((n / 2).min(*nodes_left));
     // (stack id, node id) of the open path, outermost first
     let mut open: Vec<(u32, usize)> = Vec::new();
     let close_to = |open: &mut Vec<(u32, usize)>, nodes: &mut Vec<ProfileNode>, depth: usize| {
@@ -944,19 +1020,15 @@ fn build_thread(
             category: stacks.category.as_ref().and_then(|c| c[stack as usize]),
             start_ns: t0,
             end_ns: t1.max(t0),
-            parent: open.last().map(|&(_, p)| p as u32),
+            parent: open.last().map_or(NO_PARENT, |&(_, p)| p as u32),
             end: id as u32 + 1,
             depth: depth as u32,
         });
         open.push((stack, id));
     }
     close_to(&mut open, &mut nodes, 0);
-    Ok(ProfileThread {
-        name: raw.name,
-        is_main_thread: raw.is_main_thread,
-        names: raw.string_array,
-        nodes,
-    })
+    nodes.shrink_to_fit();
+    Ok(nodes)
 }
 
 #[cfg(test)]
