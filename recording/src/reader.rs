@@ -542,8 +542,11 @@ const SHRINK_BELOW_BYTES: usize = 1 << 20;
 /// It holds at most one chunk's bytes at a time.
 #[derive(Debug)]
 pub struct StreamDecoder {
+    /// Bytes that arrived: `buf[pos..end]` is not decoded yet; what lies
+    /// past `end` is room for the next bytes (see [`Self::space`]).
     buf: Vec<u8>,
     pos: usize,
+    end: usize,
     stage: Stage,
     chunk_index: usize,
     offset: u64,
@@ -567,6 +570,7 @@ impl StreamDecoder {
         StreamDecoder {
             buf: Vec::new(),
             pos: 0,
+            end: 0,
             stage: Stage::Magic,
             chunk_index: 0,
             offset: 0,
@@ -590,20 +594,67 @@ impl StreamDecoder {
 
     /// Appends bytes that arrived.
     pub fn feed(&mut self, data: &[u8]) {
-        if !data.is_empty() {
-            self.seen_any = true;
-        }
-        if self.pos > 0 && self.pos >= self.buf.len() / 2 {
-            self.buf.drain(..self.pos);
+        self.space(data.len()).copy_from_slice(data);
+        self.commit(data.len());
+    }
+
+    /// Room for the next `n` bytes, for a caller that writes them in place
+    /// (a browser copying a response body straight into WebAssembly
+    /// memory) and then calls [`Self::commit`]; this saves [`Self::feed`]'s
+    /// copy. What was not decoded yet moves to the front first when the
+    /// room at the end is short, so the buffer stays about one chunk plus
+    /// one read long.
+    pub fn space(&mut self, n: usize) -> &mut [u8] {
+        let want = self.end - self.pos + n;
+        // A big chunk (the header with its source text) grew the buffer:
+        // give that memory back once it was consumed.
+        let oversized = self.buf.len() > 4 * want.max(SHRINK_BELOW_BYTES);
+        if self.end + n > self.buf.len() || oversized {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
             self.pos = 0;
-            // A big chunk (the header with its source text) grew the
-            // buffer; give that memory back once it was consumed.
-            let want = (self.buf.len() + data.len()).max(SHRINK_BELOW_BYTES);
-            if self.buf.capacity() > 4 * want {
-                self.buf.shrink_to(2 * want);
+            if want > self.buf.len() {
+                // Room for the whole chunk under way once its length is
+                // known, so that a big one (the header) is not moved
+                // again and again as it arrives; and for one more such
+                // piece, so that the next few moves are rare.
+                let room = (want + n).max(self.pending_chunk_bytes() + n);
+                self.buf.reserve_exact(room.saturating_sub(self.buf.len()));
+                self.buf.resize(want + n, 0);
+            } else if oversized {
+                self.buf.truncate(2 * want.max(SHRINK_BELOW_BYTES));
+                self.buf.shrink_to_fit();
             }
         }
-        self.buf.extend_from_slice(data);
+        &mut self.buf[self.end..self.end + n]
+    }
+
+    /// The length of the chunk under way (with its length prefix), when
+    /// known and within the limit; else 0.
+    fn pending_chunk_bytes(&self) -> usize {
+        if !matches!(self.stage, Stage::Header | Stage::Batches | Stage::Footer) {
+            return 0;
+        }
+        match self.available().first_chunk::<4>() {
+            Some(len) => match u32::from_le_bytes(*len) as usize {
+                len if len <= MAX_CHUNK_BYTES => 4 + len,
+                _ => 0,
+            },
+            None => 0,
+        }
+    }
+
+    /// Takes in the first `n` bytes of the room [`Self::space`] gave;
+    /// more than that room is an error of the caller's.
+    pub fn commit(&mut self, n: usize) {
+        assert!(
+            self.end + n <= self.buf.len(),
+            "committed more bytes than the room asked for"
+        );
+        if n > 0 {
+            self.seen_any = true;
+        }
+        self.end += n;
     }
 
     /// True after the trailer was read.
@@ -612,7 +663,7 @@ impl StreamDecoder {
     }
 
     fn available(&self) -> &[u8] {
-        &self.buf[self.pos..]
+        &self.buf[self.pos..self.end]
     }
 
     fn take(&mut self, n: usize) -> Option<Vec<u8>> {

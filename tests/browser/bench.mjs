@@ -15,11 +15,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ROOT, startView, staticServer, launchBrowser } from './helpers.mjs';
+import { ROOT, startView, staticServer, launchBrowser, waitInPage } from './helpers.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS || 3_000_000);
 const FILES = Number(process.env.BENCH_FILES || 5000);
 const RUNS = 3;
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 1000);
 const dir = join(ROOT, 'target', 'bench-browser');
 mkdirSync(dir, { recursive: true });
 
@@ -71,10 +72,7 @@ async function workerHeapUsage(cdp) {
   }
 }
 
-/** Waits until `test` holds in the page, checking every 50 ms: Playwright's
- *  default checks on every animation frame, which keeps the page's main
- *  thread and the compositor busy while the worker loads. */
-const until = (page, test) => page.waitForFunction(test, null, { timeout: 120000, polling: 50 });
+const until = waitInPage;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
@@ -87,13 +85,21 @@ const figures = {};
 try {
   // 1-3: the big recording.
   const loads = [];
+  const phases = [];
   let page;
   for (let r = 0; r < RUNS; r++) {
-    if (page) await page.close();
+    if (page) {
+      await page.close();
+      // Each load starts on a settled browser: the closed page's worker
+      // and its memory are torn down first.
+      await new Promise((ok) => setTimeout(ok, SETTLE_MS));
+    }
     page = await context.newPage();
     await page.goto(viewer.url);
     await until(page, () => window.__leanscope && window.__leanscope.fileLoads.length > 0);
-    loads.push(await page.evaluate(() => window.__leanscope.fileLoads[0].ms));
+    const l = await page.evaluate(() => window.__leanscope.fileLoads[0]);
+    loads.push(l.ms);
+    phases.push(l);
   }
   const events = await page.evaluate(() => window.__leanscope.fileLoads[0].events);
   // After the load: the file's view shown, and its first timeline draw
@@ -138,6 +144,11 @@ try {
   const memory = pageHeap + workerHeap + wasm;
   figures.events = events;
   figures.load = { runsMs: loads.map((x) => +x.toFixed(1)), medianMs: +load.toFixed(1), targetMs: 1500 };
+  // Per run: the stream (request to last byte), the wasm's decoding within
+  // it, and the end (forest linked, source checked). A baseline viewer may
+  // not report them.
+  const ms = (x) => (typeof x === 'number' ? +x.toFixed(1) : null);
+  figures.loadPhases = phases.map((l) => ({ streamMs: ms(l.streamMs), decodeMs: ms(l.decodeMs), endMs: ms(l.endMs) }));
   figures.afterLoad = { viewMs: after.viewMs == null ? null : +after.viewMs.toFixed(1), firstTimelineMs: after.firstTimelineMs == null ? null : +after.firstTimelineMs.toFixed(1) };
   figures.jsonParse = { events: parse.n, runsMs: parse.times.map((x) => +x.toFixed(1)), medianMs: +jsonParse.toFixed(1) };
   figures.speedup = +(jsonParse / load).toFixed(2);
@@ -173,6 +184,7 @@ console.log(`
 leanscope browser benchmark (headless Chromium ${process.env.CHROMIUM_VERSION || ''})
   recording: ${f.events.toLocaleString()} events, ${mb(f.sizes.recording)} (${(f.sizes.recording / f.events).toFixed(1)} B/event)
   opened with leanscope view, streamed into the worker and ready: ${f.load.medianMs} ms (median of ${RUNS}: ${f.load.runsMs.join(', ')} ms, the first in a fresh browser; target ≤ 1500 ms)
+    phases per run (stream / wasm decoding within it / end): ${f.loadPhases.map((p) => `${p.streamMs ?? '—'} / ${p.decodeMs ?? '—'} / ${p.endMs ?? '—'} ms`).join('; ')}
   after the load (last run): file view shown ${f.afterLoad.viewMs ?? '—'} ms after the request; first timeline draw (builds the timeline index) ${f.afterLoad.firstTimelineMs ?? '—'} ms
   JSON.parse of the same events as Chrome trace JSON (${mb(f.sizes.chromeJson)}): ${f.jsonParse.medianMs} ms
     → leanscope is ${f.speedup}× faster than parsing the JSON (target ≥ 10×), on a file ${f.sizes.ratio}× smaller (target ≥ 5×)

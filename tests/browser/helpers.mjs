@@ -44,6 +44,26 @@ export function startView(target, extra = []) {
   });
 }
 
+/** Waits until `test` (a function without free variables) holds in the
+ *  page. The page checks it itself every 200 ms: Playwright's
+ *  waitForFunction asks over the DevTools protocol (every animation frame
+ *  by default, or at each polling interval), and each ask takes CPU from
+ *  the browser's and the page's main threads, which on two cores slows a
+ *  load being measured. Benchmarks take their figures inside the page, so
+ *  checking seldom does not change them. */
+export function waitInPage(page, test, timeoutMs = 120000) {
+  return page.evaluate(`new Promise((ok, fail) => {
+    const holds = ${test.toString()};
+    const deadline = Date.now() + ${timeoutMs};
+    const check = () => {
+      if (holds()) ok();
+      else if (Date.now() > deadline) fail(new Error('timed out waiting in the page'));
+      else setTimeout(check, 200);
+    };
+    check();
+  })`);
+}
+
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css',
   '.wasm': 'application/wasm', '.json': 'application/json',

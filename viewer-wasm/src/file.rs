@@ -29,7 +29,12 @@ pub struct RecordingLoad {
     bytes: u64,
     /// The header arrived and its source text was not handed out yet.
     source_waiting: bool,
+    /// Bytes of room [`RecordingLoad::space`] gave and not yet taken in.
+    room: usize,
 }
+
+/// Most bytes [`RecordingLoad::space`] makes room for at once.
+pub const MAX_READ_BYTES: usize = 16 << 20;
 
 impl RecordingLoad {
     /// `claimed_events` (from the session manifest) and `byte_length` (from
@@ -49,12 +54,47 @@ impl RecordingLoad {
             },
             bytes: 0,
             source_waiting: false,
+            room: 0,
         }
     }
 
     pub fn push(&mut self, bytes: &[u8]) -> Result<(), RecordingError> {
+        self.room = 0;
         self.bytes += bytes.len() as u64;
         self.decoder.feed(bytes);
+        self.decode()
+    }
+
+    /// Room for the next `n` bytes (at most [`MAX_READ_BYTES`]), which the
+    /// caller writes in place and takes in with [`RecordingLoad::push_space`]:
+    /// the browser copies a response body's piece straight there.
+    pub fn space(&mut self, n: usize) -> Result<&mut [u8], RecordingError> {
+        if n > MAX_READ_BYTES {
+            return Err(RecordingError::Invalid(format!(
+                "a read of {n} bytes is more than the {MAX_READ_BYTES} taken at once"
+            )));
+        }
+        self.room = n;
+        Ok(self.decoder.space(n))
+    }
+
+    /// Takes in the first `n` bytes of the room [`RecordingLoad::space`]
+    /// gave, and decodes what they complete.
+    pub fn push_space(&mut self, n: usize) -> Result<(), RecordingError> {
+        if n > self.room {
+            return Err(RecordingError::Invalid(format!(
+                "{n} bytes were written but room was made for {}",
+                self.room
+            )));
+        }
+        self.room = 0;
+        self.bytes += n as u64;
+        self.decoder.commit(n);
+        self.decode()
+    }
+
+    /// Decodes what the bytes so far complete.
+    fn decode(&mut self) -> Result<(), RecordingError> {
         // Batches decode straight into the builder's columns; none comes
         // before the header, which makes the builder.
         let mut before_header = Columns::default();
@@ -572,6 +612,54 @@ mod tests {
         }
         assert_eq!(handed.len(), 1, "the source text is handed out once");
         (load, handed.remove(0))
+    }
+
+    #[test]
+    fn bytes_written_in_place_load_like_bytes_pushed() {
+        let bytes = synth();
+        let (pushed, _) = stream(&bytes);
+        let pushed = pushed.finish(None).unwrap();
+        let mut load = RecordingLoad::new(0, bytes.len() as u64);
+        // Pieces of every size from 1 byte, so that chunks end anywhere.
+        let (mut at, mut n) = (0, 1);
+        while at < bytes.len() {
+            let piece = &bytes[at..(at + n).min(bytes.len())];
+            // Room for more than is written: only what is committed counts.
+            load.space(piece.len() + 7).unwrap()[..piece.len()].copy_from_slice(piece);
+            load.push_space(piece.len()).unwrap();
+            at += piece.len();
+            n = n % 4093 + 1;
+        }
+        let _ = load.source_to_check();
+        let placed = load.finish(None).unwrap();
+        assert_eq!(placed.len(), pushed.len());
+        assert_eq!(placed.header.source_text, pushed.header.source_text);
+        for i in 0..placed.len() as u32 {
+            assert_eq!(placed.interval(i), pushed.interval(i));
+            assert_eq!(placed.self_ns(i), pushed.self_ns(i));
+            assert_eq!(placed.label(i), pushed.label(i));
+        }
+    }
+
+    #[test]
+    fn more_bytes_than_room_or_too_big_a_read_is_an_error() {
+        let mut load = RecordingLoad::new(0, 0);
+        load.space(8).unwrap();
+        let err = load.push_space(9).unwrap_err().to_string();
+        assert!(
+            err.contains("9 bytes were written but room was made for 8"),
+            "{err}"
+        );
+        let err = load.space(MAX_READ_BYTES + 1).unwrap_err().to_string();
+        assert!(
+            err.contains("more than the 16777216 taken at once"),
+            "{err}"
+        );
+        // Committing twice what one room was made for is refused too.
+        let bytes = synth();
+        load.space(4).unwrap().copy_from_slice(&bytes[..4]);
+        load.push_space(4).unwrap();
+        assert!(load.push_space(1).is_err());
     }
 
     /// The recording with one byte of its source text changed.

@@ -182,28 +182,47 @@ impl Viewer {
         Ok(())
     }
 
-    /// Feeds the next bytes of file `k`; returns the events decoded so far.
-    #[wasm_bindgen(js_name = pushFile)]
-    pub fn push_file(&mut self, k: u32, bytes: &[u8]) -> Result<u32, JsError> {
+    /// Room in file `k`'s input for its next `n` bytes: their address in
+    /// the wasm memory. The caller copies the bytes there (in a view made
+    /// after this call: the memory may have grown) and then calls
+    /// `pushFileSpace`: a response's bytes are copied once, into their
+    /// place.
+    #[wasm_bindgen(js_name = fileSpace)]
+    pub fn file_space(&mut self, k: u32, n: u32) -> Result<u32, JsError> {
         let load = self
             .loads
             .get_mut(&k)
             .ok_or_else(|| js(format!("file {k} is not being loaded")))?;
-        if let Err(e) = load.push(bytes) {
+        let room = load.space(n as usize).map_err(js)?;
+        Ok(room.as_mut_ptr() as usize as u32)
+    }
+
+    /// Takes in the `n` bytes written at `fileSpace`'s address; returns
+    /// the events decoded so far.
+    #[wasm_bindgen(js_name = pushFileSpace)]
+    pub fn push_file_space(&mut self, k: u32, n: u32) -> Result<u32, JsError> {
+        let load = self
+            .loads
+            .get_mut(&k)
+            .ok_or_else(|| js(format!("file {k} is not being loaded")))?;
+        if let Err(e) = load.push_space(n as usize) {
             self.loads.remove(&k);
             return Err(js(e));
         }
         Ok(load.event_count() as u32)
     }
 
-    /// File `k`'s embedded source text as UTF-8 bytes, once, when its
-    /// header has arrived (else `undefined`): the worker hashes it with the
-    /// browser's SHA-256 while the events decode, and gives the digest to
-    /// `endFile`.
+    /// Where file `k`'s embedded source text lies in the wasm memory, as
+    /// `[address, length]` of its UTF-8 bytes, once, when its header has
+    /// arrived (else `undefined`): the worker hashes it with the browser's
+    /// SHA-256 (which copies the bytes when called, so a view made right
+    /// after this call is safe) while the events decode, and gives the
+    /// digest to `endFile`.
     #[wasm_bindgen(js_name = sourceToCheck)]
-    pub fn source_to_check(&mut self, k: u32) -> Option<Vec<u8>> {
+    pub fn source_to_check(&mut self, k: u32) -> Option<Vec<u32>> {
         let load = self.loads.get_mut(&k)?;
-        load.source_to_check().map(|s| s.as_bytes().to_vec())
+        load.source_to_check()
+            .map(|s| vec![s.as_ptr() as usize as u32, s.len() as u32])
     }
 
     /// The download of file `k` ended: checks the source text against its

@@ -535,7 +535,10 @@
     // ms: streamed and ready for queries; viewMs: the file's view (source,
     // line bars, declarations) shown; firstTimelineMs: its first timeline
     // draw (which builds the timeline index).
-    const load = { file: k, ms: performance.now() - t0, events: fs.events, viewMs: null, firstTimelineMs: null };
+    const load = {
+      file: k, ms: performance.now() - t0, events: fs.events, viewMs: null, firstTimelineMs: null,
+      streamMs: fs.streamMs, decodeMs: fs.decodeMs, endMs: fs.endMs,
+    };
     debug.fileLoads.push(load);
     showBanner('', false);
     state.summary = summary;

@@ -1,16 +1,16 @@
-//! Self times and validation issues, worked out as events arrive, and the
-//! children lists, linked at the end.
+//! Validation issues, worked out as events arrive, and the children
+//! lists, linked at the end.
 //!
-//! Each event's self time starts as its whole interval; each arriving
-//! same-thread child takes its clipped interval off its parent. That is
-//! the definition (`timing::self_time`) as long as a parent's children
-//! come on one thread, in start order and without overlapping each other,
-//! which is what a profiler writes. A parent whose children break that is
-//! marked, and at the end its self time and its sibling check come from
-//! the definitions in `timing` and `validate` (the tests hold this pass to
-//! them).
+//! Each arriving event is checked against its parent (a same-thread child
+//! must lie within it), against its elder sibling and its range against
+//! the source text. A parent's children usually come on one thread, in
+//! start order and without overlapping each other, which is what a
+//! profiler writes; a parent whose children break that is marked, and at
+//! the end its children get the full check by thread (`validate`; the
+//! tests hold this pass to it). Self times are not stored:
+//! `timing::self_ns` works one out when asked.
 
-use super::timing::{self_time, Interval};
+use super::timing::Interval;
 use super::validate::{
     check_siblings_by_thread, outside_parent, range_outside, Issues, SourceLines,
 };
@@ -19,13 +19,12 @@ use crate::reader::{Columns, NO_PARENT, NO_RANGE};
 
 /// `Sweep::latest_child` of an event without children yet.
 const NO_CHILD: u32 = u32::MAX;
-/// `Sweep::latest_child` of an event whose children need the definitions.
+/// `Sweep::latest_child` of an event whose children need the full check.
 const IRREGULAR: u32 = u32::MAX - 1;
 
 /// What the events seen so far imply, kept as batches arrive.
 #[derive(Debug, Default)]
 pub(super) struct Sweep {
-    self_ns: Vec<u64>,
     /// Per event: its latest child so far, [`NO_CHILD`] or [`IRREGULAR`].
     latest_child: Vec<u32>,
     /// The events marked [`IRREGULAR`], each once.
@@ -39,8 +38,7 @@ pub(super) struct Sweep {
 impl Sweep {
     pub fn new(source: &str, events: usize) -> Self {
         Sweep {
-            self_ns: Vec::with_capacity(events),
-            latest_child: Vec::with_capacity(events),
+            latest_child: Vec::with_capacity(events + 1),
             lines: SourceLines::new(source),
             ..Sweep::default()
         }
@@ -52,13 +50,12 @@ impl Sweep {
             self.fits.push(self.lines.fit(r));
         }
         let e = &columns.events;
-        let (from, to) = (self.self_ns.len(), e.len());
+        let (from, to) = (self.latest_child.len(), e.len());
         if from >= to {
             return;
         }
         // Slots made beforehand and slices of one length: the loop below
         // has no capacity checks and few bounds checks.
-        self.self_ns.resize(to, 0);
         self.latest_child.resize(to, NO_CHILD);
         let (parent, start, duration, thread, range) = (
             &e.parent[..to],
@@ -67,11 +64,8 @@ impl Sweep {
             &e.thread[..to],
             &e.range[..to],
         );
-        let self_ns = &mut self.self_ns[..to];
         let latest_child = &mut self.latest_child[..to];
         for i in from..to {
-            let iv = Interval::new(start[i], start[i] + duration[i]);
-            self_ns[i] = iv.len();
             let r = range[i];
             if r != NO_RANGE && !self.fits[r as usize] {
                 range_outside(&mut self.issues, i as u32, columns.ranges[r as usize]);
@@ -81,9 +75,12 @@ impl Sweep {
                 continue;
             }
             let pu = p as usize;
-            let piv = Interval::new(start[pu], start[pu] + duration[pu]);
-            let same_thread = thread[pu] == thread[i];
-            if same_thread && (iv.start < piv.start || iv.end > piv.end) {
+            let (s, e) = (start[i], start[i] + duration[i]);
+            if thread[pu] == thread[i] && (s < start[pu] || e > start[pu] + duration[pu]) {
+                let (iv, piv) = (
+                    Interval::new(s, e),
+                    Interval::new(start[pu], start[pu] + duration[pu]),
+                );
                 outside_parent(&mut self.issues, i as u32, iv, p, piv);
             }
             let regular = match latest_child[pu] {
@@ -93,79 +90,122 @@ impl Sweep {
                 // it ended.
                 c => {
                     let c = c as usize;
-                    thread[c] == thread[i] && iv.start >= start[c] + duration[c]
+                    thread[c] == thread[i] && s >= start[c] + duration[c]
                 }
             };
-            if !regular {
-                latest_child[pu] = IRREGULAR;
+            latest_child[pu] = if regular {
+                i as u32
+            } else {
                 self.irregular.push(p);
-                continue;
-            }
-            latest_child[pu] = i as u32;
-            if same_thread {
-                let (s, t) = (iv.start.max(piv.start), iv.end.min(piv.end));
-                if t > s {
-                    self_ns[pu] = self_ns[pu].saturating_sub(t - s);
-                }
-            }
+                IRREGULAR
+            };
         }
     }
 
-    /// Frees what only arriving events need.
-    pub fn forget_latest_children(&mut self) {
-        self.latest_child = Vec::new();
+    /// Hands over the memory of the per-event slots, which only arriving
+    /// events need (the children lists are built in it).
+    pub fn take_slots(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.latest_child)
     }
 
-    /// The self times and issues of `rec` (its events are those seen and
-    /// its children linked), after the irregular events got theirs from
-    /// the definitions.
-    pub fn finish(self, rec: &Recording) -> (Vec<u64>, Issues) {
-        let Sweep {
-            mut self_ns,
-            irregular,
-            mut issues,
-            ..
-        } = self;
-        let mut scratch = Vec::new();
-        for p in irregular {
-            self_ns[p as usize] = self_time(rec, p, &mut scratch);
+    /// The issues of `rec` (its events are those seen and its children
+    /// linked), after the children of the marked events got the full
+    /// check.
+    pub fn finish(self, rec: &Recording) -> Issues {
+        let mut issues = self.issues;
+        for p in self.irregular {
             check_siblings_by_thread(rec, rec.children(p), &mut issues);
         }
         issues.kept.sort_by_key(|i| (i.event, i.kind));
-        (self_ns, issues)
+        issues
     }
 }
 
+/// Runs `pass(from, to)` over `0..n` in blocks of [`BLOCK`] items. A pass
+/// over all events that runs once per load goes in blocks: a WebAssembly
+/// engine (V8) swaps in a function's optimized code between calls, not
+/// during one, so a single call over millions of events would run in its
+/// baseline code throughout.
+pub(super) fn in_blocks(n: usize, mut pass: impl FnMut(usize, usize)) {
+    let mut from = 0;
+    while from < n {
+        let to = (from + BLOCK).min(n);
+        pass(from, to);
+        from = to;
+    }
+}
+
+/// Items per call of [`in_blocks`]'s pass.
+const BLOCK: usize = 1 << 14;
+
 /// Children lists in compressed form: the children of `i` are
-/// `children[offsets[i]..offsets[i + 1]]`, in event order. `counts` holds
-/// each event's child count and one more slot (see `shape`); it becomes
-/// the offsets in place, to keep peak memory low.
-pub(super) fn link_children(parent: &[u32], counts: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
+/// `children[offsets[i]..offsets[i + 1]]`, in event order. `slots` is
+/// memory to build the offsets in (its contents do not matter), to keep
+/// peak memory low.
+pub(super) fn link_children(parent: &[u32], slots: Vec<u32>) -> (Vec<u32>, Vec<u32>) {
     let n = parent.len();
-    let mut offsets = counts;
+    let mut offsets = slots;
+    offsets.clear();
     offsets.resize(n + 1, 0);
+    in_blocks(n, |from, to| {
+        count_children(&parent[from..to], &mut offsets)
+    });
     // Inclusive prefix sums: offsets[p] is the end of p's children.
     let mut sum = 0u32;
-    for o in offsets.iter_mut() {
-        sum += *o;
-        *o = sum;
-    }
+    in_blocks(n + 1, |from, to| {
+        sum = prefix_sums(&mut offsets[from..to], sum)
+    });
     let mut children = vec![0u32; sum as usize];
     // Filling back to front leaves offsets[p] at the start of p's children
     // and keeps each list in event order.
-    for (i, &p) in parent.iter().enumerate().rev() {
+    in_blocks(n, |from, to| {
+        let (from, to) = (n - to, n - from);
+        fill_children(parent, from..to, &mut offsets, &mut children)
+    });
+    (offsets, children)
+}
+
+/// Counts the children of the parents of `parents` into `counts`.
+#[inline(never)]
+fn count_children(parents: &[u32], counts: &mut [u32]) {
+    for &p in parents {
+        if p != NO_PARENT {
+            counts[p as usize] += 1;
+        }
+    }
+}
+
+/// Turns `counts` into running sums after `sum`; returns the last.
+#[inline(never)]
+fn prefix_sums(counts: &mut [u32], mut sum: u32) -> u32 {
+    for o in counts.iter_mut() {
+        sum += *o;
+        *o = sum;
+    }
+    sum
+}
+
+/// Files the events of `events` (back to front) under their parents.
+#[inline(never)]
+fn fill_children(
+    parent: &[u32],
+    events: std::ops::Range<usize>,
+    offsets: &mut [u32],
+    children: &mut [u32],
+) {
+    for i in events.rev() {
+        let p = parent[i];
         if p != NO_PARENT {
             let slot = &mut offsets[p as usize];
             *slot -= 1;
             children[*slot as usize] = i as u32;
         }
     }
-    (offsets, children)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::validate::check_siblings_by_thread;
+    use super::super::timing::self_time;
     use super::*;
     use crate::model::RecordingBuilder;
     use crate::types::{Header, RangeKind, SourceRange};

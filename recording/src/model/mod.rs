@@ -81,7 +81,6 @@ pub struct Recording {
     pub events: Events,
     child_offsets: Vec<u32>,
     children: Vec<u32>,
-    self_ns: Vec<u64>,
     thread_depth: Vec<Option<u16>>,
     window: Option<Interval>,
     traced_ns: u64,
@@ -166,9 +165,6 @@ impl RecordingBuilder {
     /// Takes in what is left and links the forest.
     pub fn finish(mut self) -> Recording {
         self.take_in();
-        // What only the load needed goes first: the children lists can
-        // then reuse its memory.
-        self.sweep.forget_latest_children();
         let shape = self.shape.finish();
         let Columns {
             events,
@@ -176,7 +172,8 @@ impl RecordingBuilder {
             ranges,
         } = self.columns;
         let n = events.len();
-        let (child_offsets, children) = forest::link_children(&events.parent, shape.child_counts);
+        let slots = self.sweep.take_slots();
+        let (child_offsets, children) = forest::link_children(&events.parent, slots);
         let mut rec = Recording {
             header: self.header,
             strings,
@@ -184,18 +181,16 @@ impl RecordingBuilder {
             events,
             child_offsets,
             children,
-            self_ns: Vec::new(),
             thread_depth: shape.thread_depth,
             window: shape.window,
             traced_ns: shape.traced_ns,
             issues: Vec::new(),
             issue_count: 0,
         };
-        let (self_ns, issues) = self.sweep.finish(&rec);
-        rec.self_ns = self_ns;
+        let issues = self.sweep.finish(&rec);
         rec.issues = issues.kept;
         rec.issue_count = issues.count;
-        debug_assert_eq!(rec.self_ns.len(), n);
+        debug_assert_eq!(rec.child_offsets.len(), n + 1);
         rec
     }
 }
@@ -285,9 +280,10 @@ impl Recording {
         self.events.duration[i as usize]
     }
 
-    /// Self time: inclusive minus the union of the same-thread children.
+    /// Self time: inclusive minus the union of the same-thread children,
+    /// each clipped to the event (worked out from them when asked).
     pub fn self_ns(&self, i: u32) -> u64 {
-        self.self_ns[i as usize]
+        timing::self_ns(self, i)
     }
 
     pub fn thread(&self, i: u32) -> u16 {

@@ -1,7 +1,7 @@
 //! The shape of the forest, worked out batch by batch as events arrive (a
 //! parent always comes before its children): each event's depth, the
-//! deepest depth on each thread, the time window, the roots' traced time
-//! and each event's child count. A viewer streaming a recording gets this
+//! deepest depth on each thread, the time window and the roots' traced
+//! time. A viewer streaming a recording gets this
 //! done while it waits for the next bytes, not after the last one.
 
 use super::timing::{union_ns, Interval};
@@ -16,9 +16,6 @@ pub(super) struct Shape {
     pub thread_depth: Vec<Option<u16>>,
     /// Earliest start and latest end.
     pub window: Option<Interval>,
-    /// Children of each event seen (one more slot than events: the form
-    /// `link_children` builds its offsets in).
-    pub child_counts: Vec<u32>,
     /// Root intervals, merged into disjoint ones now and then.
     roots: Vec<Interval>,
     merged_roots: usize,
@@ -28,7 +25,6 @@ impl Shape {
     pub fn with_capacity(events: usize) -> Self {
         Shape {
             depth: Vec::with_capacity(events),
-            child_counts: Vec::with_capacity(events + 1),
             ..Shape::default()
         }
     }
@@ -42,13 +38,9 @@ impl Shape {
         if self.thread_depth.len() < threads.max(1) {
             self.thread_depth.resize(threads.max(1), None);
         }
-        if self.child_counts.is_empty() {
-            self.child_counts.push(0);
-        }
         // Slots made beforehand and slices of one length: the loop below
         // has no capacity checks and few bounds checks.
         self.depth.resize(to, 0);
-        self.child_counts.resize(to + 1, 0);
         let (parent, start, duration, thread) = (
             &events.parent[..to],
             &events.start[..to],
@@ -66,7 +58,6 @@ impl Shape {
                 self.roots.push(Interval::new(s, e));
                 0
             } else {
-                self.child_counts[p as usize] += 1;
                 depth[p as usize].saturating_add(1)
             };
             depth[i] = d;
@@ -100,7 +91,6 @@ impl Shape {
         FinishedShape {
             thread_depth: self.thread_depth,
             window: self.window,
-            child_counts: self.child_counts,
             traced_ns: union_ns(&mut self.roots),
         }
     }
@@ -110,7 +100,6 @@ impl Shape {
 pub(super) struct FinishedShape {
     pub thread_depth: Vec<Option<u16>>,
     pub window: Option<Interval>,
-    pub child_counts: Vec<u32>,
     /// The union of the roots' intervals.
     pub traced_ns: u64,
 }
@@ -162,7 +151,6 @@ mod tests {
         assert_eq!(at, e.len());
         assert!(shape.merged_roots > 0, "the roots were never merged");
         let mut depth = vec![0u16; e.len()];
-        let mut counts = vec![0u32; e.len() + 1];
         let mut deepest = vec![None; 3];
         let mut roots = Vec::new();
         for i in 0..e.len() {
@@ -171,14 +159,12 @@ mod tests {
                 roots.push(Interval::new(e.start[i], e.start[i] + e.duration[i]));
             } else {
                 depth[i] = depth[p as usize] + 1;
-                counts[p as usize] += 1;
             }
             let m: &mut Option<u16> = &mut deepest[e.thread[i] as usize];
             *m = Some(m.map_or(depth[i], |m| m.max(depth[i])));
         }
         assert_eq!(shape.depth, depth);
         let shape = shape.finish();
-        assert_eq!(shape.child_counts, counts);
         assert_eq!(shape.thread_depth, deepest);
         let lo = e.start.iter().min().copied().unwrap();
         let hi = (0..e.len())

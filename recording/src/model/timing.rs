@@ -48,10 +48,34 @@ pub fn union_ns(intervals: &mut [Interval]) -> u64 {
     total + current.map_or(0, |c| c.len())
 }
 
-/// Self time of event `i` by the definition: its interval minus the union
-/// of its same-thread children, each clipped to it. (The load computes
-/// most self times in a faster sweep, see `forest`, and comes here for
-/// the rest.)
+/// Self time of event `i`: its interval minus the union of its
+/// same-thread children, each clipped to it. Children usually come in
+/// start order without overlapping each other: then the union is the sum
+/// of their lengths, summed on the way; otherwise [`self_time`] sorts.
+pub(super) fn self_ns(rec: &Recording, i: u32) -> u64 {
+    let parent = rec.interval(i);
+    let thread = rec.thread(i);
+    let mut covered = 0u64;
+    let mut at = parent.start;
+    for &c in rec.children(i) {
+        if rec.thread(c) != thread {
+            continue;
+        }
+        let iv = rec.interval(c);
+        let (s, e) = (iv.start.max(parent.start), iv.end.min(parent.end));
+        if e <= s {
+            continue;
+        }
+        if s < at {
+            return self_time(rec, i, &mut Vec::new());
+        }
+        covered += e - s;
+        at = e;
+    }
+    parent.len() - covered
+}
+
+/// Self time of event `i` by the definition (see [`self_ns`]).
 pub(super) fn self_time(rec: &Recording, i: u32, scratch: &mut Vec<Interval>) -> u64 {
     let parent = rec.interval(i);
     let thread = rec.thread(i);

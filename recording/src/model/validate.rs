@@ -104,16 +104,7 @@ pub(super) struct SourceLines {
 impl SourceLines {
     pub fn new(source: &str) -> Self {
         SourceLines {
-            lengths: source
-                .split('\n')
-                .map(|l| {
-                    if l.is_ascii() {
-                        l.len() as u32
-                    } else {
-                        l.encode_utf16().count() as u32
-                    }
-                })
-                .collect(),
+            lengths: utf16_line_lengths(source),
         }
     }
 
@@ -126,6 +117,42 @@ impl SourceLines {
         };
         r.is_well_formed() && fits(r.end_line, r.end_col) && fits(r.start_line, r.start_col)
     }
+}
+
+/// The length in UTF-16 code units of each of `source`'s lines (split at
+/// `\n`), in one pass: eight bytes at a time where they are ASCII
+/// without a line break, else byte by byte (a character takes one unit,
+/// two from U+10000 on, whose UTF-8 starts with a byte from 0xF0).
+fn utf16_line_lengths(source: &str) -> Vec<u32> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let bytes = source.as_bytes();
+    let mut lengths = Vec::new();
+    let mut units = 0u32;
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(word) = bytes[i..].first_chunk::<8>() {
+            let w = u64::from_le_bytes(*word);
+            let breaks = w ^ (ONES * u64::from(b'\n'));
+            let has_break = breaks.wrapping_sub(ONES) & !breaks & HIGH != 0;
+            if w & HIGH == 0 && !has_break {
+                units += 8;
+                i += 8;
+                continue;
+            }
+        }
+        match bytes[i] {
+            b'\n' => {
+                lengths.push(units);
+                units = 0;
+            }
+            b if b & 0xc0 != 0x80 => units += 1 + u32::from(b >= 0xf0),
+            _ => {}
+        }
+        i += 1;
+    }
+    lengths.push(units);
+    lengths
 }
 
 /// Reports each sibling (given in start order, on one thread) that starts
@@ -155,4 +182,48 @@ fn distinct_threads(rec: &Recording, kids: &[u32]) -> Vec<u16> {
     t.sort_unstable();
     t.dedup();
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utf16_line_lengths;
+
+    #[test]
+    fn line_lengths_count_utf16_units_of_each_line() {
+        let by_definition = |s: &str| -> Vec<u32> {
+            s.split('\n')
+                .map(|l| l.encode_utf16().count() as u32)
+                .collect()
+        };
+        let pieces = [
+            "",
+            "\n",
+            "a",
+            "theorem",
+            "αβγ",
+            "∀ x, x = x",
+            "𝔽",
+            "😀😀",
+            "\r\n",
+            "\n\n",
+            "abcdefgh",
+            "abcdefg\n",
+            "        := by",
+            "é",
+        ];
+        // Every pair and triple of the pieces, so that breaks and
+        // multi-byte characters fall at every offset of an 8-byte word.
+        let mut cases = vec![String::new()];
+        for a in pieces {
+            for b in pieces {
+                cases.push(format!("{a}{b}"));
+                for c in pieces {
+                    cases.push(format!("{a}{b}{c}{a}"));
+                }
+            }
+        }
+        for s in &cases {
+            assert_eq!(utf16_line_lengths(s), by_definition(s), "{s:?}");
+        }
+    }
 }
