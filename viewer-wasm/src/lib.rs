@@ -53,6 +53,12 @@ impl Viewer {
             .ok_or_else(|| js("no session is open"))
     }
 
+    fn load_mut(&mut self, k: u32) -> Result<&mut RecordingLoad, JsError> {
+        self.loads
+            .get_mut(&k)
+            .ok_or_else(|| js(format!("file {k} is not being loaded")))
+    }
+
     fn file(&self, k: u32) -> Result<&FileModel, JsError> {
         self.files
             .get(&k)
@@ -189,11 +195,7 @@ impl Viewer {
     /// place.
     #[wasm_bindgen(js_name = fileSpace)]
     pub fn file_space(&mut self, k: u32, n: u32) -> Result<u32, JsError> {
-        let load = self
-            .loads
-            .get_mut(&k)
-            .ok_or_else(|| js(format!("file {k} is not being loaded")))?;
-        let room = load.space(n as usize).map_err(js)?;
+        let room = self.load_mut(k)?.space(n as usize).map_err(js)?;
         Ok(room.as_mut_ptr() as usize as u32)
     }
 
@@ -201,10 +203,7 @@ impl Viewer {
     /// the events decoded so far.
     #[wasm_bindgen(js_name = pushFileSpace)]
     pub fn push_file_space(&mut self, k: u32, n: u32) -> Result<u32, JsError> {
-        let load = self
-            .loads
-            .get_mut(&k)
-            .ok_or_else(|| js(format!("file {k} is not being loaded")))?;
+        let load = self.load_mut(k)?;
         if let Err(e) = load.push_space(n as usize) {
             self.loads.remove(&k);
             return Err(js(e));
