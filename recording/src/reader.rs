@@ -539,7 +539,7 @@ enum Stage {
 const SHRINK_BELOW_BYTES: usize = 1 << 20;
 
 /// A push decoder: feed it bytes as they arrive and take decoded items out.
-/// It holds at most one chunk's bytes at a time.
+/// It holds about one chunk and one read of bytes at a time.
 #[derive(Debug)]
 pub struct StreamDecoder {
     /// Bytes that arrived: `buf[pos..end]` is not decoded yet; what lies
@@ -644,8 +644,11 @@ impl StreamDecoder {
         }
     }
 
-    /// Takes in the first `n` bytes of the room [`Self::space`] gave;
-    /// more than that room is an error of the caller's.
+    /// Takes in the first `n` bytes of the room [`Self::space`] gave.
+    ///
+    /// # Panics
+    /// When `n` is more than that room: a bug in the caller, which knows
+    /// how much room it asked for.
     pub fn commit(&mut self, n: usize) {
         assert!(
             self.end + n <= self.buf.len(),

@@ -126,7 +126,7 @@ impl Sweep {
 /// engine (V8) swaps in a function's optimized code between calls, not
 /// during one, so a single call over millions of events would run in its
 /// baseline code throughout.
-pub(super) fn in_blocks(n: usize, mut pass: impl FnMut(usize, usize)) {
+fn in_blocks(n: usize, mut pass: impl FnMut(usize, usize)) {
     let mut from = 0;
     while from < n {
         let to = (from + BLOCK).min(n);
