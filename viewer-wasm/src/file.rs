@@ -23,6 +23,9 @@ pub const MAX_LISTED_OPERATIONS: usize = 200;
 /// A recording arriving in chunks.
 pub struct RecordingLoad {
     decoder: StreamDecoder,
+    /// The event columns, reserved for the claimed event count before the
+    /// header arrives (see [`RecordingLoad::prefault`]).
+    reserved: Option<Columns>,
     builder: Option<RecordingBuilder>,
     done: Option<Recording>,
     hint: usize,
@@ -45,6 +48,7 @@ impl RecordingLoad {
             // The source text is checked against its SHA-256 in `finish`,
             // with a digest the caller may compute while events decode.
             decoder: StreamDecoder::leaving_source_check_to_caller(),
+            reserved: None,
             builder: None,
             done: None,
             hint: if byte_length > 0 {
@@ -109,7 +113,15 @@ impl RecordingLoad {
             match step {
                 Step::Header(h) => {
                     self.source_waiting = true;
-                    self.builder = Some(RecordingBuilder::with_capacity(*h, self.hint));
+                    self.builder = Some(match self.reserved.take() {
+                        Some(mut columns) => {
+                            // The zeros written to page the memory in
+                            // were no events.
+                            clear_events(&mut columns);
+                            RecordingBuilder::with_columns(*h, columns)
+                        }
+                        None => RecordingBuilder::with_capacity(*h, self.hint),
+                    });
                 }
                 Step::Batch { .. } => {
                     if let Some(b) = &mut self.builder {
@@ -131,6 +143,34 @@ impl RecordingLoad {
             }
         }
         Ok(())
+    }
+
+    /// While the header is on its way (a big one carries the source
+    /// text), pages in up to `budget` more bytes of the event columns'
+    /// memory: the worker calls this while it waits for the network, so
+    /// that the first touch of that memory (a page fault each 4 KiB, a
+    /// good part of a big load) is not paid later while decoding. Returns
+    /// whether there is more to page in. The columns are reserved for the
+    /// claimed event count (bounded by what the bytes can hold), which
+    /// the decoding then fills.
+    pub fn prefault(&mut self, mut budget: usize) -> bool {
+        if self.builder.is_some() || self.done.is_some() || self.hint == 0 {
+            return false;
+        }
+        let columns = self
+            .reserved
+            .get_or_insert_with(|| Columns::with_capacity(self.hint));
+        let e = &mut columns.events;
+        // Pages are touched by writing zeros past the columns' length (the
+        // columns hold no events until the header came: `clear_events`).
+        touch(&mut e.parent, &mut budget)
+            | touch(&mut e.class, &mut budget)
+            | touch(&mut e.label, &mut budget)
+            | touch(&mut e.start, &mut budget)
+            | touch(&mut e.duration, &mut budget)
+            | touch(&mut e.thread, &mut budget)
+            | touch(&mut e.range, &mut budget)
+            | touch(&mut e.range_kind, &mut budget)
     }
 
     pub fn event_count(&self) -> usize {
@@ -172,6 +212,29 @@ impl RecordingLoad {
         check_source_digest(&rec.header, source_digest)?;
         Ok(rec)
     }
+}
+
+/// Writes default values into up to `budget` bytes of `v`'s reserved
+/// room, lengthening it; returns whether room is left.
+fn touch<T: Copy + Default>(v: &mut Vec<T>, budget: &mut usize) -> bool {
+    let size = std::mem::size_of::<T>();
+    let n = (v.capacity() - v.len()).min(*budget / size);
+    v.resize(v.len() + n, T::default());
+    *budget -= n * size;
+    v.len() < v.capacity()
+}
+
+/// Empties columns whose length [`touch`] grew (their memory stays).
+fn clear_events(columns: &mut Columns) {
+    let e = &mut columns.events;
+    e.parent.clear();
+    e.class.clear();
+    e.label.clear();
+    e.start.clear();
+    e.duration.clear();
+    e.thread.clear();
+    e.range.clear();
+    e.range_kind.clear();
 }
 
 /// A loaded recording and what the views computed from it so far.
@@ -639,6 +702,36 @@ mod tests {
             assert_eq!(placed.self_ns(i), pushed.self_ns(i));
             assert_eq!(placed.label(i), pushed.label(i));
         }
+    }
+
+    #[test]
+    fn memory_paged_in_before_the_header_leaves_the_events_as_they_are() {
+        let bytes = synth();
+        let (plain, _) = stream(&bytes);
+        let plain = plain.finish(None).unwrap();
+        let mut load = RecordingLoad::new(plain.len() as u64, bytes.len() as u64);
+        // Some of the memory, then the rest, before any byte arrived.
+        assert!(load.prefault(1000));
+        while load.prefault(1 << 20) {}
+        for c in bytes.chunks(997) {
+            load.push(c).unwrap();
+            assert!(
+                !load.prefault(1 << 20),
+                "nothing is paged in after the header"
+            );
+        }
+        let _ = load.source_to_check();
+        let rec = load.finish(None).unwrap();
+        assert_eq!(rec.len(), plain.len());
+        for i in 0..rec.len() as u32 {
+            assert_eq!(rec.interval(i), plain.interval(i));
+            assert_eq!(rec.parent(i), plain.parent(i));
+            assert_eq!(rec.label(i), plain.label(i));
+            assert_eq!(rec.range(i), plain.range(i));
+        }
+        assert_eq!(rec.issue_count, plain.issue_count);
+        // Without a claimed count there is nothing to reserve.
+        assert!(!RecordingLoad::new(0, bytes.len() as u64).prefault(1 << 20));
     }
 
     #[test]

@@ -188,6 +188,16 @@ impl Viewer {
         Ok(())
     }
 
+    /// Pages in up to `bytes` more of file `k`'s event memory while its
+    /// header is on its way; returns whether there is more to do (see
+    /// `RecordingLoad::prefault`).
+    #[wasm_bindgen(js_name = prefaultFile)]
+    pub fn prefault_file(&mut self, k: u32, bytes: u32) -> bool {
+        self.loads
+            .get_mut(&k)
+            .is_some_and(|load| load.prefault(bytes as usize))
+    }
+
     /// Room in file `k`'s input for its next `n` bytes: their address in
     /// the wasm memory. The caller copies the bytes there (in a view made
     /// after this call: the memory may have grown) and then calls

@@ -61,6 +61,29 @@ function bodyReader(res) {
   }
 }
 
+/** Bytes of event memory paged in per slice while a header is on its way
+ *  (about a millisecond of page faults). */
+const PREFAULT_BYTES = 1 << 20;
+
+/** While file `k`'s header is on its way, pages in its event memory a
+ *  slice at a time, yielding to the event loop between slices so that
+ *  arriving bytes are taken in first (see RecordingLoad::prefault): the
+ *  time spent waiting for the network then pays for page faults that
+ *  decoding would otherwise take. Yields by a message to itself, not
+ *  setTimeout, which browsers slow down when nested. */
+async function prefaultWhileWaiting(k) {
+  const channel = new MessageChannel();
+  const yieldToEvents = () => new Promise((ok) => {
+    channel.port1.onmessage = ok;
+    channel.port2.postMessage(null);
+  });
+  try {
+    while (viewer.prefaultFile(k, PREFAULT_BYTES)) await yieldToEvents();
+  } finally {
+    channel.port1.close();
+  }
+}
+
 async function streamInto(res, push, progress) {
   const read = bodyReader(res);
   let bytes = 0;
@@ -154,6 +177,7 @@ const ops = {
     const res = await fetchOk(url);
     const length = Number(res.headers.get('content-length')) || 0;
     viewer.beginFile(k, length);
+    prefaultWhileWaiting(k);
     let last = 0;
     let digest = null;
     let decodeMs = 0;

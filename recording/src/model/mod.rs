@@ -114,6 +114,20 @@ impl RecordingBuilder {
         }
     }
 
+    /// Like [`Self::with_capacity`], with columns reserved beforehand (a
+    /// viewer reserves them while the header is on its way); they must
+    /// hold no events yet.
+    pub fn with_columns(header: Header, columns: Columns) -> Self {
+        debug_assert!(columns.events.is_empty() && columns.strings.is_empty());
+        let events = columns.events.parent.capacity();
+        RecordingBuilder {
+            sweep: forest::Sweep::new(&header.source_text, events),
+            shape: shape::Shape::with_capacity(events),
+            header,
+            columns,
+        }
+    }
+
     pub fn header(&self) -> &Header {
         &self.header
     }
