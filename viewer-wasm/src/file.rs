@@ -117,7 +117,7 @@ impl RecordingLoad {
                         Some(mut columns) => {
                             // The zeros written to page the memory in
                             // were no events.
-                            clear_events(&mut columns);
+                            columns.events.clear();
                             RecordingBuilder::with_columns(*h, columns)
                         }
                         None => RecordingBuilder::with_capacity(*h, self.hint),
@@ -162,7 +162,7 @@ impl RecordingLoad {
             .get_or_insert_with(|| Columns::with_capacity(self.hint));
         let e = &mut columns.events;
         // Pages are touched by writing zeros past the columns' length (the
-        // columns hold no events until the header came: `clear_events`).
+        // columns hold no events until the header came, then are cleared).
         touch(&mut e.parent, &mut budget)
             | touch(&mut e.class, &mut budget)
             | touch(&mut e.label, &mut budget)
@@ -222,19 +222,6 @@ fn touch<T: Copy + Default>(v: &mut Vec<T>, budget: &mut usize) -> bool {
     v.resize(v.len() + n, T::default());
     *budget -= n * size;
     v.len() < v.capacity()
-}
-
-/// Empties columns whose length [`touch`] grew (their memory stays).
-fn clear_events(columns: &mut Columns) {
-    let e = &mut columns.events;
-    e.parent.clear();
-    e.class.clear();
-    e.label.clear();
-    e.start.clear();
-    e.duration.clear();
-    e.thread.clear();
-    e.range.clear();
-    e.range_kind.clear();
 }
 
 /// A loaded recording and what the views computed from it so far.

@@ -62,6 +62,18 @@ impl Events {
         }
     }
 
+    /// Removes all events, keeping the columns' memory.
+    pub fn clear(&mut self) {
+        self.parent.clear();
+        self.class.clear();
+        self.label.clear();
+        self.start.clear();
+        self.duration.clear();
+        self.thread.clear();
+        self.range.clear();
+        self.range_kind.clear();
+    }
+
     pub fn len(&self) -> usize {
         self.parent.len()
     }
@@ -106,12 +118,7 @@ impl RecordingBuilder {
     /// `events` is a hint from a trusted count (the footer), used to
     /// reserve the columns once.
     pub fn with_capacity(header: Header, events: usize) -> Self {
-        RecordingBuilder {
-            sweep: forest::Sweep::new(&header.source_text, events),
-            shape: shape::Shape::with_capacity(events),
-            header,
-            columns: Columns::with_capacity(events),
-        }
+        Self::with_columns(header, Columns::with_capacity(events))
     }
 
     /// Like [`Self::with_capacity`], with columns reserved beforehand (a
