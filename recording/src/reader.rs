@@ -557,6 +557,8 @@ pub struct StreamDecoder {
     /// The chunks read so far, to check the footer's index against.
     seen: Vec<ChunkInfo>,
     source_check: SourceCheck,
+    /// Bytes moved to the buffer's front so far (see [`Self::space`]).
+    moved: u64,
 }
 
 impl Default for StreamDecoder {
@@ -580,6 +582,7 @@ impl StreamDecoder {
             pending_footer: None,
             seen: Vec::new(),
             source_check: SourceCheck::Reader,
+            moved: 0,
         }
     }
 
@@ -601,30 +604,34 @@ impl StreamDecoder {
     /// Room for the next `n` bytes, for a caller that writes them in place
     /// (a browser copying a response body straight into WebAssembly
     /// memory) and then calls [`Self::commit`]; this saves [`Self::feed`]'s
-    /// copy. What was not decoded yet moves to the front first when the
-    /// room at the end is short, so the buffer stays about one chunk plus
-    /// one read long.
+    /// copy. The buffer stays about one chunk plus one read long: what was
+    /// not decoded yet moves to the front only when the buffer is full, and
+    /// a chunk whose length is known gets room for all of it at once, so
+    /// a big one (the header with its source text) arriving in small
+    /// pieces is neither moved nor reallocated again and again.
     pub fn space(&mut self, n: usize) -> &mut [u8] {
         let want = self.end - self.pos + n;
-        // A big chunk (the header with its source text) grew the buffer:
-        // give that memory back once it was consumed.
+        // A big chunk (the header) grew the buffer: give that memory back
+        // once it was consumed.
         let oversized = self.buf.len() > 4 * want.max(SHRINK_BELOW_BYTES);
         if self.end + n > self.buf.len() || oversized {
-            self.buf.copy_within(self.pos..self.end, 0);
-            self.end -= self.pos;
-            self.pos = 0;
-            if want > self.buf.len() {
-                // Room for the whole chunk under way once its length is
-                // known, so that a big one (the header) is not moved
-                // again and again as it arrives; and for one more such
-                // piece, so that the next few moves are rare.
-                let room = (want + n).max(self.pending_chunk_bytes() + n);
-                self.buf.reserve_exact(room.saturating_sub(self.buf.len()));
-                self.buf.resize(want + n, 0);
-            } else if oversized {
+            if self.pos > 0 {
+                self.buf.copy_within(self.pos..self.end, 0);
+                self.moved += (self.end - self.pos) as u64;
+                self.end -= self.pos;
+                self.pos = 0;
+            }
+            if oversized {
                 self.buf.truncate(2 * want.max(SHRINK_BELOW_BYTES));
                 self.buf.shrink_to_fit();
+            } else if want > self.buf.len() {
+                // Room for the whole chunk under way once its length is
+                // known, and for one more read.
+                let room = (want + n).max(self.pending_chunk_bytes() + n);
+                self.buf.reserve_exact(room.saturating_sub(self.buf.len()));
             }
+            // All the room there is, so that the next reads need no move.
+            self.buf.resize(self.buf.capacity().max(want), 0);
         }
         &mut self.buf[self.end..self.end + n]
     }

@@ -514,3 +514,30 @@ fn footer_whose_chunk_index_lies() {
         Some(want)
     );
 }
+
+#[test]
+fn a_big_header_in_small_pieces_is_not_moved_again_and_again() {
+    // A header carrying 4 MB of source text, arriving 64 KiB at a time
+    // (as a browser's first reads do), written in place.
+    let mut h = header();
+    h.source_text = "theorem a : True := by\n  trivial\n".repeat(1 << 17);
+    let events: Vec<_> = (0..50_000).map(|i| ev(None, i * 10, 5)).collect();
+    let bytes = encode_to_vec(&h, events).unwrap();
+    let mut dec = StreamDecoder::leaving_source_check_to_caller();
+    let mut out = Columns::default();
+    let mut most_room = 0;
+    for piece in bytes.chunks(64 << 10) {
+        dec.space(piece.len()).copy_from_slice(piece);
+        dec.commit(piece.len());
+        most_room = most_room.max(dec.buf.len());
+        while dec.next_into(&mut out).unwrap().is_some() {}
+    }
+    dec.finish().unwrap();
+    assert_eq!(out.events.len(), 50_000);
+    // What moves to the front is the tail of a piece each time, not the
+    // header so far; the room was made once, for the whole header.
+    assert!(dec.moved < 4 << 20, "moved {} bytes", dec.moved);
+    assert!(most_room < h.source_text.len() + (1 << 20), "{most_room}");
+    // And given back once the header was decoded.
+    assert!(dec.buf.len() <= 2 << 20, "{}", dec.buf.len());
+}
