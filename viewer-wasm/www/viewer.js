@@ -951,7 +951,11 @@
         ctx.fillText(fmtNs(Math.round(t)), x + 2, AXIS_H / 2);
       }
       ctx.globalAlpha = 1;
-      $('timeline-window').textContent = `${fmtNs(Math.round(t0))} – ${fmtNs(Math.round(t1))} (${fmtNs(Math.round(span))} shown)`;
+      // Written only when it changed: a changed text makes the next
+      // redraw's reads of sizes and styles lay out the whole page again.
+      const shown = `${fmtNs(Math.round(t0))} – ${fmtNs(Math.round(t1))} (${fmtNs(Math.round(span))} shown)`;
+      const windowText = $('timeline-window');
+      if (windowText.textContent !== shown) windowText.textContent = shown;
     }
     function setWindow(a, b) {
       const fs = state.fileSummary;
