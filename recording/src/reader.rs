@@ -606,9 +606,8 @@ impl StreamDecoder {
     /// memory) and then calls [`Self::commit`]; this saves [`Self::feed`]'s
     /// copy. The buffer stays about one chunk plus one read long: what was
     /// not decoded yet moves to the front only when the buffer is full, and
-    /// a chunk whose length is known gets room for all of it at once, so
-    /// a big one (the header with its source text) arriving in small
-    /// pieces is neither moved nor reallocated again and again.
+    /// it grows by doubling, so a big chunk (the header with its source
+    /// text) arriving in small pieces is not moved again and again.
     pub fn space(&mut self, n: usize) -> &mut [u8] {
         let want = self.end - self.pos + n;
         // A big chunk (the header) grew the buffer: give that memory back
@@ -625,30 +624,16 @@ impl StreamDecoder {
                 self.buf.truncate(2 * want.max(SHRINK_BELOW_BYTES));
                 self.buf.shrink_to_fit();
             } else if want > self.buf.len() {
-                // Room for the whole chunk under way once its length is
-                // known, and for one more read.
-                let room = (want + n).max(self.pending_chunk_bytes() + n);
-                self.buf.reserve_exact(room.saturating_sub(self.buf.len()));
+                // Doubling: a big chunk arriving in small pieces is copied
+                // a few times in all, and the room never runs far ahead
+                // of the bytes that came (a chunk's claimed length does
+                // not make room).
+                self.buf.reserve(want - self.buf.len());
             }
             // All the room there is, so that the next reads need no move.
             self.buf.resize(self.buf.capacity().max(want), 0);
         }
         &mut self.buf[self.end..self.end + n]
-    }
-
-    /// The length of the chunk under way (with its length prefix), when
-    /// known and within the limit; else 0.
-    fn pending_chunk_bytes(&self) -> usize {
-        if !matches!(self.stage, Stage::Header | Stage::Batches | Stage::Footer) {
-            return 0;
-        }
-        match self.available().first_chunk::<4>() {
-            Some(len) => match u32::from_le_bytes(*len) as usize {
-                len if len <= MAX_CHUNK_BYTES => 4 + len,
-                _ => 0,
-            },
-            None => 0,
-        }
     }
 
     /// Takes in the first `n` bytes of the room [`Self::space`] gave.
