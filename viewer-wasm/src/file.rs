@@ -24,7 +24,8 @@ pub const MAX_LISTED_OPERATIONS: usize = 200;
 pub struct RecordingLoad {
     decoder: StreamDecoder,
     /// The event columns, reserved for the claimed event count before the
-    /// header arrives (see [`RecordingLoad::prefault`]).
+    /// header arrives (see [`RecordingLoad::prefault`]); they hold no
+    /// events.
     reserved: Option<Columns>,
     builder: Option<RecordingBuilder>,
     done: Option<Recording>,
@@ -34,6 +35,8 @@ pub struct RecordingLoad {
     source_waiting: bool,
     /// Bytes of room [`RecordingLoad::space`] gave and not yet taken in.
     room: usize,
+    /// How far [`RecordingLoad::prefault`] got in each reserved column.
+    touched: [usize; 8],
 }
 
 /// Most bytes [`RecordingLoad::space`] makes room for at once.
@@ -59,6 +62,7 @@ impl RecordingLoad {
             bytes: 0,
             source_waiting: false,
             room: 0,
+            touched: [0; 8],
         }
     }
 
@@ -114,12 +118,7 @@ impl RecordingLoad {
                 Step::Header(h) => {
                     self.source_waiting = true;
                     self.builder = Some(match self.reserved.take() {
-                        Some(mut columns) => {
-                            // The zeros written to page the memory in
-                            // were no events.
-                            columns.events.clear();
-                            RecordingBuilder::with_columns(*h, columns)
-                        }
+                        Some(columns) => RecordingBuilder::with_columns(*h, columns),
                         None => RecordingBuilder::with_capacity(*h, self.hint),
                     });
                 }
@@ -145,32 +144,25 @@ impl RecordingLoad {
         Ok(())
     }
 
-    /// While the header is on its way (a big one carries the source
-    /// text), pages in up to `budget` more bytes of the event columns'
-    /// memory: the worker calls this while it waits for the network, so
-    /// that the first touch of that memory (a page fault each 4 KiB, a
-    /// good part of a big load) is not paid later while decoding. Returns
-    /// whether there is more to page in. The columns are reserved for the
-    /// claimed event count (bounded by what the bytes can hold), which
-    /// the decoding then fills.
+    /// While the worker waits for the network, pages in up to `budget`
+    /// more bytes of the memory the events will fill: their columns,
+    /// reserved for the claimed event count (bounded by what the bytes can
+    /// hold) before the header arrives, and after it the builder's room
+    /// for the events still to come. The first touch of that memory (a
+    /// page fault each 4 KiB, a good part of a big load) then happens
+    /// while the worker would otherwise wait, not while decoding. Returns
+    /// whether there is more to page in.
     pub fn prefault(&mut self, mut budget: usize) -> bool {
-        if self.builder.is_some() || self.done.is_some() || self.hint == 0 {
+        if self.done.is_some() || self.hint == 0 {
             return false;
+        }
+        if let Some(b) = &mut self.builder {
+            return b.page_in_room(budget);
         }
         let columns = self
             .reserved
             .get_or_insert_with(|| Columns::with_capacity(self.hint));
-        let e = &mut columns.events;
-        // Pages are touched by writing zeros past the columns' length (the
-        // columns hold no events until the header came, then are cleared).
-        touch(&mut e.parent, &mut budget)
-            | touch(&mut e.class, &mut budget)
-            | touch(&mut e.label, &mut budget)
-            | touch(&mut e.start, &mut budget)
-            | touch(&mut e.duration, &mut budget)
-            | touch(&mut e.thread, &mut budget)
-            | touch(&mut e.range, &mut budget)
-            | touch(&mut e.range_kind, &mut budget)
+        columns.events.page_in_room(&mut self.touched, &mut budget)
     }
 
     pub fn event_count(&self) -> usize {
@@ -212,16 +204,6 @@ impl RecordingLoad {
         check_source_digest(&rec.header, source_digest)?;
         Ok(rec)
     }
-}
-
-/// Writes default values into up to `budget` bytes of `v`'s reserved
-/// room, lengthening it; returns whether room is left.
-fn touch<T: Copy + Default>(v: &mut Vec<T>, budget: &mut usize) -> bool {
-    let size = std::mem::size_of::<T>();
-    let n = (v.capacity() - v.len()).min(*budget / size);
-    v.resize(v.len() + n, T::default());
-    *budget -= n * size;
-    v.len() < v.capacity()
 }
 
 /// A loaded recording and what the views computed from it so far.
@@ -692,21 +674,38 @@ mod tests {
     }
 
     #[test]
-    fn memory_paged_in_before_the_header_leaves_the_events_as_they_are() {
-        let bytes = synth();
+    fn memory_paged_in_while_waiting_leaves_the_events_as_they_are() {
+        // Enough events for the room to take many pages.
+        let bytes = synthetic_bytes(&SynthParams {
+            seed: 5,
+            events: 20_000,
+            threads: 2,
+        })
+        .unwrap();
         let (plain, _) = stream(&bytes);
         let plain = plain.finish(None).unwrap();
         let mut load = RecordingLoad::new(plain.len() as u64, bytes.len() as u64);
-        // Some of the memory, then the rest, before any byte arrived.
-        assert!(load.prefault(1000));
-        while load.prefault(1 << 20) {}
+        // Some of the memory before any byte arrived, then a little
+        // between pieces, before and after the header, until all is done.
+        assert!(load.prefault(10_000));
+        let mut calls_after_header = 0;
+        let mut more = true;
         for c in bytes.chunks(997) {
             load.push(c).unwrap();
-            assert!(
-                !load.prefault(1 << 20),
-                "nothing is paged in after the header"
-            );
+            if more {
+                more = load.prefault(4096);
+                calls_after_header += usize::from(load.builder.is_some());
+            }
         }
+        assert!(!more, "the room was all paged in");
+        assert!(
+            calls_after_header > 0,
+            "the room was paged in after the header too"
+        );
+        assert!(
+            !load.prefault(1 << 20),
+            "a finished load has nothing to page in"
+        );
         let _ = load.source_to_check();
         let rec = load.finish(None).unwrap();
         assert_eq!(rec.len(), plain.len());
@@ -715,6 +714,7 @@ mod tests {
             assert_eq!(rec.parent(i), plain.parent(i));
             assert_eq!(rec.label(i), plain.label(i));
             assert_eq!(rec.range(i), plain.range(i));
+            assert_eq!(rec.children(i), plain.children(i));
         }
         assert_eq!(rec.issue_count, plain.issue_count);
         // Without a claimed count there is nothing to reserve.

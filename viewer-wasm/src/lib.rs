@@ -188,9 +188,9 @@ impl Viewer {
         Ok(())
     }
 
-    /// Pages in up to `bytes` more of file `k`'s event memory while its
-    /// header is on its way; returns whether there is more to do (see
-    /// `RecordingLoad::prefault`).
+    /// Pages in up to `bytes` more of file `k`'s event memory while the
+    /// worker waits for its bytes; returns whether there is more to do
+    /// (see `RecordingLoad::prefault`).
     #[wasm_bindgen(js_name = prefaultFile)]
     pub fn prefault_file(&mut self, k: u32, bytes: u32) -> bool {
         self.loads

@@ -61,16 +61,18 @@ function bodyReader(res) {
   }
 }
 
-/** Bytes of event memory paged in per slice while a header is on its way
+/** Bytes of event memory paged in per slice while waiting for the network
  *  (about a millisecond of page faults). */
 const PREFAULT_BYTES = 1 << 20;
 
-/** While file `k`'s header is on its way, pages in its event memory a
- *  slice at a time, yielding to the event loop between slices so that
- *  arriving bytes are taken in first (see RecordingLoad::prefault): the
- *  time spent waiting for the network then pays for page faults that
- *  decoding would otherwise take. Yields by a message to itself, not
- *  setTimeout, which browsers slow down when nested. */
+/** While file `k` loads, pages in the memory its events will fill a slice
+ *  at a time, yielding to the event loop between slices so that arriving
+ *  bytes are taken in first (see RecordingLoad::prefault): the time spent
+ *  waiting for the network (for the header, and between pieces when the
+ *  decoding is ahead) then pays for page faults that decoding would
+ *  otherwise take. Ends when all is paged in or the load ended. Yields by
+ *  a message to itself, not setTimeout, which browsers slow down when
+ *  nested. */
 async function prefaultWhileWaiting(k) {
   const channel = new MessageChannel();
   const yieldToEvents = () => new Promise((ok) => {

@@ -78,6 +78,23 @@ impl Events {
         self.parent.len()
     }
 
+    /// Pages in up to `budget` bytes of the columns' reserved, still
+    /// unused room, a write in each page; `touched` keeps each column's
+    /// progress between calls. Returns whether room is left to page in.
+    pub fn page_in_room(&mut self, touched: &mut [usize; 8], budget: &mut usize) -> bool {
+        let [a, b, c, d, e, f, g, h] = touched;
+        // Not short-circuiting: each column gets its turn once the ones
+        // before it are done.
+        touch_room(&mut self.parent, a, budget)
+            | touch_room(&mut self.class, b, budget)
+            | touch_room(&mut self.label, c, budget)
+            | touch_room(&mut self.start, d, budget)
+            | touch_room(&mut self.duration, e, budget)
+            | touch_room(&mut self.thread, f, budget)
+            | touch_room(&mut self.range, g, budget)
+            | touch_room(&mut self.range_kind, h, budget)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.parent.is_empty()
     }
@@ -108,6 +125,8 @@ pub struct RecordingBuilder {
     columns: Columns,
     shape: shape::Shape,
     sweep: forest::Sweep,
+    /// How far [`Self::page_in_room`] got in each reserved vector.
+    touched: [usize; 10],
 }
 
 impl RecordingBuilder {
@@ -132,7 +151,20 @@ impl RecordingBuilder {
             shape: shape::Shape::with_capacity(events),
             header,
             columns,
+            touched: [0; 10],
         }
+    }
+
+    /// Pages in up to `budget` bytes of the memory reserved for the events
+    /// still to come (their columns, depths and child links), a write in
+    /// each page; returns whether more is left. A viewer calls this
+    /// while it waits for the next bytes.
+    pub fn page_in_room(&mut self, mut budget: usize) -> bool {
+        let [columns @ .., depth, slots] = &mut self.touched;
+        let columns: &mut [usize; 8] = columns.try_into().expect("eight columns");
+        self.columns.events.page_in_room(columns, &mut budget)
+            | touch_room(&mut self.shape.depth, depth, &mut budget)
+            | self.sweep.page_in_room(slots, &mut budget)
     }
 
     pub fn header(&self) -> &Header {
@@ -383,6 +415,35 @@ pub fn reservation_hint(claimed: u64, file_len: u64) -> usize {
 /// Each event takes at least one byte in each of its seven columns.
 const MIN_EVENT_BYTES: u64 = 7;
 
+/// The unit in which the operating system gives a process memory: the
+/// first write to each page of fresh memory is a page fault.
+const PAGE_BYTES: usize = 4096;
+
+/// Writes one value into each memory page of `v`'s reserved room past its
+/// length and past element `*touched`, while `*budget` (bytes) lasts, so
+/// that those pages' first touch (a page fault each, a good part of
+/// decoding into fresh memory) happens now: a viewer does this while it
+/// waits for the network. The length stays; values written later replace
+/// these. Returns whether room is left.
+pub(crate) fn touch_room<T: Copy + Default>(
+    v: &mut Vec<T>,
+    touched: &mut usize,
+    budget: &mut usize,
+) -> bool {
+    // One element in each page-sized stretch touches every page.
+    let step = (PAGE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    let len = v.len();
+    let room = v.spare_capacity_mut();
+    let mut i = (*touched).max(len);
+    while i - len < room.len() && *budget >= PAGE_BYTES {
+        room[i - len].write(T::default());
+        i += step;
+        *budget -= PAGE_BYTES;
+    }
+    *touched = i.min(len + room.len());
+    *touched < len + room.len()
+}
+
 fn footer_event_count(file: &mut std::fs::File) -> Option<usize> {
     use std::io::{Seek, SeekFrom};
     let len = file.seek(SeekFrom::End(0)).ok()?;
@@ -411,4 +472,40 @@ fn footer_event_count(file: &mut std::fs::File) -> Option<usize> {
 pub fn footer_event_hint(path: impl AsRef<std::path::Path>) -> Option<usize> {
     let mut file = std::fs::File::open(path).ok()?;
     footer_event_count(&mut file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn touching_room_pages_in_past_the_length_and_changes_no_value() {
+        let mut v: Vec<u64> = Vec::with_capacity(10_000);
+        v.extend([7, 8, 9]);
+        let mut touched = 0;
+        // Less than a page of budget touches nothing.
+        let mut budget = PAGE_BYTES - 1;
+        assert!(touch_room(&mut v, &mut touched, &mut budget));
+        assert_eq!((touched, budget), (3, PAGE_BYTES - 1));
+        // Two pages: two writes, 512 u64s apart, after the values.
+        let mut budget = 2 * PAGE_BYTES + 10;
+        assert!(touch_room(&mut v, &mut touched, &mut budget));
+        assert_eq!((touched, budget), (3 + 2 * 512, 10));
+        // The rest: 10,000 u64s are 20 pages (rounded up) in all.
+        let mut budget = usize::MAX;
+        assert!(!touch_room(&mut v, &mut touched, &mut budget));
+        assert_eq!(touched, v.capacity());
+        let pages = (v.capacity() - 3).div_ceil(512);
+        assert_eq!(usize::MAX - budget, (pages - 2) * PAGE_BYTES);
+        assert_eq!(v, [7, 8, 9]);
+        // Values pushed later are the values read.
+        v.extend(0..100);
+        assert_eq!(v[3..], (0..100).collect::<Vec<u64>>());
+        // No room: nothing to do.
+        let mut full = vec![1u8; 5];
+        full.shrink_to_fit();
+        let (mut t, mut b) = (0, usize::MAX);
+        assert!(!touch_room(&mut full, &mut t, &mut b));
+        assert_eq!(b, usize::MAX);
+    }
 }
