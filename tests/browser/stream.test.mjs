@@ -1,7 +1,9 @@
 // The worker's reading of response bodies (viewer-wasm/www/worker.js,
-// `streamInto`) in a real Chromium worker: a fetched body is read into one
-// reused buffer (a BYOB reader), a body the browser cannot read that way
-// falls back to a plain reader, and both hand on every byte, in order.
+// `streamInto` and `readElsewhere`) in a real Chromium worker: a fetched body
+// is read into one reused buffer (a BYOB reader), a body the browser cannot
+// read that way falls back to a plain reader, a recording's body is read by
+// the reader worker and handed over in its few buffers, and all hand on
+// every byte, in order; failures are reported.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -87,4 +89,72 @@ test('a body that cannot be read into a buffer of ours falls back to a plain rea
   assert.equal(r.wrong, 0);
   assert.equal(r.pieces, Math.ceil(SIZE / 100000));
   assert.ok(!r.buffers.includes(1 << 21), `no 2 MiB buffer on the plain path: ${r.buffers}`);
+});
+
+/** Runs `readElsewhere` from worker.js in a worker: reads `names` one after
+ *  another (the push of name `i` throws once `throwAt[i]` bytes came),
+ *  reporting for each what arrived or the error. */
+async function readThroughReader(names, throwAt = []) {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}nothing`);
+  const code = readFileSync(join(ROOT, 'viewer-wasm', 'www', 'worker.js'), 'utf8');
+  const result = await page.evaluate(async ([src, urls, byteAtSrc, limits]) => {
+    const probe = `
+      self.onmessage = async () => {
+        const byteAt = ${byteAtSrc};
+        const out = [];
+        const limits = ${JSON.stringify(limits)};
+        for (const [i, url] of ${JSON.stringify(urls)}.entries()) {
+          const limit = limits[i] ?? Infinity;
+          let at = 0, wrong = 0, pieces = 0, length = null;
+          const sizes = new Set();
+          try {
+            await readElsewhere(url, (n) => { length = n; }, (chunk) => {
+              if (at >= limit) throw new Error('the decoder refused the bytes');
+              pieces++;
+              sizes.add(chunk.buffer.byteLength);
+              for (const b of chunk) if (b !== byteAt(at++)) wrong++;
+            });
+            out.push({ total: at, wrong, pieces, length, sizes: [...sizes] });
+          } catch (e) {
+            out.push({ error: e.message, total: at });
+          }
+        }
+        postMessage(out);
+      };`;
+    const blob = new Blob([src, probe], { type: 'text/javascript' });
+    const w = new Worker(URL.createObjectURL(blob));
+    const out = await new Promise((ok, fail) => {
+      w.onmessage = (e) => ok(e.data);
+      w.onerror = (e) => fail(new Error(e.message));
+      w.postMessage(0);
+    });
+    w.terminate();
+    return out;
+  }, [code, names.map((n) => `${server.url}${n}`), byteAt.toString(), throwAt]);
+  await page.close();
+  return result;
+}
+
+test('a recording read by the reader worker arrives whole, in its 2 MiB buffers', async () => {
+  const [r, again] = await readThroughReader(['data.bin', 'data.bin']);
+  for (const x of [r, again]) {
+    assert.equal(x.total, SIZE);
+    assert.equal(x.length, SIZE);
+    assert.equal(x.wrong, 0);
+    assert.deepEqual(x.sizes, [1 << 21]);
+    assert.ok(x.pieces >= 3, `5 MB in pieces of at most 2 MiB, got ${x.pieces}`);
+  }
+});
+
+test('the reader reports a failed fetch and stops when the bytes are refused, then reads on', async () => {
+  const [missing, refused, whole] = await readThroughReader(['no-such.bin', 'data.bin', 'data.bin'], [null, 3 << 20]);
+  assert.match(missing.error, /cannot fetch .*no-such\.bin: HTTP 404/);
+  assert.equal(refused.error, 'the decoder refused the bytes');
+  assert.ok(refused.total >= 3 << 20 && refused.total < SIZE, `${refused.total}`);
+  // The next read gets its own bytes, all of them, none of the stopped
+  // one's.
+  assert.equal(whole.error, undefined);
+  assert.equal(whole.total, SIZE);
+  assert.equal(whole.wrong, 0);
 });

@@ -1,7 +1,8 @@
 // The viewer's worker. The page fetches this file and wasm-bindgen's
 // no-modules glue (viewer_wasm.js), joins them into a Blob and starts the
 // worker from its URL. Every byte of data is fetched, streamed and decoded
-// here; the page only receives view models.
+// here (a recording's body is read by this worker's own reader worker and
+// handed over; see readElsewhere); the page only receives view models.
 /* global wasm_bindgen */
 'use strict';
 
@@ -99,6 +100,115 @@ async function streamInto(res, push, progress) {
   return bytes;
 }
 
+/** Pieces of one recording's body in flight from the reader at once: its
+ *  buffers, each given back once its bytes were taken in. */
+const READER_BUFFERS = 4;
+
+/** The reader: a worker of this worker's own that fetches recordings and
+ *  hands their bodies' pieces over, transferred (not copied). Reading a
+ *  response body costs its thread the stream's own work for each piece
+ *  (tens of microseconds to a millisecond each, hundreds of pieces for a
+ *  big recording); in the reader, that work runs beside the decoding
+ *  instead of between its steps. Each piece's buffer comes back once its
+ *  bytes were taken in, so at most READER_BUFFERS pieces wait here. */
+const READER_SOURCE = `'use strict';
+const reads = new Map();
+onmessage = (e) => {
+  const m = e.data;
+  const r = reads.get(m.id);
+  if (m.fetch) read(m.id, m.fetch, m.buffers);
+  else if (r && m.give) {
+    r.out--;
+    if (r.byob) r.free.push(m.give);
+    if (r.wake) r.wake();
+  } else if (r && m.cancel) {
+    r.cancelled = true;
+    if (r.reader) r.reader.cancel().catch(() => {});
+    if (r.wake) r.wake();
+  }
+};
+async function read(id, url, buffers) {
+  const r = { free: buffers, out: 0, byob: false, reader: null, wake: null, cancelled: false };
+  reads.set(id, r);
+  try {
+    let res;
+    try {
+      res = await fetch(url, { cache: 'no-store' });
+    } catch (e) {
+      throw new Error('cannot fetch ' + url + ': ' + e.message);
+    }
+    if (!res.ok) throw new Error('cannot fetch ' + url + ': HTTP ' + res.status);
+    postMessage({ id, length: Number(res.headers.get('content-length')) || 0 });
+    try {
+      r.reader = res.body.getReader({ mode: 'byob' });
+      r.byob = true;
+    } catch {
+      r.reader = res.body.getReader();
+    }
+    for (;;) {
+      while (!r.cancelled && r.out >= buffers.length) {
+        await new Promise((ok) => { r.wake = ok; });
+        r.wake = null;
+      }
+      if (r.cancelled) return;
+      const { done, value } = r.byob ? await r.reader.read(new Uint8Array(r.free.pop())) : await r.reader.read();
+      if (done) break;
+      r.out++;
+      postMessage({ id, piece: value }, [value.buffer]);
+    }
+    postMessage({ id, done: true });
+  } catch (e) {
+    postMessage({ id, error: String((e && e.message) || e) });
+  } finally {
+    reads.delete(id);
+  }
+}`;
+
+let reader = null;
+let nextRead = 1;
+const reading = new Map();
+
+/** Streams the body at `url` through the reader: `onLength(contentLength)`
+ *  once the response arrived, then `push(piece)` per piece; resolves when
+ *  the body ended. Without nested workers (or if the reader cannot
+ *  start), the body is read on this thread. */
+async function readElsewhere(url, onLength, push) {
+  if (reader === null) {
+    try {
+      reader = new Worker(URL.createObjectURL(new Blob([READER_SOURCE], { type: 'text/javascript' })));
+      reader.onmessage = (e) => { const r = reading.get(e.data.id); if (r) r(e.data); };
+      reader.onerror = (e) => {
+        for (const r of reading.values()) r({ error: `the reader failed: ${e.message}` });
+      };
+    } catch {
+      reader = false;
+    }
+  }
+  if (!reader) {
+    const res = await fetchOk(url);
+    onLength(Number(res.headers.get('content-length')) || 0);
+    return streamInto(res, push);
+  }
+  const id = nextRead++;
+  const buffers = Array.from({ length: READER_BUFFERS }, () => new ArrayBuffer(READ_BYTES));
+  return new Promise((resolve, reject) => {
+    reading.set(id, (m) => {
+      try {
+        if (m.error) throw new Error(m.error);
+        if (m.done) { reading.delete(id); resolve(); return; }
+        if (m.length !== undefined) { onLength(m.length); return; }
+        push(m.piece);
+        reader.postMessage({ id, give: m.piece.buffer }, [m.piece.buffer]);
+      } catch (e) {
+        reading.delete(id);
+        reader.postMessage({ id, cancel: true });
+        reject(e);
+      }
+    });
+    reader.postMessage({ id, fetch: url, buffers }, buffers);
+  });
+}
+
 /** The SHA-256 (lowercase hex) of a recording's source text, computed by
  *  the browser (natively, off this thread) while the events decode; the
  *  wasm compares it with the recorded one. Resolves to undefined when the
@@ -176,10 +286,13 @@ const ops = {
     if (!entry.recording) throw new Error(`${entry.path} has no recording (status ${entry.status})`);
     const url = single ? sessionUrl : new URL(entry.recording, sessionUrl).href;
     const t0 = performance.now();
-    const res = await fetchOk(url);
-    const length = Number(res.headers.get('content-length')) || 0;
-    viewer.beginFile(k, length);
-    prefaultWhileWaiting(k);
+    let length = 0;
+    const begin = (contentLength) => {
+      length = contentLength;
+      viewer.beginFile(k, length);
+      prefaultWhileWaiting(k);
+    };
+    let bytes = 0;
     let last = 0;
     let digest = null;
     let decodeMs = 0;
@@ -199,18 +312,17 @@ const ops = {
         const at = viewer.sourceToCheck(k);
         digest = sourceDigest(at && new Uint8Array(memory.buffer, at[0], at[1]));
       }
-      return events;
-    };
-    // Progress four times a second: each update repaints the page's
-    // banner, work on the other core that a load competes with (every
-    // 100 ms made a 3M-event load 5% slower).
-    await streamInto(res, push, (bytes, events) => {
-      const now = performance.now();
-      if (now - last > 250) {
-        last = now;
+      // Progress four times a second: each update repaints the page's
+      // banner, work on the other core that a load competes with (every
+      // 100 ms made a 3M-event load 5% slower).
+      bytes += chunk.byteLength;
+      if (p0 - last > 250) {
+        last = p0;
         self.postMessage({ id, progress: { file: k, bytes, length, events } });
       }
-    });
+      return events;
+    };
+    await readElsewhere(url, begin, push);
     const t1 = performance.now();
     const sourceDigested = digest ? await digest : undefined;
     const t2 = performance.now();
