@@ -168,22 +168,27 @@ let reader = null;
 let nextRead = 1;
 const reading = new Map();
 
+/** Starts the reader, once (at init, so that a worker's start-up is not
+ *  part of the first load); false where nested workers cannot start. */
+function startReader() {
+  if (reader !== null) return;
+  try {
+    reader = new Worker(URL.createObjectURL(new Blob([READER_SOURCE], { type: 'text/javascript' })));
+    reader.onmessage = (e) => { const r = reading.get(e.data.id); if (r) r(e.data); };
+    reader.onerror = (e) => {
+      for (const r of reading.values()) r({ error: `the reader failed: ${e.message}` });
+    };
+  } catch {
+    reader = false;
+  }
+}
+
 /** Streams the body at `url` through the reader: `onLength(contentLength)`
  *  once the response arrived, then `push(piece)` per piece; resolves when
  *  the body ended. Without nested workers (or if the reader cannot
  *  start), the body is read on this thread. */
 async function readElsewhere(url, onLength, push) {
-  if (reader === null) {
-    try {
-      reader = new Worker(URL.createObjectURL(new Blob([READER_SOURCE], { type: 'text/javascript' })));
-      reader.onmessage = (e) => { const r = reading.get(e.data.id); if (r) r(e.data); };
-      reader.onerror = (e) => {
-        for (const r of reading.values()) r({ error: `the reader failed: ${e.message}` });
-      };
-    } catch {
-      reader = false;
-    }
-  }
+  startReader();
   if (!reader) {
     const res = await fetchOk(url);
     onLength(Number(res.headers.get('content-length')) || 0);
@@ -234,6 +239,7 @@ const ops = {
   /** `wasm` is the compiled module (or its URL); `prefetchSession`, when
    *  given, is fetched while the wasm instantiates. */
   async init(wasm, prefetchSession) {
+    startReader();
     if (prefetchSession) {
       const text = fetchText(prefetchSession);
       text.catch(() => {}); // reported when openSession asks for it
