@@ -161,7 +161,6 @@ impl RecordingBuilder {
     /// while it waits for the next bytes.
     pub fn page_in_room(&mut self, mut budget: usize) -> bool {
         let [columns @ .., depth, slots] = &mut self.touched;
-        let columns: &mut [usize; 8] = columns.try_into().expect("eight columns");
         self.columns.events.page_in_room(columns, &mut budget)
             | touch_room(&mut self.shape.depth, depth, &mut budget)
             | self.sweep.page_in_room(slots, &mut budget)
