@@ -29,36 +29,14 @@ after(async () => {
   if (server) server.stop();
 });
 
-/** Runs `streamInto` from worker.js in a worker on a `which` body; returns
- *  what it saw: the byte count, the bytes out of place, the pieces, the
- *  distinct sizes of the buffers they came in, the last progress. */
-async function readInWorker(which) {
+/** Runs worker.js with `probe` (worker code whose `onmessage` posts one
+ *  answer) in a worker of a page on the test server; returns the answer. */
+async function runInWorker(probe) {
   const page = await browser.newPage();
   await page.goto(`${server.url}nothing`);
   const code = readFileSync(join(ROOT, 'viewer-wasm', 'www', 'worker.js'), 'utf8');
-  const result = await page.evaluate(async ([src, kind, url, byteAtSrc]) => {
-    const probe = `
-      self.onmessage = async () => {
-        const res = ${kind === 'fetch'
-          ? 'await fetch(URL_)'
-          // A body made from a plain (not byte) stream: no BYOB reader.
-          : `new Response(new ReadableStream({ async start(c) {
-              const b = new Uint8Array(await (await fetch(URL_)).arrayBuffer());
-              for (let i = 0; i < b.length; i += 100000) c.enqueue(b.slice(i, i + 100000));
-              c.close();
-            } }))`};
-        const byteAt = ${byteAtSrc};
-        let at = 0, wrong = 0, pieces = 0, progressBytes = 0;
-        const buffers = new Set();
-        const total = await streamInto(res, (chunk) => {
-          pieces++;
-          buffers.add(chunk.buffer.byteLength);
-          for (const b of chunk) if (b !== byteAt(at++)) wrong++;
-          return pieces;
-        }, (bytes) => { progressBytes = bytes; });
-        postMessage({ total, wrong, pieces, progressBytes, buffers: [...buffers] });
-      };`;
-    const blob = new Blob([`const URL_ = ${JSON.stringify(url)};\n`, src, probe], { type: 'text/javascript' });
+  const result = await page.evaluate(async ([src, probeSrc]) => {
+    const blob = new Blob([src, probeSrc], { type: 'text/javascript' });
     const w = new Worker(URL.createObjectURL(blob));
     const out = await new Promise((ok, fail) => {
       w.onmessage = (e) => ok(e.data);
@@ -67,9 +45,37 @@ async function readInWorker(which) {
     });
     w.terminate();
     return out;
-  }, [code, which, `${server.url}data.bin`, byteAt.toString()]);
+  }, [code, probe]);
   await page.close();
   return result;
+}
+
+/** Runs `streamInto` from worker.js in a worker on a `which` body; returns
+ *  what it saw: the byte count, the bytes out of place, the pieces, the
+ *  distinct sizes of the buffers they came in, the last progress. */
+function readInWorker(which) {
+  const url = JSON.stringify(`${server.url}data.bin`);
+  return runInWorker(`
+    self.onmessage = async () => {
+      const res = ${which === 'fetch'
+        ? `await fetch(${url})`
+        // A body made from a plain (not byte) stream: no BYOB reader.
+        : `new Response(new ReadableStream({ async start(c) {
+            const b = new Uint8Array(await (await fetch(${url})).arrayBuffer());
+            for (let i = 0; i < b.length; i += 100000) c.enqueue(b.slice(i, i + 100000));
+            c.close();
+          } }))`};
+      const byteAt = ${byteAt.toString()};
+      let at = 0, wrong = 0, pieces = 0, progressBytes = 0;
+      const buffers = new Set();
+      const total = await streamInto(res, (chunk) => {
+        pieces++;
+        buffers.add(chunk.buffer.byteLength);
+        for (const b of chunk) if (b !== byteAt(at++)) wrong++;
+        return pieces;
+      }, (bytes) => { progressBytes = bytes; });
+      postMessage({ total, wrong, pieces, progressBytes, buffers: [...buffers] });
+    };`);
 }
 
 test('a fetched body is read into one reused buffer and every byte arrives', async () => {
@@ -94,46 +100,30 @@ test('a body that cannot be read into a buffer of ours falls back to a plain rea
 /** Runs `readElsewhere` from worker.js in a worker: reads `names` one after
  *  another (the push of name `i` throws once `throwAt[i]` bytes came),
  *  reporting for each what arrived or the error. */
-async function readThroughReader(names, throwAt = []) {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}nothing`);
-  const code = readFileSync(join(ROOT, 'viewer-wasm', 'www', 'worker.js'), 'utf8');
-  const result = await page.evaluate(async ([src, urls, byteAtSrc, limits]) => {
-    const probe = `
-      self.onmessage = async () => {
-        const byteAt = ${byteAtSrc};
-        const out = [];
-        const limits = ${JSON.stringify(limits)};
-        for (const [i, url] of ${JSON.stringify(urls)}.entries()) {
-          const limit = limits[i] ?? Infinity;
-          let at = 0, wrong = 0, pieces = 0, length = null;
-          const sizes = new Set();
-          try {
-            await readElsewhere(url, (n) => { length = n; }, (chunk) => {
-              if (at >= limit) throw new Error('the decoder refused the bytes');
-              pieces++;
-              sizes.add(chunk.buffer.byteLength);
-              for (const b of chunk) if (b !== byteAt(at++)) wrong++;
-            });
-            out.push({ total: at, wrong, pieces, length, sizes: [...sizes] });
-          } catch (e) {
-            out.push({ error: e.message, total: at });
-          }
+function readThroughReader(names, throwAt = []) {
+  return runInWorker(`
+    self.onmessage = async () => {
+      const byteAt = ${byteAt.toString()};
+      const limits = ${JSON.stringify(throwAt)};
+      const out = [];
+      for (const [i, url] of ${JSON.stringify(names.map((n) => `${server.url}${n}`))}.entries()) {
+        const limit = limits[i] ?? Infinity;
+        let at = 0, wrong = 0, pieces = 0, length = null;
+        const sizes = new Set();
+        try {
+          await readElsewhere(url, (n) => { length = n; }, (chunk) => {
+            if (at >= limit) throw new Error('the decoder refused the bytes');
+            pieces++;
+            sizes.add(chunk.buffer.byteLength);
+            for (const b of chunk) if (b !== byteAt(at++)) wrong++;
+          });
+          out.push({ total: at, wrong, pieces, length, sizes: [...sizes] });
+        } catch (e) {
+          out.push({ error: e.message, total: at });
         }
-        postMessage(out);
-      };`;
-    const blob = new Blob([src, probe], { type: 'text/javascript' });
-    const w = new Worker(URL.createObjectURL(blob));
-    const out = await new Promise((ok, fail) => {
-      w.onmessage = (e) => ok(e.data);
-      w.onerror = (e) => fail(new Error(e.message));
-      w.postMessage(0);
-    });
-    w.terminate();
-    return out;
-  }, [code, names.map((n) => `${server.url}${n}`), byteAt.toString(), throwAt]);
-  await page.close();
-  return result;
+      }
+      postMessage(out);
+    };`);
 }
 
 test('a recording read by the reader worker arrives whole, in its 2 MiB buffers', async () => {
