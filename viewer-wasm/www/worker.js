@@ -104,14 +104,17 @@ async function streamInto(res, push, progress) {
  *  buffers, each given back once its bytes were taken in. */
 const READER_BUFFERS = 4;
 
-/** The reader: a worker of this worker's own that fetches recordings and
- *  hands their bodies' pieces over, transferred (not copied). Reading a
+/** The reader: a worker of this worker's own that fetches recordings (with
+ *  this file's fetchOk) and hands their bodies' pieces over, transferred
+ *  (not copied). Reading a
  *  response body costs its thread the stream's own work for each piece
  *  (tens of microseconds to a millisecond each, hundreds of pieces for a
  *  big recording); in the reader, that work runs beside the decoding
  *  instead of between its steps. Each piece's buffer comes back once its
  *  bytes were taken in, so at most READER_BUFFERS pieces wait here. */
 const READER_SOURCE = `'use strict';
+const DATA = ${JSON.stringify(DATA)};
+${fetchOk}
 const reads = new Map();
 onmessage = (e) => {
   const m = e.data;
@@ -131,13 +134,7 @@ async function read(id, url, buffers) {
   const r = { free: buffers, out: 0, byob: false, reader: null, wake: null, cancelled: false };
   reads.set(id, r);
   try {
-    let res;
-    try {
-      res = await fetch(url, { cache: 'no-store' });
-    } catch (e) {
-      throw new Error('cannot fetch ' + url + ': ' + e.message);
-    }
-    if (!res.ok) throw new Error('cannot fetch ' + url + ': HTTP ' + res.status);
+    const res = await fetchOk(url);
     postMessage({ id, length: Number(res.headers.get('content-length')) || 0 });
     try {
       r.reader = res.body.getReader({ mode: 'byob' });
