@@ -5,7 +5,7 @@
 
 use super::aggregate::DeclarationIndex;
 use super::Recording;
-use crate::reader::NO_PARENT;
+use crate::reader::{NO_PARENT, NO_RANGE};
 
 /// True when event `i` is not covered by its parent: it has none, its
 /// parent is not `owned`, or it runs on another thread (an asynchronous
@@ -23,8 +23,12 @@ fn uncovered(rec: &Recording, i: u32, owned: impl Fn(u32) -> bool) -> bool {
 /// the declaration's time when same-thread children lie inside their
 /// parents (see the validation issues).
 pub fn declaration_operations(rec: &Recording, d: usize) -> Vec<u32> {
-    let owner = DeclarationIndex::new(rec);
-    let owned = |i: u32| owner.find_event(i) == Some(d);
+    // Events share ranges: each range's owner once, then a lookup per event.
+    let owners = DeclarationIndex::new(rec).owners_of_ranges();
+    let owned = |i: u32| {
+        let id = rec.events.range[i as usize];
+        id != NO_RANGE && owners[id as usize] == Some(d as u32)
+    };
     let mut out: Vec<u32> = (0..rec.len() as u32)
         .filter(|&i| owned(i) && uncovered(rec, i, owned))
         .collect();
