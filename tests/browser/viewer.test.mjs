@@ -347,6 +347,40 @@ test('a lone recording opens through leanscope view', async () => {
   }
 });
 
+test('a file\'s long tactic list shows its slowest 500, and a deep link reaches any tactic', async () => {
+  const rec = join(dir, 'many-tactics.lsrec');
+  leanscope('synth', '--events', '20000', '--threads', '2', '--seed', '9', '-o', rec);
+  const query = JSON.parse(leanscope('query', rec, '--kind', 'tactic', '--all', '--json'));
+  assert.ok(query.matched > 500, `${query.matched} tactics`);
+  const v = await startView(rec);
+  try {
+    const page = await openViewer(`${v.url}#node=0&file=0&tab=tactics`);
+    await page.waitForFunction(() => document.querySelector('#list-scope').textContent.includes('listed'));
+    assert.match(await page.textContent('#list-scope'),
+      new RegExp(`^${query.matched} of ${query.matched} tactics in .*, the first 500 listed$`));
+    const rows = await rowData(page, '#list li[data-kind="tactic"]');
+    assert.equal(rows.length, 500);
+    assert.deepEqual(rows.map((r) => Number(r.totalNs)),
+      query.rows.slice(0, 500).map((r) => Math.round(r.durationMs * 1e6)));
+    // A tactic that is not among them: its link opens it.
+    const listed = new Set(rows.map((r) => Number(r.index)));
+    const other = [...Array(query.matched).keys()].find((n) => !listed.has(n));
+    await page.evaluate((n) => { location.hash = `#node=0&file=0&tab=tactics&sel=tactic:${n}`; }, other);
+    await page.waitForSelector(`#details > [data-kind="tactic"][data-index="${other}"]`);
+    const shown = (await rowData(page, '#details > [data-kind="tactic"]'))[0];
+    const label = await page.textContent('#details > [data-kind="tactic"] h3');
+    assert.ok(query.rows.some((r) => r.name === label && Math.round(r.durationMs * 1e6) === Number(shown.totalNs)),
+      `${label}: ${shown.totalNs} ns`);
+    // A tactic that is not there is named, not ignored.
+    await page.evaluate((n) => { location.hash = `#node=0&file=0&tab=tactics&sel=tactic:${n}`; }, query.matched);
+    await page.waitForFunction(() => document.querySelector('#banner').textContent.includes('has no tactic'));
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    v.stop();
+  }
+});
+
 test('another profiler\'s file opens through leanscope view, imported in memory', async () => {
   const rec = join(dir, 'for-chrome.lsrec');
   const trace = join(dir, 'trace.json');

@@ -9,7 +9,7 @@ use recording::model::{
 };
 use recording::reader::{Columns, Step, StreamDecoder};
 use recording::source_check::check_source_digest;
-use recording::{RecordingError, SourceRange};
+use recording::{Declaration, RecordingError, SourceRange};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -272,6 +272,22 @@ fn kind_name(k: EventKind) -> &'static str {
     }
 }
 
+/// A tactic span as the views list it; `k` is its index in source order.
+fn tactic_json(k: usize, t: &TacticRow, decls: &[Declaration]) -> Value {
+    json!({
+        "index": k,
+        "label": t.label,
+        "range": range_json(Some(t.range)),
+        "rangeKind": t.range_kind.as_str(),
+        "declaration": t.declaration.map(|d| decls[d].name.as_str()),
+        "declarationIndex": t.declaration,
+        "totalNs": t.time.total_ns,
+        "selfNs": t.time.self_ns,
+        "events": t.time.count,
+        "firstEvent": t.events.first(),
+    })
+}
+
 /// Case-insensitive substring match; an empty filter matches everything.
 pub fn matches_filter(filter: &str, texts: &[&str]) -> bool {
     filter.is_empty()
@@ -307,11 +323,10 @@ impl FileModel {
         self.declarations.as_deref().unwrap_or_default()
     }
 
-    fn tactic_rows(&mut self) -> &[TacticRow] {
-        if self.tactics.is_none() {
-            self.tactics = Some(tactic_rows(&self.rec));
-        }
-        self.tactics.as_deref().unwrap_or_default()
+    /// The tactic spans (found on first use) and the declarations they lie in.
+    fn tactic_rows(&mut self) -> (&[TacticRow], &[Declaration]) {
+        let rows = self.tactics.get_or_insert_with(|| tactic_rows(&self.rec));
+        (rows, &self.rec.header.declarations)
     }
 
     fn line_rows(&mut self) -> &[LineRow] {
@@ -362,9 +377,11 @@ impl FileModel {
         &self.rec.header.source_text
     }
 
-    /// Declarations with their times; `sort` is `total`, `self` or `source`.
-    /// Written straight to JSON text (a file may have tens of thousands).
-    pub fn declarations(&mut self, filter: &str, sort: &str) -> String {
+    /// Declarations with their times, written straight to JSON text (a
+    /// file may have tens of thousands): those matching `filter`, sorted by
+    /// `sort` (`total`, `self` or `source`), the first `limit` of them (all
+    /// when `None`), with how many matched and how many there are.
+    pub fn declarations(&mut self, filter: &str, sort: &str, limit: Option<usize>) -> String {
         let times = self.declaration_times().to_vec();
         let traced = file_time(&self.rec).traced_ns;
         let decls = &self.rec.header.declarations;
@@ -376,6 +393,7 @@ impl FileModel {
         sort_rows(&mut rows, sort, |t| t.map(|t| (t.total_ns, t.self_ns)));
         let out: Vec<DeclarationRow> = rows
             .iter()
+            .take(limit.unwrap_or(usize::MAX))
             .map(|&(d, t)| {
                 let decl = &decls[d];
                 DeclarationRow {
@@ -395,58 +413,48 @@ impl FileModel {
         #[serde(rename_all = "camelCase")]
         struct List<'a> {
             rows: Vec<DeclarationRow<'a>>,
+            matched: usize,
             of: usize,
             traced_ns: u64,
         }
         serde_json::to_string(&List {
             rows: out,
+            matched: rows.len(),
             of: decls.len(),
             traced_ns: traced,
         })
         .unwrap_or_default()
     }
 
-    /// Tactic spans with their times.
-    pub fn tactics(&mut self, filter: &str, sort: &str) -> Value {
-        let decl_names: Vec<String> = self
-            .rec
-            .header
-            .declarations
-            .iter()
-            .map(|d| d.name.clone())
-            .collect();
-        let all = self.tactic_rows();
-        let total = all.len();
+    /// Tactic spans with their times: those matching `filter` (by their
+    /// text or their declaration's name), sorted by `sort`, the first
+    /// `limit` of them (all when `None`), with how many matched and how
+    /// many there are. A file may have hundreds of thousands; only the rows
+    /// asked for are written.
+    pub fn tactics(&mut self, filter: &str, sort: &str, limit: Option<usize>) -> Value {
+        let (all, decls) = self.tactic_rows();
         let mut rows: Vec<(usize, Option<TimeRow>)> = all
             .iter()
             .enumerate()
             .filter(|(_, t)| {
-                let decl = t.declaration.map_or("", |d| decl_names[d].as_str());
+                let decl = t.declaration.map_or("", |d| decls[d].name.as_str());
                 matches_filter(filter, &[&t.label, decl])
             })
             .map(|(k, t)| (k, Some(t.time)))
             .collect();
         sort_rows(&mut rows, sort, |t| t.map(|t| (t.total_ns, t.self_ns)));
-        let all = self.tactic_rows();
         let out: Vec<Value> = rows
             .iter()
-            .map(|(k, _)| {
-                let t = &all[*k];
-                json!({
-                    "index": k,
-                    "label": t.label,
-                    "range": range_json(Some(t.range)),
-                    "rangeKind": t.range_kind.as_str(),
-                    "declaration": t.declaration.map(|d| decl_names[d].clone()),
-                    "declarationIndex": t.declaration,
-                    "totalNs": t.time.total_ns,
-                    "selfNs": t.time.self_ns,
-                    "events": t.time.count,
-                    "firstEvent": t.events.first(),
-                })
-            })
+            .take(limit.unwrap_or(usize::MAX))
+            .map(|&(k, _)| tactic_json(k, &all[k], decls))
             .collect();
-        json!({"rows": out, "of": total})
+        json!({"rows": out, "matched": rows.len(), "of": all.len()})
+    }
+
+    /// Tactic span `k` (its index in source order), as `tactics` lists it.
+    pub fn tactic(&mut self, k: usize) -> Option<Value> {
+        let (all, decls) = self.tactic_rows();
+        Some(tactic_json(k, all.get(k)?, decls))
     }
 
     /// Per-line bars: `[line, totalNs, selfNs, count]` for each line with
@@ -504,16 +512,10 @@ impl FileModel {
         let time = *self.declaration_times().get(d)?;
         let decl = self.rec.header.declarations.get(d)?.clone();
         let ops = declaration_operations(&self.rec, d);
-        let tactics: Vec<Value> = self
-            .tactic_rows()
-            .iter()
-            .enumerate()
+        let (all, decls) = self.tactic_rows();
+        let tactics: Vec<Value> = (all.iter().enumerate())
             .filter(|(_, t)| t.declaration == Some(d))
-            .map(|(k, t)| {
-                json!({"index": k, "label": t.label, "range": range_json(Some(t.range)),
-                       "rangeKind": t.range_kind.as_str(), "totalNs": t.time.total_ns,
-                       "selfNs": t.time.self_ns, "events": t.time.count, "firstEvent": t.events.first()})
-            })
+            .map(|(k, t)| tactic_json(k, t, decls))
             .collect();
         Some(json!({
             "index": d,
@@ -779,5 +781,54 @@ mod tests {
                 .to_string(),
             MISMATCH
         );
+    }
+
+    fn rows(v: &Value) -> &Vec<Value> {
+        v["rows"].as_array().unwrap()
+    }
+
+    #[test]
+    fn lists_give_the_first_rows_asked_for_and_how_many_matched() {
+        let mut m = FileModel::new(Recording::from_bytes(&synth()).unwrap());
+        let all: Value = serde_json::from_str(&m.declarations("", "total", None)).unwrap();
+        let first: Value = serde_json::from_str(&m.declarations("", "total", Some(3))).unwrap();
+        let count = m.rec.header.declarations.len();
+        assert!(count > 3);
+        assert_eq!(
+            (all["matched"].as_u64(), all["of"].as_u64()),
+            (Some(count as u64), Some(count as u64))
+        );
+        assert_eq!(first["matched"], all["matched"]);
+        assert_eq!(rows(&first)[..], rows(&all)[..3]);
+        let totals: Vec<u64> = rows(&all)
+            .iter()
+            .filter_map(|r| r["totalNs"].as_u64())
+            .collect();
+        assert!(totals.windows(2).all(|w| w[0] >= w[1]), "slowest first");
+
+        let all = m.tactics("", "total", None);
+        let first = m.tactics("", "total", Some(2));
+        let spans = rows(&all).len();
+        assert!(spans > 2);
+        assert_eq!(
+            (all["matched"].as_u64(), all["of"].as_u64()),
+            (Some(spans as u64), Some(spans as u64))
+        );
+        assert_eq!(rows(&first)[..], rows(&all)[..2]);
+        // One span by its index, as the lists give it; past the end, none.
+        let row = &rows(&all)[1];
+        let k = row["index"].as_u64().unwrap() as usize;
+        assert_eq!(m.tactic(k).as_ref(), Some(row));
+        assert_eq!(m.tactic(spans), None);
+        // A filter narrows what matched, not what there is.
+        let label = row["label"].as_str().unwrap().to_owned();
+        let some = m.tactics(&label, "source", Some(1));
+        let matched = some["matched"].as_u64().unwrap() as usize;
+        assert!((1..=spans).contains(&matched));
+        assert_eq!(some["of"].as_u64(), Some(spans as u64));
+        assert_eq!(rows(&some).len(), 1);
+        assert!(rows(&m.tactics(&label, "source", None))
+            .iter()
+            .any(|r| r == row));
     }
 }

@@ -270,12 +270,42 @@ impl Viewer {
         Ok(self.file(k)?.source().to_owned())
     }
 
-    pub fn declarations(&mut self, k: u32, filter: &str, sort: &str) -> Result<String, JsError> {
-        Ok(self.file_mut(k)?.declarations(filter, sort))
+    /// File `k`'s declarations matching `filter`, sorted by `sort`, the
+    /// first `limit` (all when absent).
+    pub fn declarations(
+        &mut self,
+        k: u32,
+        filter: &str,
+        sort: &str,
+        limit: Option<u32>,
+    ) -> Result<String, JsError> {
+        Ok(self
+            .file_mut(k)?
+            .declarations(filter, sort, limit.map(|n| n as usize)))
     }
 
-    pub fn tactics(&mut self, k: u32, filter: &str, sort: &str) -> Result<String, JsError> {
-        Ok(text(self.file_mut(k)?.tactics(filter, sort)))
+    /// File `k`'s tactic spans matching `filter`, sorted by `sort`, the
+    /// first `limit` (all when absent).
+    pub fn tactics(
+        &mut self,
+        k: u32,
+        filter: &str,
+        sort: &str,
+        limit: Option<u32>,
+    ) -> Result<String, JsError> {
+        Ok(text(self.file_mut(k)?.tactics(
+            filter,
+            sort,
+            limit.map(|n| n as usize),
+        )))
+    }
+
+    /// File `k`'s tactic span `t` (its index in source order).
+    pub fn tactic(&mut self, k: u32, t: u32) -> Result<String, JsError> {
+        self.file_mut(k)?
+            .tactic(t as usize)
+            .map(text)
+            .ok_or_else(|| js(format!("file {k} has no tactic {t}")))
     }
 
     #[wasm_bindgen(js_name = lineBars)]

@@ -376,12 +376,12 @@
       } else if (fileScope) {
         const k = state.file;
         const what = state.tab === 'declarations' ? 'declarations' : 'tactics';
-        const r = await call(what, k, state.filter, state.sort);
-        // The list shows the first LIST_LIMIT rows in the chosen order
-        // (the slowest first by default), as the session rankings do.
-        rows = r.rows.slice(0, LIST_LIMIT).map((x) => (what === 'declarations' ? declRow(x) : tacticRow(x)));
-        scope = `${r.rows.length} of ${r.of} ${what} in ${state.fileEntry.path} (from its recording)`;
-        if (r.rows.length > LIST_LIMIT) scope += `, the first ${LIST_LIMIT} listed`;
+        // The first LIST_LIMIT rows in the chosen order (the slowest first
+        // by default), as the session rankings do.
+        const r = await call(what, k, state.filter, state.sort, LIST_LIMIT);
+        rows = r.rows.map((x) => (what === 'declarations' ? declRow(x) : tacticRow(x)));
+        scope = `${r.matched} of ${r.of} ${what} in ${state.fileEntry.path} (from its recording)`;
+        if (r.matched > r.rows.length) scope += `, the first ${r.rows.length} listed`;
       } else {
         const kind = { files: 'file', declarations: 'declaration', tactics: 'tactic' }[state.tab];
         const r = await call('rank', kind, state.filter, under, state.sort, LIST_LIMIT);
@@ -430,7 +430,7 @@
         const d = (state.decls || []).find((r) => r.name === x.name);
         if (d) await selectDeclaration(d.index);
       } else if (x.kind === 'tactic' && x.line) {
-        const t = (await call('tactics', state.file, '', 'source')).rows.find((r) => r.label === x.name && r.range.startLine === x.line - 1);
+        const t = (await call('tactics', state.file, x.name, 'source')).rows.find((r) => r.label === x.name && r.range.startLine === x.line - 1);
         if (t) await selectTactic(t);
       }
     };
@@ -1077,8 +1077,7 @@
         else if (kind === 'line') await selectLine(n);
         else if (kind === 'event') await selectEvent(n);
         else if (kind === 'tactic') {
-          const t = (await call('tactics', state.file, '', 'source')).rows.find((r) => r.index === n);
-          if (t) await selectTactic(t);
+          await selectTactic(await call('tactic', state.file, n));
         }
       } else {
         await renderList();

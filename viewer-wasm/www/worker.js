@@ -344,8 +344,9 @@ const ops = {
 
   fileSummary(k) { return parse(viewer.fileSummary(k)); },
   source(k) { return viewer.source(k); },
-  declarations(k, filter, sort) { return json(viewer.declarations(k, filter, sort)); },
-  tactics(k, filter, sort) { return json(viewer.tactics(k, filter, sort)); },
+  declarations(k, filter, sort, limit) { return json(viewer.declarations(k, filter, sort, limit)); },
+  tactics(k, filter, sort, limit) { return json(viewer.tactics(k, filter, sort, limit)); },
+  tactic(k, t) { return json(viewer.tactic(k, t)); },
   lineBars(k) { return json(viewer.lineBars(k)); },
   declaration(k, d) { return json(viewer.declaration(k, d)); },
   line(k, line) { return json(viewer.line(k, line)); },
