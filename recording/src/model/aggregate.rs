@@ -146,6 +146,7 @@ pub fn tactic_rows(rec: &Recording) -> Vec<TacticRow> {
         }
     }
     let owner = DeclarationIndex::new(rec);
+    let mut scratch = Vec::new();
     by_range
         .into_iter()
         .map(|((range, _), events)| {
@@ -163,7 +164,7 @@ pub fn tactic_rows(rec: &Recording) -> Vec<TacticRow> {
                 range_kind: kind,
                 label: rec.label(first).to_owned(),
                 declaration: owner.find_event(first),
-                time: time_of(rec, &events),
+                time: time_of_in(rec, &events, &mut scratch),
                 events,
             }
         })
@@ -180,11 +181,13 @@ pub struct LineRow {
 
 /// Lines with events starting on them, in order.
 pub fn line_rows(rec: &Recording) -> Vec<LineRow> {
-    events_by_line(rec)
-        .into_iter()
+    let by_line = LineEvents::of(rec);
+    let mut scratch = Vec::new();
+    by_line
+        .iter()
         .map(|(line, events)| LineRow {
             line,
-            time: time_of(rec, &events),
+            time: time_of_in(rec, events, &mut scratch),
         })
         .collect()
 }
@@ -192,41 +195,83 @@ pub fn line_rows(rec: &Recording) -> Vec<LineRow> {
 /// The events that belong to each source line (those whose range starts on
 /// it), in event order; lines in order.
 pub fn events_by_line(rec: &Recording) -> std::collections::BTreeMap<u32, Vec<u32>> {
-    // Events share ranges: the lines in use, in order, and each range's
-    // place among them, then the events bucketed by it.
-    let mut lines: Vec<u32> = rec.ranges.iter().map(|r| r.start_line).collect();
-    lines.sort_unstable();
-    lines.dedup();
-    let slot_of_range: Vec<usize> = rec
-        .ranges
+    LineEvents::of(rec)
         .iter()
-        .map(|r| lines.partition_point(|&l| l < r.start_line))
-        .collect();
-    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); lines.len()];
-    for (i, &r) in rec.events.range.iter().enumerate() {
-        if let Some(&slot) = slot_of_range.get(r as usize) {
-            buckets[slot].push(i as u32);
+        .map(|(line, events)| (line, events.to_vec()))
+        .collect()
+}
+
+/// The events of each line with events, in one list: line `lines[k]` has
+/// `events[starts[k]..starts[k + 1]]`. (One allocation, not one per line.)
+struct LineEvents {
+    lines: Vec<u32>,
+    starts: Vec<usize>,
+    events: Vec<u32>,
+}
+
+impl LineEvents {
+    fn of(rec: &Recording) -> Self {
+        // Events share ranges: the lines in use, in order, and each range's
+        // place among them; then the events counted and placed by it.
+        let mut lines: Vec<u32> = rec.ranges.iter().map(|r| r.start_line).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let slot_of_range: Vec<u32> = rec
+            .ranges
+            .iter()
+            .map(|r| lines.partition_point(|&l| l < r.start_line) as u32)
+            .collect();
+        let slot = |r: u32| slot_of_range.get(r as usize).map(|&s| s as usize);
+        let mut starts = vec![0usize; lines.len() + 1];
+        for &r in &rec.events.range {
+            if let Some(s) = slot(r) {
+                starts[s + 1] += 1;
+            }
+        }
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        let mut next = starts.clone();
+        let mut events = vec![0u32; starts[lines.len()]];
+        for (i, &r) in rec.events.range.iter().enumerate() {
+            if let Some(s) = slot(r) {
+                events[next[s]] = i as u32;
+                next[s] += 1;
+            }
+        }
+        LineEvents {
+            lines,
+            starts,
+            events,
         }
     }
-    lines
-        .into_iter()
-        .zip(buckets)
-        .filter(|(_, events)| !events.is_empty())
-        .collect()
+
+    /// Each line with events and its events.
+    fn iter(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+        (self.lines.iter().enumerate())
+            .map(|(k, &line)| (line, &self.events[self.starts[k]..self.starts[k + 1]]))
+            .filter(|(_, events)| !events.is_empty())
+    }
 }
 
 /// The union of `events`' intervals and of their self pieces.
 pub(crate) fn time_of(rec: &Recording, events: &[u32]) -> TimeRow {
-    let mut ivs: Vec<Interval> = events.iter().map(|&i| rec.interval(i)).collect();
-    let total = union_ns(&mut ivs);
-    ivs.clear();
+    time_of_in(rec, events, &mut Vec::new())
+}
+
+/// [`time_of`] with a scratch list, for many calls in a row.
+fn time_of_in(rec: &Recording, events: &[u32], scratch: &mut Vec<Interval>) -> TimeRow {
+    scratch.clear();
+    scratch.extend(events.iter().map(|&i| rec.interval(i)));
+    let total = union_ns(scratch);
+    scratch.clear();
     for &i in events {
-        self_pieces(rec, i, &mut ivs);
+        self_pieces(rec, i, scratch);
     }
     TimeRow {
         count: events.len() as u64,
         total_ns: total,
-        self_ns: union_ns(&mut ivs),
+        self_ns: union_ns(scratch),
     }
 }
 
