@@ -1,7 +1,7 @@
 // Side-by-side load figure of two leanscope binaries (e.g. main before and
 // after a change), alternating in one browser so that both see the same
 // machine: a 3,000,000-event recording opened with `leanscope view`,
-// streamed into the worker and ready for queries.
+// streamed into the worker and ready for queries, and its file view shown.
 //
 //   node tests/browser/bench-load-ab.mjs BASELINE_BIN [CANDIDATE_BIN] [RUNS]
 //
@@ -21,7 +21,7 @@ if (!existsSync(rec)) throw new Error(`${rec} is missing: run tests/browser/benc
 const sides = [];
 for (const [name, bin] of [['baseline', baseline], ['candidate', candidate]]) {
   process.env.LEANSCOPE_BIN = bin;
-  sides.push({ name, bin, view: await startView(rec), ms: [] });
+  sides.push({ name, bin, view: await startView(rec), ms: [], shown: [] });
 }
 const context = await launchBrowser();
 const settle = () => new Promise((ok) => setTimeout(ok, 1000));
@@ -30,9 +30,10 @@ try {
     for (const side of r % 2 ? sides : [...sides].reverse()) {
       const page = await context.newPage();
       await page.goto(side.view.url);
-      await waitInPage(page, () => window.__leanscope && window.__leanscope.fileLoads.length > 0);
-      const ms = await page.evaluate(() => window.__leanscope.fileLoads[0].ms);
-      if (r >= 0) side.ms.push(ms);
+      await waitInPage(page, () => window.__leanscope && window.__leanscope.fileLoads.length > 0
+        && window.__leanscope.fileLoads[0].viewMs !== null);
+      const { ms, viewMs } = await page.evaluate(() => window.__leanscope.fileLoads[0]);
+      if (r >= 0) { side.ms.push(ms); side.shown.push(viewMs); }
       await page.close();
       await settle();
     }
@@ -44,6 +45,7 @@ try {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const side of sides) {
   console.log(`${side.name.padEnd(9)} ${median(side.ms).toFixed(1).padStart(7)} ms median of ${RUNS}: ${side.ms.map((x) => x.toFixed(0)).join(', ')}  (${side.bin})`);
+  console.log(`${''.padEnd(9)} file view shown ${median(side.shown).toFixed(1)} ms: ${side.shown.map((x) => x.toFixed(0)).join(', ')}`);
 }
-const [a, b] = sides.map((s) => median(s.ms));
-console.log(`candidate / baseline: ${(b / a).toFixed(3)}`);
+const ratio = (f) => { const [a, b] = sides.map((s) => median(f(s))); return (b / a).toFixed(3); };
+console.log(`candidate / baseline: ready ${ratio((s) => s.ms)}, file view shown ${ratio((s) => s.shown)}`);
