@@ -374,6 +374,8 @@ test('a file\'s long tactic list shows its slowest 500, and a deep link reaches 
     // A tactic that is not there is named, not ignored.
     await page.evaluate((n) => { location.hash = `#node=0&file=0&tab=tactics&sel=tactic:${n}`; }, query.matched);
     await page.waitForFunction(() => document.querySelector('#banner').textContent.includes('has no tactic'));
+    await page.evaluate(() => { location.hash = '#node=0&file=0&tab=tactics&sel=tactic:x'; });
+    await page.waitForFunction(() => document.querySelector('#banner').textContent.includes('"tactic:x" is not a kind and a number'));
     assert.deepEqual(page.errors, []);
     await page.close();
   } finally {

@@ -1073,6 +1073,7 @@
         if (p.has('tab')) { state.tab = p.get('tab'); await renderList(); }
         const [kind, value] = (p.get('sel') || '').split(':');
         const n = Number(value);
+        if (kind && !(value && Number.isInteger(n) && n >= 0)) throw new Error(`the selection "${p.get('sel')}" is not a kind and a number`);
         if (kind === 'decl') await selectDeclaration(n);
         else if (kind === 'line') await selectLine(n);
         else if (kind === 'event') await selectEvent(n);
