@@ -270,34 +270,24 @@ impl Viewer {
         Ok(self.file(k)?.source().to_owned())
     }
 
-    /// File `k`'s declarations matching `filter`, sorted by `sort`, the
-    /// first `limit` (all when absent).
-    pub fn declarations(
+    /// File `k`'s `declarations` or `tactics` (spans), as `what` says:
+    /// those matching `filter`, sorted by `sort`, the first `limit` (all
+    /// when absent).
+    pub fn list(
         &mut self,
         k: u32,
+        what: &str,
         filter: &str,
         sort: &str,
         limit: Option<u32>,
     ) -> Result<String, JsError> {
-        Ok(self
-            .file_mut(k)?
-            .declarations(filter, sort, limit.map(|n| n as usize)))
-    }
-
-    /// File `k`'s tactic spans matching `filter`, sorted by `sort`, the
-    /// first `limit` (all when absent).
-    pub fn tactics(
-        &mut self,
-        k: u32,
-        filter: &str,
-        sort: &str,
-        limit: Option<u32>,
-    ) -> Result<String, JsError> {
-        Ok(text(self.file_mut(k)?.tactics(
-            filter,
-            sort,
-            limit.map(|n| n as usize),
-        )))
+        let file = self.file_mut(k)?;
+        let limit = limit.map(|n| n as usize);
+        match what {
+            "declarations" => Ok(file.declarations(filter, sort, limit)),
+            "tactics" => Ok(text(file.tactics(filter, sort, limit))),
+            _ => Err(js(format!("a file has no list of {what:?}"))),
+        }
     }
 
     /// File `k`'s tactic span `t` (its index in source order).

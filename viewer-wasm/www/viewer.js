@@ -378,7 +378,7 @@
         const what = state.tab === 'declarations' ? 'declarations' : 'tactics';
         // The first LIST_LIMIT rows in the chosen order (the slowest first
         // by default), as the session rankings do.
-        const r = await call(what, k, state.filter, state.sort, LIST_LIMIT);
+        const r = await call('list', k, what, state.filter, state.sort, LIST_LIMIT);
         rows = r.rows.map((x) => (what === 'declarations' ? declRow(x) : tacticRow(x)));
         scope = `${r.matched} of ${r.of} ${what} in ${state.fileEntry.path} (from its recording)`;
         if (r.matched > r.rows.length) scope += `, the first ${r.rows.length} listed`;
@@ -430,7 +430,7 @@
         const d = (state.decls || []).find((r) => r.name === x.name);
         if (d) await selectDeclaration(d.index);
       } else if (x.kind === 'tactic' && x.line) {
-        const t = (await call('tactics', state.file, x.name, 'source')).rows.find((r) => r.label === x.name && r.range.startLine === x.line - 1);
+        const t = (await call('list', state.file, 'tactics', x.name, 'source')).rows.find((r) => r.label === x.name && r.range.startLine === x.line - 1);
         if (t) await selectTactic(t);
       }
     };
@@ -561,7 +561,7 @@
       renderFolder();
     }
     const [source, bars, decls] = await Promise.all([
-      call('source', k), call('lineBars', k), call('declarations', k, '', 'source'),
+      call('source', k), call('lineBars', k), call('list', k, 'declarations', '', 'source'),
     ]);
     state.lines = source.split('\n');
     state.bars = new Map(bars.bars.map((b) => [b[0], b]));

@@ -344,8 +344,7 @@ const ops = {
 
   fileSummary(k) { return parse(viewer.fileSummary(k)); },
   source(k) { return viewer.source(k); },
-  declarations(k, filter, sort, limit) { return json(viewer.declarations(k, filter, sort, limit)); },
-  tactics(k, filter, sort, limit) { return json(viewer.tactics(k, filter, sort, limit)); },
+  list(k, what, filter, sort, limit) { return json(viewer.list(k, what, filter, sort, limit)); },
   tactic(k, t) { return json(viewer.tactic(k, t)); },
   lineBars(k) { return json(viewer.lineBars(k)); },
   declaration(k, d) { return json(viewer.declaration(k, d)); },
