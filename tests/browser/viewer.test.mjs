@@ -121,6 +121,7 @@ test('walks folder → file → declaration → tactic → line with the numbers
     assert.equal(Number(declRows[i].selfNs), msToNs(expectedDecls[i].selfMs));
     assert.ok(declRows[i].text.includes(fmtNs(msToNs(expectedDecls[i].durationMs))));
   }
+  await page.waitForSelector('#source[data-bars="ready"]');
   await page.screenshot({ path: join(OUT, '03-file.png') });
 
   // The slowest declaration.
@@ -155,6 +156,7 @@ test('walks folder → file → declaration → tactic → line with the numbers
   await page.waitForSelector('#details > [data-kind="line"]');
   const line = (await rowData(page, '#details > [data-kind="line"]'))[0];
   assert.equal(Number(line.line), match.line - 1);
+  await page.waitForSelector('#source[data-bars="ready"]');
   const bar = (await rowData(page, `#source .line[data-line="${match.line - 1}"]`))[0];
   assert.equal(bar.totalNs, line.totalNs);
   assert.equal(bar.selfNs, line.selfNs);

@@ -537,10 +537,10 @@
       throw e;
     }
     // ms: streamed and ready for queries; viewMs: the file's view (source,
-    // line bars, declarations) shown; firstTimelineMs: its first timeline
-    // draw (which builds the timeline index).
+    // declarations) shown; barsMs: its line bars drawn; firstTimelineMs: its
+    // first timeline draw (which builds the timeline index).
     const load = {
-      file: k, ms: performance.now() - t0, events: fs.events, viewMs: null, firstTimelineMs: null,
+      file: k, ms: performance.now() - t0, events: fs.events, viewMs: null, barsMs: null, firstTimelineMs: null,
       streamMs: fs.streamMs, decodeMs: fs.decodeMs, endMs: fs.endMs,
     };
     debug.fileLoads.push(load);
@@ -560,12 +560,15 @@
       state.node = parent;
       renderFolder();
     }
-    const [source, bars, decls] = await Promise.all([
-      call('source', k), call('lineBars', k), call('list', k, 'declarations', '', 'source'),
-    ]);
-    state.lines = source.split('\n');
-    state.bars = new Map(bars.bars.map((b) => [b[0], b]));
-    state.maxNs = bars.maxNs;
+    const [source, decls] = await Promise.all([call('source', k), call('list', k, 'declarations', '', 'source')]);
+    const lines = source.split('\n');
+    state.lines = lines;
+    // The line bars follow the rest of the view: on a file of millions of
+    // events they take the worker longest (the worker answers in order,
+    // so they are asked for once the list has been).
+    state.bars = new Map();
+    state.maxNs = 0;
+    $('source').dataset.bars = 'pending';
     state.decls = decls.rows;
     state.sel = null;
     state.selRange = null;
@@ -576,9 +579,23 @@
     renderCrumbs();
     await renderList();
     load.viewMs = performance.now() - t0;
+    writeHash();
+    let bars;
+    try {
+      bars = await call('lineBars', k);
+    } catch (e) {
+      showBanner(`Cannot compute the line bars: ${e.message}`, true);
+      e.reported = true;
+      throw e;
+    }
+    if (state.lines !== lines) return; // another file opened meanwhile
+    state.bars = new Map(bars.bars.map((b) => [b[0], b]));
+    state.maxNs = bars.maxNs;
+    $('source').dataset.bars = 'ready';
+    drawSourceLines();
+    load.barsMs = performance.now() - t0;
     const drawn = timeline.reset();
     if (drawn) drawn.then((ms) => { load.firstTimelineMs = ms; }, () => {});
-    writeHash();
   }
 
   function renderFileHeader() {
