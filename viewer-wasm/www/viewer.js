@@ -564,8 +564,9 @@
     const lines = source.split('\n');
     state.lines = lines;
     // The line bars follow the rest of the view: on a file of millions of
-    // events they take the worker longest (the worker answers in order,
-    // so they are asked for once the list has been).
+    // events they take the worker longest. The worker answers in order:
+    // they are asked for right after the list, and computed while the page
+    // draws it.
     state.bars = new Map();
     state.maxNs = 0;
     $('source').dataset.bars = 'pending';
@@ -577,12 +578,15 @@
     renderSource(true);
     renderDetails(null);
     renderCrumbs();
-    await renderList();
+    const listed = renderList();
+    const barsAsked = call('lineBars', k);
+    barsAsked.catch(() => {}); // reported below, once the list is shown
+    await listed;
     load.viewMs = performance.now() - t0;
     writeHash();
     let bars;
     try {
-      bars = await call('lineBars', k);
+      bars = await barsAsked;
     } catch (e) {
       showBanner(`Cannot compute the line bars: ${e.message}`, true);
       e.reported = true;
