@@ -102,13 +102,14 @@ impl Sweep {
         }
     }
 
-    /// Hands over the memory of the per-event slots, which only arriving
-    /// events need (the children lists are built in it).
-    /// See [`super::RecordingBuilder::page_in_room`].
+    /// Pages in the per-event slots' reserved room for events still to
+    /// come; see [`super::RecordingBuilder::page_in_room`].
     pub fn page_in_room(&mut self, touched: &mut usize, budget: &mut usize) -> bool {
         super::touch_room(&mut self.latest_child, touched, budget)
     }
 
+    /// Hands over the memory of the per-event slots, which only arriving
+    /// events need (the children lists are built in it).
     pub fn take_slots(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.latest_child)
     }
