@@ -11,9 +11,12 @@
 //! `FILE` or is a suffix of it starting after a `/` (`FILE` normalised: `\` → `/`, `./`
 //! segments dropped). The longest matching `source` wins.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+use crate::dialect::{Dialect, REFERENCE};
 
 /// One toolchain of `toolchains.json`.
 #[derive(Debug, Clone)]
@@ -25,6 +28,8 @@ pub struct Toolchain {
     pub build_type: String,
     pub lake_version_string: String,
     pub supports_profile_output: bool,
+    /// How this toolchain's release line prints cases of the reference layout.
+    pub dialect: Dialect,
 }
 
 impl Toolchain {
@@ -55,6 +60,17 @@ pub struct Case {
     pub stderr_lines_before_stdout: usize,
     pub delays: Vec<Delay>,
     pub generator: Option<Value>,
+    /// For a reference case: the start of the command holding each position where Lean
+    /// reported captured profiler output, as `(line, column)` (releases that report it at the
+    /// command's start use it).
+    pub command_starts: HashMap<(u64, u64), (u64, u64)>,
+}
+
+impl Case {
+    /// Is the case recorded in the reference layout (rendered per toolchain)?
+    pub fn is_reference(&self) -> bool {
+        self.toolchain == REFERENCE
+    }
 }
 
 fn read_json(path: &Path) -> Result<Value, String> {
@@ -92,6 +108,8 @@ pub fn load_toolchain(fixtures: &Path) -> Result<Toolchain, String> {
             .get("supports_profile_output")
             .and_then(Value::as_bool)
             .unwrap_or(true),
+        dialect: Dialect::from_json(tc.get("output"))
+            .map_err(|e| format!("{}: toolchain {name}: {e}", path.display()))?,
         name,
     })
 }
@@ -139,11 +157,45 @@ pub fn load_cases(fixtures: &Path) -> Result<Vec<Case>, String> {
                 .unwrap_or(0) as usize,
             delays,
             generator: v.get("generator").cloned(),
+            command_starts: command_starts(v.get("command_starts"), &case_json)?,
             dir,
         });
     }
     cases.sort_by(|a, b| a.dir.cmp(&b.dir));
     Ok(cases)
+}
+
+/// `{"L:C": [L, C], …}` of a case.json.
+fn command_starts(
+    v: Option<&Value>,
+    path: &Path,
+) -> Result<HashMap<(u64, u64), (u64, u64)>, String> {
+    let mut out = HashMap::new();
+    let Some(v) = v else { return Ok(out) };
+    let map = v
+        .as_object()
+        .ok_or_else(|| format!("{}: `command_starts` is not an object", path.display()))?;
+    for (key, start) in map {
+        let at = key
+            .split_once(':')
+            .and_then(|(l, c)| Some((l.parse().ok()?, c.parse().ok()?)));
+        let start = start
+            .as_array()
+            .filter(|a| a.len() == 2)
+            .and_then(|a| Some((a[0].as_u64()?, a[1].as_u64()?)));
+        match (at, start) {
+            (Some(at), Some(start)) => {
+                out.insert(at, start);
+            }
+            _ => {
+                return Err(format!(
+                    "{}: bad `command_starts` entry {key:?}",
+                    path.display()
+                ))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `FILE` as the key rule compares it.
@@ -155,6 +207,18 @@ pub fn normalize_file_arg(file: &str) -> String {
 
 /// The case for `lean FILE` under `toolchain` (see the module docs for the rule).
 pub fn find_case<'a>(
+    cases: &'a [Case],
+    toolchain: &str,
+    file: &str,
+) -> Result<Option<&'a Case>, String> {
+    // A case recorded for this very toolchain wins over the reference case of its source.
+    match find_case_of(cases, toolchain, file)? {
+        Some(case) => Ok(Some(case)),
+        None => find_case_of(cases, REFERENCE, file),
+    }
+}
+
+fn find_case_of<'a>(
     cases: &'a [Case],
     toolchain: &str,
     file: &str,
@@ -198,6 +262,7 @@ mod tests {
             stderr_lines_before_stdout: 0,
             delays: Vec::new(),
             generator: None,
+            command_starts: HashMap::new(),
         }
     }
 
@@ -228,6 +293,14 @@ mod tests {
             Some(("Demo/Clean.lean".to_string(), "old".to_string()))
         );
         assert_eq!(found("other", "Demo/Clean.lean"), None);
+        let with_reference = vec![case("Demo/Clean.lean", "old"), case("Demo/Clean.lean", REFERENCE)];
+        let found = |tc: &str| {
+            find_case(&with_reference, tc, "Demo/Clean.lean")
+                .expect("no conflict")
+                .map(|c| c.toolchain.clone())
+        };
+        assert_eq!(found("old"), Some("old".to_string()));
+        assert_eq!(found("new"), Some(REFERENCE.to_string()));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::cases::{self, Case};
+use crate::cases::{self, Case, Toolchain};
 use crate::lean_format::{json_string, message_plain_text};
 use crate::{fixtures_dir, huge, ENV_DELAY_SCALE, EXIT_FAKE_MISCONFIGURED};
 
@@ -167,7 +167,7 @@ pub fn main(args: &[String]) -> i32 {
             return EXIT_FAKE_MISCONFIGURED;
         }
     };
-    match replay(case, &inv, &file) {
+    match replay(case, &toolchain, &inv, &file) {
         Ok(code) => code,
         Err(Failure::Misconfigured(e)) => {
             eprintln!("fake-lean: {e}");
@@ -212,7 +212,7 @@ fn sleep_in_steps(total: Duration) {
     }
 }
 
-fn replay(case: &Case, inv: &Invocation, file: &str) -> Result<i32, Failure> {
+fn replay(case: &Case, toolchain: &Toolchain, inv: &Invocation, file: &str) -> Result<i32, Failure> {
     let output_path = inv
         .option("trace.profiler.output")
         .filter(|p| !p.is_empty());
@@ -243,18 +243,33 @@ fn replay(case: &Case, inv: &Invocation, file: &str) -> Result<i32, Failure> {
             };
             let recorded = json_string(&case.source);
             let actual = json_string(file);
+            let dialect = &toolchain.dialect;
+            let command_start = |l: u64, c: u64| case.command_starts.get(&(l, c)).copied();
             let lines = read(case, name)?
                 .lines()
                 .map(|l| {
-                    l.replace(
+                    let l = if case.is_reference() {
+                        dialect.message_line(l, &command_start)?
+                    } else {
+                        l.to_string()
+                    };
+                    Ok(l.replace(
                         &format!("\"fileName\":{recorded}"),
                         &format!("\"fileName\":{actual}"),
-                    )
+                    ))
                 })
-                .collect();
+                .collect::<Result<Vec<String>, String>>()
+                .map_err(|e| Failure::Misconfigured(format!("{}: {e}", case.dir.display())))?;
             let profile_path = case.dir.join("profile.json");
             let profile = if output_path.is_some() && profile_path.is_file() {
-                Some(read(case, "profile.json")?)
+                let recorded = read(case, "profile.json")?;
+                Some(if case.is_reference() {
+                    dialect.profile(&recorded).map_err(|e| {
+                        Failure::Misconfigured(format!("{}: {e}", case.dir.display()))
+                    })?
+                } else {
+                    recorded
+                })
             } else {
                 None
             };

@@ -22,6 +22,7 @@
 //! kills the `lean` child.
 
 pub mod cases;
+pub mod dialect;
 pub mod huge;
 pub mod lake;
 pub mod lean;

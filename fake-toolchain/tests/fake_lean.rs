@@ -52,7 +52,7 @@ impl Sandbox {
             .arg("lean")
             .args(args)
             .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
-            .env_remove("LEANSCOPE_FAKE_TOOLCHAIN")
+            .env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.28.0")
             .env_remove("LEANSCOPE_FAKE_DELAY_SCALE")
             .env_remove("LEANSCOPE_FAKE_PIDFILE");
         cmd
@@ -121,7 +121,11 @@ fn versions() {
         String::from_utf8_lossy(&lake.stdout),
         "Lake version 5.0.0-src+6f0e5c1 (Lean version 4.31.0)\n"
     );
-    let lean_via_lake = run(sb.lake_env_lean(&["--version"]));
+    let lean_via_lake = run({
+        let mut c = sb.lake_env_lean(&["--version"]);
+        c.env_remove("LEANSCOPE_FAKE_TOOLCHAIN");
+        c
+    });
     assert!(String::from_utf8_lossy(&lean_via_lake.stdout).starts_with("Lean (version 4.31.0"));
 }
 
@@ -399,6 +403,8 @@ fn huge_case_is_generated_with_200k_nodes() {
     let sb = Sandbox::new("huge");
     let profile = sb.root.join("huge.json");
     let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    // recorded for 4.31.0 only
+    cmd.env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.31.0");
     cmd.arg(profile_arg(&profile)).arg("Demo/Huge.lean");
     let out = run(cmd);
     assert_eq!(out.status.code(), Some(0));
@@ -416,6 +422,7 @@ fn huge_case_is_generated_with_200k_nodes() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains("\"kind\":\"trace\""));
 
     let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.31.0");
     cmd.arg("Demo/Huge.lean");
     let traced = run(cmd);
     let stdout = String::from_utf8_lossy(&traced.stdout).into_owned();
@@ -433,6 +440,61 @@ fn huge_case_is_generated_with_200k_nodes() {
     assert!(nodes >= 200_000, "{nodes} trace nodes");
     // deterministic: a second run prints the same bytes
     let mut cmd = sb.lake_env_lean(&PROFILER_ARGS);
+    cmd.env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.31.0");
     cmd.arg("Demo/Huge.lean");
     assert_eq!(String::from_utf8_lossy(&run(cmd).stdout), stdout);
+}
+
+/// The shapes case on each release line: one recorded description, each line's bytes.
+#[test]
+fn one_case_speaks_every_release_line() {
+    let render = |toolchain: &str, with_profile: bool| {
+        let sb = Sandbox::new("lines");
+        let profile = sb.root.join("profile.json");
+        let args = if with_profile {
+            &PROFILER_ARGS[..]
+        } else {
+            &PROFILER_ARGS[..5]
+        };
+        let mut cmd = sb.lake_env_lean(args);
+        cmd.env("LEANSCOPE_FAKE_TOOLCHAIN", toolchain);
+        if with_profile {
+            cmd.arg(profile_arg(&profile));
+        }
+        cmd.arg("Demo/Shapes.lean");
+        let out = run(cmd);
+        assert_eq!(out.status.code(), Some(0), "{toolchain}");
+        let profile = with_profile.then(|| read(&profile)).unwrap_or_default();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), profile)
+    };
+    let case = fixtures().join("shapes");
+    // 4.19–4.29 is the reference layout: the recorded bytes
+    let (stdout, profile) = render("v4.28.0", true);
+    assert_eq!(stdout, read(case.join("stdout")));
+    assert_eq!(profile, read(case.join("profile.json")));
+    // 4.30–4.31: the status emoji in profile names
+    let (_, profile) = render("v4.31.0", true);
+    assert!(profile.contains("\"Elab.async: ✅️ Lean.addDecl\""));
+    assert!(profile.contains("Elab.command: Lean.Parser.Command.theorem: ✅️ /-- Doubling"));
+    assert!(profile.contains("\"Kernel: ✅️ typechecking declarations [_private.Demo.Shapes.0.Demo.Shapes.secret]\""));
+    // 4.32 and later: not in profile names, in trace text
+    let (_, profile) = render("v4.35.0", true);
+    assert!(profile.contains("\"Elab.async: Lean.addDecl\""));
+    let (traces, _) = render("v4.35.0", false);
+    assert!(traces.contains("[Elab.async] [0.001564] ✅️ Lean.addDecl"), "{traces}");
+    let (traces, _) = render("v4.28.0", false);
+    assert!(traces.contains("[Elab.async] [0.001564] Lean.addDecl"));
+    // 4.15–4.18: descending keys with `kind`, profiler lines at the command's start
+    let (stdout, profile) = render("v4.18.0", true);
+    assert!(stdout.starts_with("{\"severity\":\"information\",\"pos\":{\"line\":7,\"column\":0},\"kind\":\"[anonymous]\",\"keepFullRange\":false,\"fileName\":"));
+    assert!(!stdout.contains("isSilent"));
+    assert!(!stdout.contains("\"pos\":{\"line\":9,\"column\":8}"));
+    assert!(profile.starts_with("{\"threads\":["));
+    // 4.8–4.14: no `kind` either
+    let (stdout, _) = render("v4.12.0", true);
+    assert!(!stdout.contains("\"kind\""));
+    // ≤4.7: `[0.001564s]`, no U+FE0F
+    let (traces, _) = render("v4.7.0", false);
+    assert!(traces.contains("[Elab.async] [0.001564s] Lean.addDecl"));
+    assert!(!traces.contains('\u{FE0F}'));
 }
