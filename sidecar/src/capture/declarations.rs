@@ -141,7 +141,8 @@ fn scan_lines(source: &str) -> Vec<Line<'_>> {
         lines.push(Line {
             text,
             starts_in_comment,
-            blank: code_end_utf16 == 0 && !text.trim_start().starts_with("/-"),
+            // comments count as blank: a command's extent ends at its last code
+            blank: code_end_utf16 == 0,
             code_end_utf16,
         });
     }
@@ -215,27 +216,56 @@ fn name_token(s: &str) -> &str {
 }
 
 /// The top-level declarations of `source`, in order.
+#[cfg(test)]
 pub fn scan(source: &str) -> Vec<Declaration> {
+    scan_commands(source).0
+}
+
+/// The extent of one top-level command in the source: from its first token (doc comment and
+/// attributes included) to the last code before the next command (trailing blank lines and
+/// comments left out). Lines are 0-based, the end column is UTF-16.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandExtent {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub end_col: u32,
+}
+
+/// The top-level declarations of `source` and the extents of all its top-level commands
+/// (declarations and others), both in source order.
+pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
     let lines = scan_lines(source);
-    // Command starts: (line, is it a declaration?).
     let mut namespaces: Vec<(String, usize)> = Vec::new();
     let mut found = Vec::new();
+    let mut commands = Vec::new();
+    // The first line of a doc comment or attribute block waiting for its command.
     let mut pending_doc: Option<u32> = None;
-    let mut current: Option<(Declaration, u32)> = None;
-    let finish =
-        |cur: &mut Option<(Declaration, u32)>, next_start: usize, found: &mut Vec<Declaration>| {
-            if let Some((mut d, start)) = cur.take() {
-                // End at the last code before the next command.
-                let mut end = next_start;
-                while end > start as usize + 1 && lines[end - 1].blank {
-                    end -= 1;
-                }
-                let last = end.saturating_sub(1).max(start as usize);
-                d.range.end_line = last as u32;
-                d.range.end_col = lines[last].code_end_utf16;
+    // The open command: its declaration (if it is one), its first line, its keyword's line.
+    let mut current: Option<(Option<Declaration>, u32, u32)> = None;
+    let finish = |cur: &mut Option<(Option<Declaration>, u32, u32)>,
+                  next_start: usize,
+                  found: &mut Vec<Declaration>,
+                  commands: &mut Vec<CommandExtent>| {
+        if let Some((d, first, start)) = cur.take() {
+            // End at the last code before the next command.
+            let mut end = next_start;
+            while end > start as usize + 1 && lines[end - 1].blank {
+                end -= 1;
+            }
+            let last = end.saturating_sub(1).max(start as usize);
+            let extent = CommandExtent {
+                start_line: first,
+                end_line: last as u32,
+                end_col: lines[last].code_end_utf16,
+            };
+            commands.push(extent);
+            if let Some(mut d) = d {
+                d.range.end_line = extent.end_line;
+                d.range.end_col = extent.end_col;
                 found.push(d);
             }
-        };
+        }
+    };
     for (n, line) in lines.iter().enumerate() {
         if line.starts_in_comment
             || line.text.is_empty()
@@ -245,7 +275,7 @@ pub fn scan(source: &str) -> Vec<Declaration> {
         }
         let t = line.text;
         if t.starts_with("/--") {
-            finish(&mut current, n, &mut found);
+            finish(&mut current, n, &mut found, &mut commands);
             pending_doc = Some(n as u32);
             continue;
         }
@@ -254,6 +284,18 @@ pub fn scan(source: &str) -> Vec<Declaration> {
         }
         let word = first_word(t);
         let after = skip_modifiers(t);
+        if (word == "@[" || MODIFIERS.contains(&word)) && after.trim().is_empty() {
+            // `@[simp]` (or `private`) on a line of its own: it belongs to the command on a
+            // following line, like a doc comment.
+            finish(
+                &mut current,
+                pending_doc.map_or(n, |d| d as usize),
+                &mut found,
+                &mut commands,
+            );
+            pending_doc.get_or_insert(n as u32);
+            continue;
+        }
         let keyword = first_word(after);
         let is_decl = DECLARATION_KEYWORDS.contains(&keyword)
             && (word == "@[" || MODIFIERS.contains(&word) || word == keyword);
@@ -269,6 +311,7 @@ pub fn scan(source: &str) -> Vec<Declaration> {
             &mut current,
             pending_doc.map_or(n, |d| d as usize),
             &mut found,
+            &mut commands,
         );
         let start_line = pending_doc.take().unwrap_or(n as u32);
         match word {
@@ -284,6 +327,7 @@ pub fn scan(source: &str) -> Vec<Declaration> {
             _ => {}
         }
         if !is_decl {
+            current = Some((None, start_line, n as u32));
             continue;
         }
         let name_at = after[keyword.len()..].trim_start();
@@ -312,18 +356,19 @@ pub fn scan(source: &str) -> Vec<Declaration> {
             keyword
         };
         current = Some((
-            Declaration {
+            Some(Declaration {
                 name,
                 kind: kind.to_string(),
                 range: SourceRange::new(start_line, 0, n as u32, 0),
                 selection_range: selection,
                 generated: false,
-            },
+            }),
+            start_line,
             n as u32,
         ));
     }
-    finish(&mut current, lines.len(), &mut found);
-    found
+    finish(&mut current, lines.len(), &mut found, &mut commands);
+    (found, commands)
 }
 
 /// `instance : Foo` and `instance [..] : Foo` have no name; `instance foo :`
@@ -436,5 +481,29 @@ mod tests {
             (8, 13)
         );
         assert_eq!(d.range.end_col, 31);
+    }
+
+    #[test]
+    fn an_attribute_on_its_own_line_belongs_to_the_declaration_after_it() {
+        let src = "/-- Doc -/\n@[simp]\ntheorem foo : True := trivial\n\n@[simp]\nprivate\ndef bar := 1\n";
+        assert_eq!(
+            brief(src),
+            vec![
+                ("foo".into(), "theorem".into(), (0, 0, 2, 29), (8, 11)),
+                ("bar".into(), "def".into(), (4, 0, 6, 12), (4, 7)),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_command_has_an_extent() {
+        let src =
+            "import Demo\nopen Nat in\ntheorem a : True := trivial -- c\n\n/- block -/\n#check a\n";
+        let (_, commands) = scan_commands(src);
+        let extents: Vec<_> = commands
+            .iter()
+            .map(|c| (c.start_line, c.end_line, c.end_col))
+            .collect();
+        assert_eq!(extents, vec![(0, 0, 11), (1, 1, 11), (2, 2, 27), (5, 5, 8)]);
     }
 }

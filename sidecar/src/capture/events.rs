@@ -4,6 +4,8 @@ use std::borrow::Cow;
 
 use recording::{ClockKind, RangeKind, SourceRange, Thread};
 
+use super::status_emoji;
+
 /// One event. Its strings borrow from what it was built from (the profile's node names) where
 /// they can, so a large capture does not allocate two strings per event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,13 +54,20 @@ pub fn node_label<'a>((class, tag, text): (&'a str, Option<&'a str>, &'a str)) -
 /// Splits a trace node name `CLASS[: TAG][: TEXT]` into its parts. A tag is
 /// a single name (no spaces), as Lean's syntax kinds are; anything else
 /// after the class is text.
+///
+/// A status emoji in front of the tag or the text (Lean 4.30–4.31 profiles:
+/// `Elab.async: ✅️ Lean.addDecl`, `Elab.step: Lean.Parser.Tactic.simp: ✅️ simp`) is dropped
+/// as [`status_emoji::normalized`] says, so every release splits the same way.
 pub fn split_node_name(name: &str) -> (&str, Option<&str>, &str) {
     let Some((class, rest)) = split_at_colon_space(name) else {
         return (name.trim_end_matches(':').trim_end(), None, "");
     };
+    let rest = status_emoji::normalized(class, rest);
     let is_name = |s: &str| !s.is_empty() && !s.contains(char::is_whitespace);
     match split_at_colon_space(rest) {
-        Some((tag, text)) if is_name(tag) => (class, Some(tag), text),
+        Some((tag, text)) if is_name(tag) => {
+            (class, Some(tag), status_emoji::normalized(class, text))
+        }
         _ if is_name(rest) => (class, Some(rest), ""),
         _ => (class, None, rest),
     }
@@ -130,6 +139,32 @@ mod tests {
             split_node_name("Meta.synthInstance: ✅️ Decidable (b = true)"),
             ("Meta.synthInstance", None, "✅️ Decidable (b = true)")
         );
+    }
+
+    #[test]
+    fn node_names_with_status_emoji_split_as_without() {
+        for (with, without) in [
+            (
+                "Elab.command: Lean.Parser.Command.theorem: ✅️ theorem a : b := c",
+                "Elab.command: Lean.Parser.Command.theorem: theorem a : b := c",
+            ),
+            (
+                "Elab.step: Lean.Parser.Tactic.simp: ❌ simp",
+                "Elab.step: Lean.Parser.Tactic.simp: simp",
+            ),
+            ("Elab.async: ✅️ Lean.addDecl", "Elab.async: Lean.addDecl"),
+            ("Import: ✅️ importing", "Import: importing"),
+            (
+                "Kernel: 💥️ typechecking declarations [Demo.x]",
+                "Kernel: typechecking declarations [Demo.x]",
+            ),
+            (
+                "Elab.async: ✅️ elaborating proof of Demo.x",
+                "Elab.async: elaborating proof of Demo.x",
+            ),
+        ] {
+            assert_eq!(split_node_name(with), split_node_name(without), "{with}");
+        }
     }
 
     #[test]

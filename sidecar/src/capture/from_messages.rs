@@ -12,6 +12,7 @@ use super::lean_output::profiler_lines::{parse_took_line, ProfilerLine};
 use super::lean_output::trace_text::{parse_trace_text, TraceForest};
 use super::placer::{Placement, Placer};
 use super::source::Source;
+use super::status_emoji;
 
 /// Is this message a trace tree?
 fn is_trace(m: &LeanMessage) -> bool {
@@ -115,17 +116,18 @@ fn add_trace_tree(
 ) -> u64 {
     let Some(n) = forest.node(node) else { return 0 };
     let class = forest.class(node);
+    let text = status_emoji::normalized(class, &n.text);
     let dur = n.timing.map_or(0, |t| t.nanoseconds);
     let placement = match (parent, reported) {
         (None, Some((s, e))) => placer.place_reported(s, e),
-        _ => placer.place_child(parent, class, &n.text),
+        _ => placer.place_child(parent, class, text),
     };
     let range = placer.record(&placement);
     let index = built.events.len() as u32;
     built.events.push(Event {
         parent,
         class: class.to_string().into(),
-        label: n.text.clone().into(),
+        label: text.to_string().into(),
         start_ns: start,
         duration_ns: dur,
         thread: 0,
@@ -143,8 +145,11 @@ fn add_trace_tree(
 }
 
 /// Events from the profiler's `… took …` lines (Lean wrote no profile and
-/// printed no trace trees, e.g. because the file has errors): one event
-/// per command position, in source order, with its sections as children.
+/// printed no trace trees, e.g. because the file has errors). Lean reports a command's
+/// captured profiler output at the position of what each line times (a tactic, a
+/// declaration's name for its kernel check) or at the command's start: each position is
+/// attached to the source command that contains it, one event per command in source order,
+/// with its sections as children placed at the token Lean reported.
 pub fn from_took_lines(
     messages: &[LeanMessage],
     stderr_took: &[ProfilerLine],
@@ -153,41 +158,53 @@ pub fn from_took_lines(
     let mut built = durations_only(
         "durations from Lean's profiler lines (no timed trace was written); starts are laid out back to back",
     );
-    let mut by_command: std::collections::BTreeMap<usize, Vec<ProfilerLine>> = Default::default();
+    // Command start → (its end, the profiler lines with the position Lean reported them at).
+    type Lines = Vec<(usize, ProfilerLine)>;
+    let mut by_command: std::collections::BTreeMap<usize, (usize, Lines)> = Default::default();
+    let mut outside: Vec<ProfilerLine> = Vec::new();
     for m in messages {
-        if let (Some(lines), Some(start)) = (took_lines(m), placer.src.byte_of(m.pos)) {
-            by_command.entry(start).or_default().extend(lines);
+        let Some(lines) = took_lines(m) else {
+            continue;
+        };
+        // a position past the source (not this file's version) keeps its lines, unplaced
+        let at = placer.src.byte_of(m.pos);
+        match at.and_then(|at| Some((at, placer.command_extent_containing(at)?))) {
+            Some((at, (start, end))) => by_command
+                .entry(start)
+                .or_insert_with(|| (end, Vec::new()))
+                .1
+                .extend(lines.into_iter().map(|l| (at, l))),
+            None => outside.extend(lines),
         }
     }
     let mut at = 0u64;
     // Outside any command (imports): top-level sections.
     add_sections(None, stderr_took, &mut at, placer, &mut built);
-    for (start, lines) in by_command {
-        let placement = match placer.declaration_at(start) {
-            Some(d) if placer.src.utf16_at(start).0 == d.range.start_line => {
-                let (_, end) = placer.src.bytes_of(&d.range);
-                placer.place_scanned(start, end.max(start))
-            }
-            _ => Placement::none(),
-        };
+    add_sections(None, &outside, &mut at, placer, &mut built);
+    for (start, (end, lines)) in by_command {
+        let placement = placer.place_scanned(start, end.max(start));
         let range = placer.record(&placement);
         let parent = built.events.len() as u32;
+        let label_line = placer
+            .declaration_at(start)
+            .filter(|d| placer.src.bytes_of(&d.range).0 == start)
+            .map_or(placer.src.utf16_at(start).0, |d| {
+                d.selection_range.start_line
+            });
         built.events.push(Event {
             parent: None,
             class: "Elab.command".into(),
-            label: placer
-                .src
-                .line_text(placer.src.utf16_at(start).0)
-                .trim()
-                .to_string()
-                .into(),
+            label: placer.src.line_text(label_line).trim().to_string().into(),
             start_ns: at,
-            duration_ns: lines.iter().map(|l| l.nanoseconds).sum(),
+            duration_ns: lines.iter().map(|(_, l)| l.nanoseconds).sum(),
             thread: 0,
             range,
             range_kind: placement.kind,
         });
-        add_sections(Some(parent), &lines, &mut at, placer, &mut built);
+        for (pos, l) in &lines {
+            let placement = placer.place_reported_point(parent, *pos);
+            push_section(Some(parent), l, placement, &mut at, placer, &mut built);
+        }
     }
     built
 }
@@ -201,20 +218,31 @@ fn add_sections(
 ) {
     for l in lines {
         let placement = placer.place_child(parent, "profiler", "");
-        let range = placer.record(&placement);
-        built.events.push(Event {
-            parent,
-            class: "profiler".into(),
-            label: match &l.declaration {
-                Some(d) => format!("{} of {d}", l.category).into(),
-                None => l.category.clone().into(),
-            },
-            start_ns: *at,
-            duration_ns: l.nanoseconds,
-            thread: 0,
-            range,
-            range_kind: placement.kind,
-        });
-        *at += l.nanoseconds;
+        push_section(parent, l, placement, at, placer, built);
     }
+}
+
+fn push_section(
+    parent: Option<u32>,
+    l: &ProfilerLine,
+    placement: Placement,
+    at: &mut u64,
+    placer: &mut Placer<'_>,
+    built: &mut Built<'static>,
+) {
+    let range = placer.record(&placement);
+    built.events.push(Event {
+        parent,
+        class: "profiler".into(),
+        label: match &l.declaration {
+            Some(d) => format!("{} of {d}", l.category).into(),
+            None => l.category.clone().into(),
+        },
+        start_ns: *at,
+        duration_ns: l.nanoseconds,
+        thread: 0,
+        range,
+        range_kind: placement.kind,
+    });
+    *at += l.nanoseconds;
 }

@@ -10,6 +10,7 @@ mod placer;
 pub mod process;
 pub mod project;
 mod source;
+mod status_emoji;
 mod stock;
 mod text_match;
 mod toolchain;

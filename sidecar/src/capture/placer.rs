@@ -1,12 +1,15 @@
-//! Giving events source ranges: a command's range from Lean's position and
-//! its text, nested steps by finding their text inside the enclosing
-//! event's range (matched), everything else from the enclosing event
-//! (inherited). Nothing is placed by guesswork.
+//! Giving events source ranges: a command's range from where it starts (its text's head found
+//! in the source, or Lean's reported position) to the source's own command boundary (the next
+//! command's start, trailing blank lines and comments left out); nested steps by finding their
+//! text inside the enclosing event's range (matched); kernel checks, asynchronous proofs and
+//! profiler lines in the declaration or command they name or lie in; everything else from the
+//! enclosing event (inherited). Nothing is placed by guesswork.
 
 use std::collections::HashSet;
 
 use recording::{Declaration, RangeKind, SourceRange};
 
+use super::declarations::CommandExtent;
 use super::events::searchable_text;
 use super::source::Source;
 use super::text_match::find_loose;
@@ -23,6 +26,8 @@ pub struct Placer<'s> {
     /// Byte offsets at which Lean reported a message (command starts).
     lean_starts: HashSet<usize>,
     declarations: &'s [Declaration],
+    /// Byte extents of the source's top-level commands, in source order.
+    commands: Vec<(usize, usize)>,
     /// The last span converted to a range (nested events often inherit their parent's).
     last_range: Option<((usize, usize), SourceRange)>,
 }
@@ -50,9 +55,20 @@ impl<'s> Placer<'s> {
         src: &'s Source<'s>,
         lean_starts: HashSet<usize>,
         declarations: &'s [Declaration],
+        commands: &[CommandExtent],
     ) -> Self {
+        let commands = commands
+            .iter()
+            .map(|c| {
+                (
+                    src.byte_of_utf16(c.start_line, 0),
+                    src.byte_of_utf16(c.end_line, c.end_col),
+                )
+            })
+            .collect();
         Placer {
             src,
+            commands,
             spans: Vec::new(),
             cursors: Vec::new(),
             command_cursor: 0,
@@ -90,25 +106,45 @@ impl<'s> Placer<'s> {
             .filter(|&span| span != UNPLACED)
     }
 
-    /// A top-level command: found by its text after the previous command.
-    /// Exact when Lean reported a position at its start (the start is
-    /// Lean's and the text is Lean's own rendering of the command);
-    /// matched when only the text was found.
-    pub fn place_command(&mut self, text: &str) -> Placement {
+    /// A top-level command. Its start is where the head of its text is found after the
+    /// previous command (the whole text, else its first line: Lean's text is the
+    /// pretty-printed syntax, re-spaced and possibly reflowed); its end is the source's
+    /// boundary of the command starting there (or the end of the whole text, if that is
+    /// further, as for `open … in`). When the text is not found at all (Lean could not print
+    /// it: `failed to pretty print term …`), the declaration the command's steps name places
+    /// it. Exact when Lean reported a message at that start; matched otherwise.
+    pub fn place_command(&mut self, text: &str, declaration: Option<&str>) -> Placement {
         let text = text.trim();
-        if text.is_empty() {
-            return Placement::none();
-        }
         let src = self.src.text;
-        let found = find_loose(src, self.command_cursor, src.len(), text).or_else(|| {
-            // Lean may render a long command differently; its first line
-            // and the scanner's extent of the command still locate it.
-            let first = text.lines().next()?;
-            let (s, _) = find_loose(src, self.command_cursor, src.len(), first)?;
-            let end = self.declaration_end_at(s)?;
-            Some((s, end))
-        });
-        match found {
+        let from = self.command_cursor;
+        let found = if text.is_empty() {
+            None
+        } else {
+            find_loose(src, from, src.len(), text)
+                .map(|(s, e)| (s, Some(e)))
+                .or_else(|| {
+                    let first = text.lines().next()?;
+                    let (s, _) = find_loose(src, from, src.len(), first)?;
+                    Some((s, None))
+                })
+        };
+        let span = match found {
+            Some((s, whole_end)) => {
+                let boundary = self.command_extent_starting_at(s).map(|(_, e)| e);
+                match (boundary, whole_end) {
+                    (Some(b), Some(w)) => Some((s, b.max(w))),
+                    (Some(b), None) => Some((s, b)),
+                    (None, Some(w)) => Some((s, w)),
+                    (None, None) => self.command_extent_containing(s).map(|(_, e)| (s, e)),
+                }
+            }
+            None => declaration.and_then(|name| {
+                let d = self.declaration_named(name)?;
+                let (s, e) = self.src.bytes_of(&d.range);
+                (s >= from).then_some((s, e))
+            }),
+        };
+        match span {
             Some((s, e)) => {
                 self.command_cursor = e;
                 let kind = if self.lean_starts.contains(&s) {
@@ -125,21 +161,79 @@ impl<'s> Placer<'s> {
         }
     }
 
-    /// A command Lean reported a start for, whose extent the declaration
-    /// scanner found: matched, since the end is leanscope's finding.
+    /// The source command that starts at this byte.
+    fn command_extent_starting_at(&self, byte: usize) -> Option<(usize, usize)> {
+        let i = self.commands.partition_point(|&(s, _)| s < byte);
+        self.commands.get(i).copied().filter(|&(s, _)| s == byte)
+    }
+
+    /// The source command whose extent holds this byte.
+    pub fn command_extent_containing(&self, byte: usize) -> Option<(usize, usize)> {
+        let i = self.commands.partition_point(|&(s, _)| s <= byte);
+        let (s, e) = *self.commands.get(i.checked_sub(1)?)?;
+        (byte <= e).then_some((s, e))
+    }
+
+    /// The declaration Lean calls `name` (`_private.M.0.X` is the private `X`).
+    fn declaration_named(&self, name: &str) -> Option<&'s Declaration> {
+        let name = public_name(name);
+        self.declarations.iter().find(|d| d.name == name)
+    }
+
+    /// A command found by the source's own boundaries (from a position Lean reported inside
+    /// it): exact when Lean reported its start, matched otherwise.
     pub fn place_scanned(&mut self, start: usize, end: usize) -> Placement {
         self.command_cursor = self.command_cursor.max(end);
         Placement {
             span: Some((start, end)),
-            kind: RangeKind::Matched,
+            kind: if self.lean_starts.contains(&start) {
+                RangeKind::Exact
+            } else {
+                RangeKind::Matched
+            },
         }
     }
 
-    /// A command whose range Lean reported (a trace message's pos..endPos).
+    /// A command whose range Lean reported (a trace message's pos..endPos); without an end
+    /// (`endPos: null`) the source's boundary of the command starting there ends it.
     pub fn place_reported(&mut self, start: usize, end: usize) -> Placement {
+        let end = if end > start {
+            end
+        } else {
+            self.command_extent_starting_at(start)
+                .or_else(|| self.command_extent_containing(start))
+                .map_or(start, |(_, e)| e.max(start))
+        };
         self.command_cursor = self.command_cursor.max(end);
         Placement {
             span: Some((start, end)),
+            kind: RangeKind::Exact,
+        }
+    }
+
+    /// A point Lean reported inside a placed event (a profiler line at the token it times):
+    /// the token there, exact; the parent's range when the point is the parent's start.
+    pub fn place_reported_point(&mut self, parent: u32, at: usize) -> Placement {
+        let Some((ps, pe)) = self.span_of(parent) else {
+            return Placement::none();
+        };
+        if at == ps || at < ps || at >= pe {
+            return Placement {
+                span: Some((ps, pe)),
+                kind: RangeKind::Inherited,
+            };
+        }
+        let token_end = self.src.text[at..pe]
+            .char_indices()
+            .find(|&(_, c)| !(c.is_alphanumeric() || "_.'!?«»₀₁₂₃₄₅₆₇₈₉".contains(c)))
+            .map_or(pe, |(i, _)| at + i);
+        let end = if token_end > at {
+            token_end
+        } else {
+            at + self.src.text[at..].chars().next().map_or(0, char::len_utf8)
+        };
+        Placement {
+            span: Some((at, end.min(pe))),
             kind: RangeKind::Exact,
         }
     }
@@ -172,7 +266,7 @@ impl<'s> Placer<'s> {
     /// An event that belongs to a declaration but not to a placed parent
     /// (an asynchronous proof whose command is on another thread).
     pub fn place_in_declaration(&self, name: &str) -> Placement {
-        match self.declarations.iter().find(|d| d.name == name) {
+        match self.declaration_named(name) {
             Some(d) => Placement {
                 span: Some(self.src.bytes_of(&d.range)),
                 kind: RangeKind::Inherited,
@@ -189,9 +283,71 @@ impl<'s> Placer<'s> {
             .iter()
             .find(|d| d.range.start_line <= line && line <= d.range.end_line)
     }
+}
 
-    fn declaration_end_at(&self, byte: usize) -> Option<usize> {
-        let d = self.declaration_at(byte)?;
-        Some(self.src.byte_of_utf16(d.range.end_line, d.range.end_col))
+/// The name a declaration has in the source: Lean names a private declaration `X` of module `M`
+/// `_private.M.0.X`.
+pub fn public_name(name: &str) -> &str {
+    name.strip_prefix("_private.")
+        .and_then(|rest| rest.split_once(".0.").map(|(_, x)| x))
+        .unwrap_or(name)
+}
+
+/// The declaration a trace node names, if it names one: `Kernel` checks
+/// (`typechecking declarations [X, …]`: the first), asynchronous proofs (`elaborating proof of
+/// X`), and `Elab.definition.*` steps (tagged with the declaration's name).
+pub fn declaration_named_by<'a>(
+    class: &str,
+    tag: Option<&'a str>,
+    text: &'a str,
+) -> Option<&'a str> {
+    if class == "Kernel" {
+        let names = text.strip_prefix("typechecking declarations [")?;
+        let end = names.find([',', ']'])?;
+        return Some(names[..end].trim()).filter(|n| !n.is_empty());
+    }
+    if let Some(name) = text.strip_prefix(ASYNC_PROOF_PREFIX) {
+        return Some(name.trim()).filter(|n| !n.is_empty());
+    }
+    if class.starts_with("Elab.definition") {
+        return tag;
+    }
+    None
+}
+
+/// Lean's node for asynchronous proof elaboration: `elaborating proof of NAME`.
+pub const ASYNC_PROOF_PREFIX: &str = "elaborating proof of ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_lean_gives_declarations() {
+        assert_eq!(
+            public_name("_private.Demo.Shapes.0.Demo.Shapes.secret"),
+            "Demo.Shapes.secret"
+        );
+        assert_eq!(public_name("Demo.Shapes.open"), "Demo.Shapes.open");
+        assert_eq!(
+            declaration_named_by("Kernel", None, "typechecking declarations [Demo.a, Demo.b]"),
+            Some("Demo.a")
+        );
+        assert_eq!(
+            declaration_named_by("Kernel", None, "typechecking declaration"),
+            None
+        );
+        assert_eq!(
+            declaration_named_by("Elab.async", None, "elaborating proof of Demo.x"),
+            Some("Demo.x")
+        );
+        assert_eq!(
+            declaration_named_by("Elab.definition.header", Some("Demo.y"), ""),
+            Some("Demo.y")
+        );
+        assert_eq!(
+            declaration_named_by("Elab.step", Some("Lean.Parser.Tactic.simp"), "simp"),
+            None
+        );
     }
 }

@@ -135,8 +135,13 @@ fn capture_unmeasured(
             })
         }
     }
-    let decls = declarations::scan(&source_text);
-    let mut placer = Placer::new(&src, from_messages::command_starts(&messages, &src), &decls);
+    let (decls, commands) = declarations::scan_commands(&source_text);
+    let mut placer = Placer::new(
+        &src,
+        from_messages::command_starts(&messages, &src),
+        &decls,
+        &commands,
+    );
     let profile_bytes = std::fs::metadata(&profile_path).map_or(0, |m| m.len());
     // Lives as long as the events, which borrow its node names.
     let profile = if use_profile && profile_path.is_file() {
@@ -152,7 +157,9 @@ fn capture_unmeasured(
     // other sources are small and collected first.
     let (mut built, plan) = match &profile {
         Some(profile) => {
-            let (built, plan) = from_profile::plan(profile);
+            let (built, plan) = from_profile::plan(profile).map_err(|e| {
+                CaptureError::BadOutput(format!("Lean's profile ({}): {e}", profile_path.display()))
+            })?;
             (built, Some(plan))
         }
         None => {

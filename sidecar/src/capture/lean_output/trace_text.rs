@@ -3,6 +3,8 @@
 //! Each node is one header line `[class] [seconds] text` followed by its children; a node at
 //! depth `d` starts `2·d` spaces in, further lines of its own text start `2·d + 4` spaces in,
 //! and several top-level trees are separated by a newline (see fixtures/README.md, "Trace text").
+//! A line that `ppDedent` moves one step left (`where` of a definition) sits at `2·d + 2` and
+//! belongs to the text of the node at depth `d`.
 //!
 //! Header spellings:
 //! - `[Elab.command] [0.013245] text`: Lean 4.8 and later (`TraceData` times, `Float.toString`
@@ -267,6 +269,12 @@ pub fn parse_trace_text(text: &str) -> Result<TraceForest, TraceTextError> {
             if let Some(&parent) = builder.open.last() {
                 builder.forest.nodes[parent].omitted_children += count;
             }
+        } else if indent == 2 * depth + 2 {
+            // `ppDedent` (a `where` clause): a line of the open node's text one indentation
+            // step left of its other lines, where no child header is
+            let node = &mut builder.forest.nodes[top];
+            node.text.push('\n');
+            node.text.push_str(rest);
         } else {
             return Err(TraceTextError::NotAHeader {
                 line: line_number,
@@ -517,9 +525,26 @@ mod tests {
             Err(TraceTextError::BadIndent { line: 4, indent: 3 })
         ));
         assert!(matches!(
-            parse_trace_text("[A] [0.1] a\n  not a node"),
-            Err(TraceTextError::NotAHeader { line: 2, .. })
+            parse_trace_text("[A] [0.1] a\n[B] [0.1] b\nnot a node"),
+            Err(TraceTextError::NotAHeader { line: 3, .. })
         ));
+        assert!(matches!(
+            parse_trace_text("[A] [0.1] a\n  [B] [0.1] b\n  not a node"),
+            Err(TraceTextError::NotAHeader { line: 3, .. })
+        ));
+    }
+
+    #[test]
+    fn dedented_where_lines_belong_to_the_text() {
+        let text = "[Elab.command] [0.007096] def sumTo (n : Nat) : Nat := go n 0\n  where\n      go : Nat → Nat → Nat\n        | 0, acc => acc\n  [Kernel] [0.001377] typechecking declarations [sumTo]";
+        let forest = parse_trace_text(text).expect("parses");
+        assert_eq!(forest.len(), 2);
+        assert_eq!(
+            forest.nodes()[0].text,
+            "def sumTo (n : Nat) : Nat := go n 0\nwhere\n  go : Nat → Nat → Nat\n    | 0, acc => acc"
+        );
+        assert_eq!(forest.class(1), "Kernel");
+        assert_eq!(forest.parent(1), Some(0));
     }
 
     #[test]
