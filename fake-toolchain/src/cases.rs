@@ -293,7 +293,10 @@ mod tests {
             Some(("Demo/Clean.lean".to_string(), "old".to_string()))
         );
         assert_eq!(found("other", "Demo/Clean.lean"), None);
-        let with_reference = vec![case("Demo/Clean.lean", "old"), case("Demo/Clean.lean", REFERENCE)];
+        let with_reference = vec![
+            case("Demo/Clean.lean", "old"),
+            case("Demo/Clean.lean", REFERENCE),
+        ];
         let found = |tc: &str| {
             find_case(&with_reference, tc, "Demo/Clean.lean")
                 .expect("no conflict")

@@ -460,17 +460,25 @@ mod tests {
     fn profile_names_per_line() {
         let d = line_431();
         assert_eq!(
-            d.profile_name("Elab.command: Lean.Parser.Command.theorem: theorem foo : True := trivial"),
+            d.profile_name(
+                "Elab.command: Lean.Parser.Command.theorem: theorem foo : True := trivial"
+            ),
             "Elab.command: Lean.Parser.Command.theorem: ✅️ theorem foo : True := trivial"
         );
-        assert_eq!(d.profile_name("Elab.async: Lean.addDecl"), "Elab.async: ✅️ Lean.addDecl");
+        assert_eq!(
+            d.profile_name("Elab.async: Lean.addDecl"),
+            "Elab.async: ✅️ Lean.addDecl"
+        );
         assert_eq!(d.profile_name("Import: importing"), "Import: ✅️ importing");
         assert_eq!(
             d.profile_name("Meta.synthInstance: ✅️ Decidable p"),
             "Meta.synthInstance: ✅️ Decidable p"
         );
         assert_eq!(d.profile_name("runFrontend: "), "runFrontend: ");
-        assert_eq!(Dialect::default().profile_name("Import: importing"), "Import: importing");
+        assert_eq!(
+            Dialect::default().profile_name("Import: importing"),
+            "Import: importing"
+        );
     }
 
     #[test]
@@ -496,9 +504,17 @@ mod tests {
         let line = r#"{"caption":"","data":"simp took 3ms\n","endPos":null,"fileName":"A.lean","isSilent":false,"keepFullRange":false,"kind":"[anonymous]","pos":{"column":4,"line":7},"severity":"information"}"#;
         let old = Dialect {
             descending_keys: true,
-            message_fields: ["caption", "data", "endPos", "fileName", "keepFullRange", "pos", "severity"]
-                .map(String::from)
-                .to_vec(),
+            message_fields: [
+                "caption",
+                "data",
+                "endPos",
+                "fileName",
+                "keepFullRange",
+                "pos",
+                "severity",
+            ]
+            .map(String::from)
+            .to_vec(),
             took_at_command_start: true,
             ..Dialect::default()
         };
@@ -507,7 +523,12 @@ mod tests {
             old.message_line(line, &start).expect("renders"),
             r#"{"severity":"information","pos":{"line":5,"column":0},"keepFullRange":false,"fileName":"A.lean","endPos":null,"data":"simp took 3ms\n","caption":""}"#
         );
-        assert_eq!(Dialect::default().message_line(line, &start).expect("renders"), line);
+        assert_eq!(
+            Dialect::default()
+                .message_line(line, &start)
+                .expect("renders"),
+            line
+        );
     }
 
     #[test]

@@ -212,7 +212,12 @@ fn sleep_in_steps(total: Duration) {
     }
 }
 
-fn replay(case: &Case, toolchain: &Toolchain, inv: &Invocation, file: &str) -> Result<i32, Failure> {
+fn replay(
+    case: &Case,
+    toolchain: &Toolchain,
+    inv: &Invocation,
+    file: &str,
+) -> Result<i32, Failure> {
     let output_path = inv
         .option("trace.profiler.output")
         .filter(|p| !p.is_empty());

@@ -476,12 +476,17 @@ fn one_case_speaks_every_release_line() {
     let (_, profile) = render("v4.31.0", true);
     assert!(profile.contains("\"Elab.async: ✅️ Lean.addDecl\""));
     assert!(profile.contains("Elab.command: Lean.Parser.Command.theorem: ✅️ /-- Doubling"));
-    assert!(profile.contains("\"Kernel: ✅️ typechecking declarations [_private.Demo.Shapes.0.Demo.Shapes.secret]\""));
+    assert!(profile.contains(
+        "\"Kernel: ✅️ typechecking declarations [_private.Demo.Shapes.0.Demo.Shapes.secret]\""
+    ));
     // 4.32 and later: not in profile names, in trace text
     let (_, profile) = render("v4.35.0", true);
     assert!(profile.contains("\"Elab.async: Lean.addDecl\""));
     let (traces, _) = render("v4.35.0", false);
-    assert!(traces.contains("[Elab.async] [0.001564] ✅️ Lean.addDecl"), "{traces}");
+    assert!(
+        traces.contains("[Elab.async] [0.001564] ✅️ Lean.addDecl"),
+        "{traces}"
+    );
     let (traces, _) = render("v4.28.0", false);
     assert!(traces.contains("[Elab.async] [0.001564] Lean.addDecl"));
     // 4.15–4.18: descending keys with `kind`, profiler lines at the command's start

@@ -265,3 +265,37 @@ fn a_write_failing_mid_recording_leaves_nothing() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn a_truncated_log_is_named_with_its_line() {
+    // Lean's output cut off in the middle of its second message
+    let good = br#"{"caption":"","data":"elaboration took 1ms\n","endPos":null,"fileName":"Demo/Bad.lean","isSilent":false,"keepFullRange":false,"kind":"[anonymous]","pos":{"column":0,"line":1},"severity":"information"}"#;
+    let mut out = good.to_vec();
+    out.extend_from_slice(b"\n{\"caption\":\"\",\"data\":\"elabo");
+    let w = bad_case(&out, "", 0);
+    expect_failure(&w, "cannot understand Lean's --json output, line 2");
+}
+
+#[test]
+fn a_profile_whose_names_carry_no_known_shape_is_refused() {
+    // A well-formed Firefox profile, but no node is Lean's (`runFrontend`, `Elab.command: …`):
+    // recording it would place nothing, so the capture names its first node instead.
+    let w = bad_case(b"", "", 0);
+    let profile = std::fs::read_to_string(w.fixtures.join("clean/profile.json")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&profile).unwrap();
+    for thread in json["threads"].as_array_mut().unwrap() {
+        for (i, name) in thread["stringArray"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            *name = serde_json::Value::String(format!("mystery.node {i}"));
+        }
+    }
+    std::fs::write(w.fixtures.join("bad/profile.json"), json.to_string()).unwrap();
+    expect_failure(
+        &w,
+        "no node has a known shape (`runFrontend`, `Elab.command: …`, `Elab.async: …`, `Import: …`); its first node is \"mystery.node 0\"",
+    );
+}
