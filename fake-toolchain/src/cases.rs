@@ -63,8 +63,11 @@ pub struct Case {
     /// For a reference case: the start of the command holding each position where Lean
     /// reported captured profiler output, as `(line, column)` (releases that report it at the
     /// command's start use it).
-    pub command_starts: HashMap<(u64, u64), (u64, u64)>,
+    pub command_starts: CommandStarts,
 }
+
+/// `(line, column)` of a reported position → `(line, column)` of its command's start.
+pub type CommandStarts = HashMap<(u64, u64), (u64, u64)>;
 
 impl Case {
     /// Is the case recorded in the reference layout (rendered per toolchain)?
@@ -166,10 +169,7 @@ pub fn load_cases(fixtures: &Path) -> Result<Vec<Case>, String> {
 }
 
 /// `{"L:C": [L, C], …}` of a case.json.
-fn command_starts(
-    v: Option<&Value>,
-    path: &Path,
-) -> Result<HashMap<(u64, u64), (u64, u64)>, String> {
+fn command_starts(v: Option<&Value>, path: &Path) -> Result<CommandStarts, String> {
     let mut out = HashMap::new();
     let Some(v) = v else { return Ok(out) };
     let map = v

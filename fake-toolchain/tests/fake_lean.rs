@@ -464,7 +464,11 @@ fn one_case_speaks_every_release_line() {
         cmd.arg("Demo/Shapes.lean");
         let out = run(cmd);
         assert_eq!(out.status.code(), Some(0), "{toolchain}");
-        let profile = with_profile.then(|| read(&profile)).unwrap_or_default();
+        let profile = if with_profile {
+            read(&profile)
+        } else {
+            String::new()
+        };
         (String::from_utf8_lossy(&out.stdout).into_owned(), profile)
     };
     let case = fixtures().join("shapes");

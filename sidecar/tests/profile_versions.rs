@@ -26,6 +26,18 @@ const CASES: [&str; 6] = [
     "Demo/Broken.lean",
 ];
 
+/// A world whose demo project also holds `Demo/Shapes.lean` (kept in its own fixture project,
+/// `fixtures/projects/shapes`, so that the demo project's file list stays the same).
+fn world() -> World {
+    let w = World::new();
+    std::fs::copy(
+        common::repo().join("fixtures/projects/shapes/Demo/Shapes.lean"),
+        w.project.join("Demo/Shapes.lean"),
+    )
+    .unwrap();
+    w
+}
+
 fn capture(w: &World, toolchain: &str, file: &str) -> Recording {
     let out_path = w.path(&format!("{toolchain}-{}.lsrec", file.replace('/', "_")));
     let out = w
@@ -50,6 +62,10 @@ fn capture(w: &World, toolchain: &str, file: &str) -> Recording {
 }
 
 type Range4 = (u32, u32, u32, u32);
+/// A declaration's name, range and (total, self) time.
+type DeclarationSeen = (String, Range4, Option<(u64, u64)>);
+/// A tactic row's label, range, range kind, declaration and total time.
+type TacticSeen = (String, Range4, RangeKind, Option<usize>, u64);
 
 fn r4(r: recording::SourceRange) -> Range4 {
     (r.start_line, r.start_col, r.end_line, r.end_col)
@@ -59,8 +75,8 @@ fn r4(r: recording::SourceRange) -> Range4 {
 /// which threads each declaration's events ran on.
 #[derive(Debug, PartialEq, Eq)]
 struct Seen {
-    declarations: Vec<(String, Range4, Option<(u64, u64)>)>,
-    tactics: Vec<(String, Range4, RangeKind, Option<usize>, u64)>,
+    declarations: Vec<DeclarationSeen>,
+    tactics: Vec<TacticSeen>,
     lines: Vec<(u32, u64)>,
     threads: Vec<(String, BTreeSet<String>)>,
 }
@@ -127,7 +143,7 @@ fn within(r: recording::SourceRange, outer: recording::SourceRange) -> bool {
 
 #[test]
 fn every_case_reads_the_same_on_every_release_line() {
-    let w = World::new();
+    let w = world();
     for file in CASES {
         let reference = capture(&w, "v4.28.0", file);
         let expected = seen(&reference, true);
@@ -173,7 +189,7 @@ fn find(rec: &Recording, class: &str, label: &str) -> u32 {
 
 #[test]
 fn kernel_checks_private_names_doc_comments_and_unprintable_commands() {
-    let w = World::new();
+    let w = world();
     for toolchain in ["v4.28.0", "v4.31.0", "v4.35.0"] {
         let rec = capture(&w, toolchain, "Demo/Shapes.lean");
         let decl = |name: &str| {
@@ -266,7 +282,7 @@ fn kernel_checks_private_names_doc_comments_and_unprintable_commands() {
 fn profiler_lines_attach_to_the_command_that_holds_them() {
     // Lean writes no profile for a file with errors: times come from the profiler's lines,
     // which 4.19+ reports at the token they time and older releases at the command's start.
-    let w = World::new();
+    let w = world();
     for toolchain in ["v4.18.0", "v4.28.0", "v4.35.0"] {
         let rec = capture(&w, toolchain, "Demo/Broken.lean");
         let commands: Vec<_> = (0..rec.len() as u32)

@@ -217,7 +217,7 @@ impl<'s> Placer<'s> {
         let Some((ps, pe)) = self.span_of(parent) else {
             return Placement::none();
         };
-        if at == ps || at < ps || at >= pe {
+        if at <= ps || at >= pe {
             return Placement {
                 span: Some((ps, pe)),
                 kind: RangeKind::Inherited,
