@@ -946,6 +946,7 @@ fn cancelling_a_folder_capture_keeps_the_session_cancelled() {
     let e = c.error(id);
     assert_eq!(e["code"], -32800, "{e:#}");
     assert_eq!(e["data"]["kind"], "cancelled", "{e:#}");
+    check("errorData", &e["data"]);
     // By the time the answer comes the session says so and is unlocked
     // (a resume may start at once).
     let m: Value =
@@ -1128,6 +1129,7 @@ fn malformed_messages_are_answered_and_the_server_reads_on() {
         assert_eq!(r["id"], id, "{r:#} for {}", String::from_utf8_lossy(&body));
         assert_eq!(r["error"]["code"], code, "{r:#}");
         assert!(r["error"]["message"].as_str().unwrap().len() > 10, "{r:#}");
+        check("errorData", &r["error"]["data"]);
         // The server reads on and still does its work.
         let e = c.call_err(
             "leanscope/open",
@@ -1156,6 +1158,7 @@ fn an_oversize_message_is_skipped_unread_and_the_limit_holds_at_its_edge() {
     let e = c.null_id_error();
     assert_eq!(e["code"], -32600, "{e:#}");
     assert_eq!(e["data"]["kind"], "messageTooLarge", "{e:#}");
+    check("errorData", &e["data"]);
     assert_eq!(e["data"]["length"], HUGE);
     let limit = e["data"]["limit"].as_u64().unwrap() as usize;
     assert!(limit < HUGE / 8, "{limit}");
@@ -1258,6 +1261,21 @@ fn cancel_shutdown_and_exit_are_heard_while_every_slot_is_busy() {
         2 * SLOTS,
         "the extra request must wait for a slot"
     );
+    // The queue behind the slots holds MAX_WAITING_REQUESTS; one more is
+    // refused, at once.
+    const WAITING: usize = 64;
+    let missing = w.path("missing.lsrec");
+    let open = json!({"recording": missing.to_str().unwrap()});
+    for _ in 1..WAITING {
+        c.request("leanscope/open", open.clone());
+    }
+    let e = c.call_err("leanscope/open", open);
+    assert_eq!(e["code"], -32016, "{e:#}");
+    assert_eq!(
+        e["data"],
+        json!({"kind": "serverBusy", "running": SLOTS, "waiting": WAITING})
+    );
+    check("errorData", &e["data"]);
     // The waiting one and a running one are cancelled at once.
     let asked = Instant::now();
     c.notify("$/cancelRequest", json!({"id": ids[SLOTS]}));
