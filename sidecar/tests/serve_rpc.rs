@@ -101,6 +101,30 @@ impl Client {
         stdin.flush().unwrap();
     }
 
+    /// Writes bytes as they are (a header block, a body, or both).
+    fn write_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Writes `body` framed with its true length.
+    fn write_body(&mut self, body: &[u8]) {
+        self.write_raw(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+        self.write_raw(body);
+    }
+
+    /// The next response with `id` null (an answer to a message whose id
+    /// could not be read).
+    fn null_id_error(&mut self) -> Value {
+        loop {
+            let m = self.next();
+            if m.get("method").is_none() && m["id"].is_null() {
+                return m["error"].clone();
+            }
+        }
+    }
+
     fn request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
@@ -921,16 +945,14 @@ fn cancelling_a_folder_capture_keeps_the_session_cancelled() {
     c.notify("$/cancelRequest", json!({"id": id}));
     let e = c.error(id);
     assert_eq!(e["code"], -32800, "{e:#}");
-    let started = Instant::now();
-    let m = loop {
-        let m: Value =
-            serde_json::from_slice(&std::fs::read(out.join("session.json")).unwrap()).unwrap();
-        if m["status"] == "cancelled" {
-            break m;
-        }
-        assert!(started.elapsed() < Duration::from_secs(15), "{m:#}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    assert_eq!(e["data"]["kind"], "cancelled", "{e:#}");
+    check("errorData", &e["data"]);
+    // By the time the answer comes the session says so and is unlocked
+    // (a resume may start at once).
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(out.join("session.json")).unwrap()).unwrap();
+    assert_eq!(m["status"], "cancelled", "{m:#}");
+    assert!(lock_is_free(&out.join("session.lock")));
     for f in m["files"].as_array().unwrap() {
         if f["status"] == "ok" || f["status"] == "error" {
             assert!(out.join(f["recording"].as_str().unwrap()).is_file());
@@ -1035,4 +1057,249 @@ fn compare_answers_what_view_baseline_shows() {
     }
     let (code, _) = c.shut_down();
     assert_eq!(code, 0);
+}
+
+/// True when nobody holds the session's lock (an exclusive `flock` is
+/// granted at once).
+fn lock_is_free(lock: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(lock).unwrap();
+    // SAFETY: flock on a descriptor we own; closing it releases the lock.
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+/// Peak resident memory of a process, in bytes.
+fn peak_resident(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kb * 1024
+}
+
+#[test]
+fn malformed_messages_are_answered_and_the_server_reads_on() {
+    let w = World::new();
+    let mut c = Client::start(&w, &[]);
+    c.initialize(false);
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":90,"method":"leanscope/open","params":{}{}}}"#,
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    let cases: Vec<(Vec<u8>, i64, Value)> = vec![
+        (b"{\"jsonrpc\":".to_vec(), -32700, Value::Null),
+        (b"\xff\xfe{}".to_vec(), -32700, Value::Null),
+        (
+            br#"{"jsonrpc":"2.0","id":91,"method":"leanscope/open","params":{"recording":NaN}}"#
+                .to_vec(),
+            -32700,
+            Value::Null,
+        ),
+        (deep.into_bytes(), -32700, Value::Null),
+        (
+            br#"{"jsonrpc":"2.0","id":92,"id":93,"method":"shutdown"}"#.to_vec(),
+            -32600,
+            Value::Null,
+        ),
+        (
+            br#"{"jsonrpc":"1.0","id":94,"method":"shutdown"}"#.to_vec(),
+            -32600,
+            json!(94),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":{"n":95},"method":"shutdown"}"#.to_vec(),
+            -32600,
+            Value::Null,
+        ),
+        (b"[1,2]".to_vec(), -32600, Value::Null),
+        (br#"{"jsonrpc":"2.0","id":96}"#.to_vec(), -32600, json!(96)),
+    ];
+    let missing = w.path("missing.lsrec");
+    for (body, code, id) in cases {
+        c.write_body(&body);
+        let r = loop {
+            let m = c.next();
+            if m.get("method").is_none() {
+                break m;
+            }
+        };
+        assert_eq!(r["id"], id, "{r:#} for {}", String::from_utf8_lossy(&body));
+        assert_eq!(r["error"]["code"], code, "{r:#}");
+        assert!(r["error"]["message"].as_str().unwrap().len() > 10, "{r:#}");
+        check("errorData", &r["error"]["data"]);
+        // The server reads on and still does its work.
+        let e = c.call_err(
+            "leanscope/open",
+            json!({"recording": missing.to_str().unwrap()}),
+        );
+        assert_eq!(e["code"], -32010, "{e:#}");
+    }
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("not a JSON-RPC 2.0 message"), "{stderr}");
+}
+
+#[test]
+fn an_oversize_message_is_skipped_unread_and_the_limit_holds_at_its_edge() {
+    let w = World::new();
+    let mut c = Client::start(&w, &[]);
+    c.initialize(false);
+    // A body far over the limit, streamed: the server must neither keep it
+    // nor stop.
+    const HUGE: usize = 256 * 1024 * 1024;
+    c.write_raw(format!("Content-Length: {HUGE}\r\n\r\n").as_bytes());
+    let chunk = vec![b' '; 1024 * 1024];
+    for _ in 0..HUGE / chunk.len() {
+        c.write_raw(&chunk);
+    }
+    let e = c.null_id_error();
+    assert_eq!(e["code"], -32600, "{e:#}");
+    assert_eq!(e["data"]["kind"], "messageTooLarge", "{e:#}");
+    check("errorData", &e["data"]);
+    assert_eq!(e["data"]["length"], HUGE);
+    let limit = e["data"]["limit"].as_u64().unwrap() as usize;
+    assert!(limit < HUGE / 8, "{limit}");
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains(&limit.to_string()), "{message}");
+    let peak = peak_resident(c.child.id());
+    assert!(
+        peak < (limit as u64).max(32 << 20) * 2,
+        "{peak} bytes resident after skipping {HUGE} bytes"
+    );
+
+    // At the limit a message is read; one byte more is refused.
+    let missing = w.path("missing.lsrec");
+    let request = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "leanscope/open",
+               "params": {"recording": missing.to_str().unwrap()}})
+        .to_string()
+    };
+    for (id, size, answered) in [(50, limit, true), (51, limit + 1, false)] {
+        let mut body = request(id).into_bytes();
+        body.resize(size, b' ');
+        c.write_body(&body);
+        if answered {
+            assert_eq!(c.error(id)["code"], -32010);
+        } else {
+            let e = c.null_id_error();
+            assert_eq!(e["data"]["length"], size, "{e:#}");
+        }
+    }
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn a_framing_error_ends_the_server_after_cancelling_its_captures() {
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let mut c = slow_client(&w, &pidfile);
+    c.initialize(true);
+    let out = w.path("session");
+    c.request(
+        "leanscope/captureFolder",
+        json!({"folder": file_uri(&w.project.join("Demo")), "thresholdMs": 1,
+               "output": out.to_str().unwrap()}),
+    );
+    let started = Instant::now();
+    while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
+        assert!(started.elapsed() < ANSWER_WAIT, "fake lean never started");
+        c.pump(Duration::from_millis(20));
+    }
+    // No Content-Length: the next message cannot be found.
+    c.write_raw(b"Content-Length: twelve\r\n\r\n{}");
+    assert_eq!(wait_exit(&mut c.child), 1);
+    c.stdin = None;
+    let stderr = c.stderr.join().unwrap();
+    assert!(
+        stderr.contains(
+            "cannot find the next message (Content-Length \"twelve\" is not a byte count)"
+        ),
+        "{stderr}"
+    );
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(out.join("session.json")).unwrap()).unwrap();
+    assert_eq!(m["status"], "cancelled", "{m:#}");
+    assert!(lock_is_free(&out.join("session.lock")));
+    let all = pids(&pidfile);
+    assert!(common::all_gone(&all, Duration::from_secs(10)), "{all:?}");
+}
+
+#[test]
+fn cancel_shutdown_and_exit_are_heard_while_every_slot_is_busy() {
+    // MAX_CONCURRENT_REQUESTS (serve/transport.rs) captures run; one more waits.
+    const SLOTS: usize = 8;
+    let w = World::new();
+    let pidfile = w.path("pids");
+    let mut c = slow_client(&w, &pidfile);
+    c.initialize(true);
+    let source = file_uri(&w.project.join("Demo/Clean.lean"));
+    let ids: Vec<i64> = (0..=SLOTS)
+        .map(|i| {
+            let out = w.path(&format!("r{i}.lsrec"));
+            c.request(
+                "leanscope/capture",
+                json!({"uri": source, "thresholdMs": 1, "output": out.to_str().unwrap()}),
+            )
+        })
+        .collect();
+    let started = Instant::now();
+    // Each running capture starts two `lean`s (version, then the file).
+    while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 * SLOTS {
+        assert!(
+            started.elapsed() < ANSWER_WAIT,
+            "the captures never all started"
+        );
+        c.pump(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        pids(&pidfile).iter().filter(|(n, _)| n == "lean").count(),
+        2 * SLOTS,
+        "the extra request must wait for a slot"
+    );
+    // The queue behind the slots holds MAX_WAITING_REQUESTS; one more is
+    // refused, at once.
+    const WAITING: usize = 64;
+    let missing = w.path("missing.lsrec");
+    let open = json!({"recording": missing.to_str().unwrap()});
+    for _ in 1..WAITING {
+        c.request("leanscope/open", open.clone());
+    }
+    let e = c.call_err("leanscope/open", open);
+    assert_eq!(e["code"], -32016, "{e:#}");
+    assert_eq!(
+        e["data"],
+        json!({"kind": "serverBusy", "running": SLOTS, "waiting": WAITING})
+    );
+    check("errorData", &e["data"]);
+    // The waiting one and a running one are cancelled at once.
+    let asked = Instant::now();
+    c.notify("$/cancelRequest", json!({"id": ids[SLOTS]}));
+    assert_eq!(c.error(ids[SLOTS])["code"], -32800);
+    c.notify("$/cancelRequest", json!({"id": ids[0]}));
+    assert_eq!(c.error(ids[0])["code"], -32800);
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    // Shutdown and exit too, with the other slots still busy.
+    let asked = Instant::now();
+    assert_eq!(c.call("shutdown", Value::Null), Value::Null);
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    c.notify("exit", Value::Null);
+    assert_eq!(wait_exit(&mut c.child), 0);
+    let all = pids(&pidfile);
+    assert!(common::all_gone(&all, Duration::from_secs(10)), "{all:?}");
+    for i in 0..=SLOTS {
+        assert!(!w.path(&format!("r{i}.lsrec")).exists(), "r{i} was written");
+    }
 }

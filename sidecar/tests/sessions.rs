@@ -808,3 +808,107 @@ fn session_files_match_their_json_schemas() {
     bad["kind"] = "folder".into();
     assert!(!row.is_valid(&bad));
 }
+
+/// Runs `c`, killing it if it has not finished within `limit`; its output,
+/// or None when it had to be killed.
+fn run_bounded(mut c: Command, limit: Duration) -> Option<std::process::Output> {
+    let mut child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Some(child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_fifo_or_a_device_in_a_session_is_refused_without_hanging() {
+    let s = Shelf::new(false);
+    let dir = s.session();
+    let out = s.run(&["profile", "Shelf/Demo", "-o", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let index = dir.join("index.jsonl");
+    let d = dir.to_str().unwrap();
+    let (clean, _) = query(&s, &["--kind", "tactic", "--all"]);
+    let kept_index = std::fs::read(&index).unwrap();
+    let kept_manifest = std::fs::read(dir.join("session.json")).unwrap();
+    let fifo = |p: &Path| {
+        std::fs::remove_file(p).unwrap();
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    };
+    fifo(&index);
+    // Exit 2: query's unusable input; 3: profile's session failure.
+    for (args, code, what) in [
+        (
+            vec!["query", d, "--json"],
+            2,
+            "index.jsonl is a FIFO, not a regular file",
+        ),
+        (
+            vec!["profile", "--resume", d, "--list"],
+            3,
+            "index.jsonl is a FIFO or a device",
+        ),
+    ] {
+        let out = run_bounded(s.cmd(&args), Duration::from_secs(20))
+            .unwrap_or_else(|| panic!("{args:?} hangs on a FIFO index"));
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(what),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // /dev/zero as the index, with a manifest that claims a huge one.
+    std::fs::remove_file(&index).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &index).unwrap();
+    let mut m = manifest(&dir);
+    m.index_bytes = 1 << 40;
+    std::fs::write(dir.join("session.json"), m.to_json()).unwrap();
+    let out = run_bounded(s.cmd(&["query", d, "--json"]), Duration::from_secs(20))
+        .expect("query hangs on /dev/zero");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is a device"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A FIFO lock file: `query` still answers (no leanscope holds it), and
+    // a resume is refused rather than left waiting.
+    std::fs::remove_file(&index).unwrap();
+    std::fs::write(&index, &kept_index).unwrap();
+    std::fs::write(dir.join("session.json"), &kept_manifest).unwrap();
+    fifo(&dir.join("session.lock"));
+    let args = ["query", d, "--kind", "tactic", "--all", "--json"];
+    let out =
+        run_bounded(s.cmd(&args), Duration::from_secs(20)).expect("query hangs on a FIFO lock");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let q: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(q["rows"], clean["rows"]);
+    let out = run_bounded(
+        s.cmd(&["profile", "--resume", d, "--list"]),
+        Duration::from_secs(20),
+    )
+    .expect("resume hangs on a FIFO lock");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("session.lock"),
+        "{}",
+        text(&out.stderr)
+    );
+}

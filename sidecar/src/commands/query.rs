@@ -13,6 +13,7 @@ use recording::Recording;
 use serde::Serialize;
 
 use crate::exit;
+use crate::session::regular;
 use crate::session::store::{is_being_written, read_manifest};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -225,14 +226,14 @@ fn query_session(dir: &Path, spec: &QuerySpec) -> Result<(Option<SessionFacts>, 
     let manifest = read_manifest(dir)?;
     let committed = manifest.committed();
     let index_path = dir.join(INDEX_FILE);
-    let outcome = match std::fs::File::open(&index_path) {
+    let outcome = match regular::read(&index_path) {
         Ok(f) => {
             let len = f.metadata()?.len();
             // One reader per core (each its own open file, so its own offset).
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             let mut readers = vec![f];
             for _ in 1..cores.min(MAX_READERS) {
-                readers.push(std::fs::File::open(&index_path)?);
+                readers.push(regular::read(&index_path)?);
             }
             query_index_parallel(readers, len, manifest.index_bytes, &committed, spec)
                 .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", index_path.display()))?

@@ -112,7 +112,7 @@ pub(super) struct Guard {
     progress: Option<(Client, ProgressToken)>,
     pub(super) finished: bool,
     /// The progress `end` message when cancelled.
-    cancelled_message: &'static str,
+    pub(super) cancelled_message: &'static str,
 }
 
 impl Drop for Guard {
@@ -182,7 +182,9 @@ pub(super) async fn start(
     message: String,
     cancelled_message: &'static str,
 ) -> (Guard, WorkDone, CancelToken) {
-    let cancel = CancelToken::default();
+    // The request's own flag when the transport gave one ($/cancelRequest
+    // sets it), so that the request answers once the work has stopped.
+    let cancel = super::transport::request_cancel().unwrap_or_default();
     let id = captures.register(cancel.clone());
     let mut guard = Guard {
         captures: captures.clone(),
@@ -300,6 +302,11 @@ pub async fn run(
                 r.recording.display()
             );
             Ok(r)
+        }
+        Err(CaptureError::Run(RunError::Cancelled)) => {
+            work.end(guard.cancelled_message.into()).await;
+            eprintln!("leanscope serve: capture {id} cancelled; Lean was stopped");
+            Err(errors::cancelled())
         }
         Err(e) => {
             let error: Error = errors::capture(&file, e);

@@ -26,6 +26,8 @@ pub const CAPTURE_FAILED: i64 = -32014;
 /// `leanscope/compare`: an input that cannot be read or summarized, or two
 /// inputs whose rows cannot be compared (the message says which).
 pub const CANNOT_COMPARE: i64 = -32015;
+/// Every request slot is taken and the queue behind them is full.
+pub const SERVER_BUSY: i64 = -32016;
 
 fn error(code: ErrorCode, message: impl Into<String>, data: Value) -> Error {
     Error {
@@ -145,6 +147,33 @@ pub fn cannot_compare(message: String) -> Error {
         ErrorCode::ServerError(CANNOT_COMPARE),
         message,
         json!({"kind": "cannotCompare"}),
+    )
+}
+
+/// A request refused because `running` requests hold every slot and
+/// `waiting` more wait for one.
+pub fn busy(running: usize, waiting: usize) -> Error {
+    error(
+        ErrorCode::ServerError(SERVER_BUSY),
+        format!(
+            "the server is busy: {running} requests run and {waiting} wait, the most it \
+             queues; try again when one has finished"
+        ),
+        json!({"kind": "serverBusy", "running": running, "waiting": waiting}),
+    )
+}
+
+/// A folder capture that was cancelled: the session says `cancelled` and
+/// is unlocked (completed files are kept).
+pub fn session_cancelled(dir: &Path) -> Error {
+    error(
+        ErrorCode::RequestCancelled,
+        format!(
+            "cancelled; Lean was stopped, the session {} is marked cancelled and keeps its \
+             completed files",
+            dir.display()
+        ),
+        json!({"kind": "cancelled", "path": dir}),
     )
 }
 

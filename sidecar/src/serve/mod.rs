@@ -1,5 +1,7 @@
 //! `leanscope serve`: JSON-RPC over stdio with LSP framing
-//! (`Content-Length` headers), on `tower-lsp-server`.
+//! (`Content-Length` headers): `tower-lsp-server`'s service behind our own
+//! transport (transport.rs: framing limits, bad messages answered,
+//! Cancel heard while every slot is busy).
 //!
 //! After `initialize`, it answers `leanscope/capture`, `leanscope/open` and
 //! `leanscope/annotations` (README, "JSON-RPC"; `schemas/rpc/`). Captures
@@ -10,11 +12,13 @@ mod backend;
 mod capture;
 mod compare;
 mod errors;
+mod framing;
+mod message;
 mod open;
 mod progress;
 mod recordings;
 mod sessions;
-mod stdin;
+mod transport;
 mod uri;
 mod wire;
 
@@ -22,12 +26,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tower_lsp_server::{LspService, Server};
+use tower_lsp_server::LspService;
 
 use backend::{Backend, Shared};
-
-/// Requests handled at once (a long capture does not hold up annotations).
-pub const MAX_CONCURRENT_REQUESTS: usize = 8;
+use transport::End;
 
 /// How long the process waits, after the client is gone, for cancelled
 /// captures to stop Lean (SIGTERM, then SIGKILL after its grace period).
@@ -42,8 +44,8 @@ pub fn run() -> anyhow::Result<u8> {
         .build()?;
     let shared = Arc::new(Shared::default());
     let serving = shared.clone();
-    rt.block_on(async move {
-        let on_end = serving.clone();
+    let end = rt.block_on(async move {
+        let captures = serving.captures.clone();
         let (service, socket) = LspService::build(|client| Backend::new(client, serving))
             .custom_method("leanscope/capture", Backend::capture)
             .custom_method("leanscope/open", Backend::open)
@@ -56,18 +58,23 @@ pub fn run() -> anyhow::Result<u8> {
                 Backend::work_done_progress_cancel,
             )
             .finish();
-        let input = stdin::WatchEnd::new(tokio::io::stdin(), move || {
-            on_end.captures.cancel_all();
-        });
-        Server::new(input, tokio::io::stdout(), socket)
-            .concurrency_level(MAX_CONCURRENT_REQUESTS)
-            .serve(service)
-            .await;
+        transport::serve(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            service,
+            socket,
+            captures,
+            STOP_WAIT,
+        )
+        .await
     });
-    // `exit` dropped the handlers of running captures, which cancelled them;
-    // their threads stop Lean before the process goes.
+    // Cancelled captures that did not answer within STOP_WAIT still stop
+    // Lean before the process goes.
     shared.captures.cancel_all();
     rt.shutdown_timeout(STOP_WAIT);
+    if matches!(end, End::Unreadable(_)) {
+        return Ok(1);
+    }
     Ok(if shared.shutdown.load(Ordering::SeqCst) {
         0
     } else {

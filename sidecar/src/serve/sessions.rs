@@ -23,6 +23,7 @@ use crate::session::engine::{
     plan, run_new, SessionEvent, SessionFailure, SessionOptions, SessionSummary,
 };
 use crate::session::store::StoreError;
+use recording::session::SessionStatus;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -146,6 +147,7 @@ pub async fn capture_folder(
         backend.name()
     );
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<SessionEvent>();
+    let cancel_seen = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
         run_new(planned, &out, &opts, &cancel, &mut |e| {
             let _ = tx.send(e);
@@ -173,6 +175,13 @@ pub async fn capture_folder(
         .map_err(|e| errors::internal(format!("the session thread failed: {e}")))?;
     guard.finished = true;
     match result {
+        // Answered only now: Lean has stopped, the manifest says
+        // `cancelled` and the session's lock is released.
+        Ok(s) if cancel_seen.is_cancelled() && s.status == SessionStatus::Cancelled => {
+            work.end(guard.cancelled_message.into()).await;
+            eprintln!("leanscope serve: session capture {id} cancelled");
+            Err(errors::session_cancelled(&s.session))
+        }
         Ok(s) => {
             let c = s.counts;
             work.end(format!(

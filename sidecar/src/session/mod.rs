@@ -4,4 +4,5 @@
 
 pub mod discover;
 pub mod engine;
+pub mod regular;
 pub mod store;

@@ -12,6 +12,8 @@ use recording::session::{
 };
 use recording::AtomicFile;
 
+use super::regular;
+
 /// Held (with `flock`) by the leanscope that writes the session; released
 /// by the kernel when it exits, however it exits.
 pub const LOCK_FILE: &str = "session.lock";
@@ -90,12 +92,11 @@ impl SessionStore {
         let lock = take_lock(dir)?;
         let manifest = read_manifest(dir)?;
         let index_path = dir.join(INDEX_FILE);
-        let mut index = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&index_path)
-            .map_err(io("cannot open", &index_path))?;
+        let mut index = regular::open(
+            &index_path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .map_err(io("cannot open", &index_path))?;
         let len = index
             .metadata()
             .map_err(io("cannot read", &index_path))?
@@ -175,12 +176,11 @@ impl SessionStore {
 
 fn take_lock(dir: &Path) -> Result<File, StoreError> {
     let path = dir.join(LOCK_FILE);
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io("cannot create", &path))?;
+    let f = regular::open(
+        &path,
+        OpenOptions::new().create(true).truncate(false).write(true),
+    )
+    .map_err(io("cannot create", &path))?;
     // SAFETY: flock on a descriptor we own.
     let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     if r != 0 {
@@ -191,7 +191,7 @@ fn take_lock(dir: &Path) -> Result<File, StoreError> {
 
 /// True when a leanscope holds the session's lock (it is really running).
 pub fn is_being_written(dir: &Path) -> bool {
-    let Ok(f) = File::open(dir.join(LOCK_FILE)) else {
+    let Ok(f) = regular::read(&dir.join(LOCK_FILE)) else {
         return false;
     };
     // SAFETY: flock on a descriptor we own; closing it releases the lock.
@@ -202,7 +202,7 @@ pub fn is_being_written(dir: &Path) -> bool {
 /// Reads and checks a session's manifest.
 pub fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let path = dir.join(MANIFEST_FILE);
-    let f = File::open(&path).map_err(|e| {
+    let f = regular::read(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             StoreError::NotASession(dir.display().to_string())
         } else {

@@ -1,0 +1,102 @@
+//! Opening a session's own files (manifest, index, lock): regular files
+//! only. A FIFO or a device put where one belongs is refused at once
+//! instead of blocking the reader, or feeding it without end.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::Path;
+
+/// Opens `path` with `opts`; an error of kind `InvalidInput` naming what
+/// the file is when it is not a regular file. The open itself does not
+/// wait (`O_NONBLOCK`, cleared again once the file is known to be regular).
+pub fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
+    let f = opts
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            // A FIFO opened for writing with no reader.
+            Some(libc::ENXIO) => not_regular(path, "a FIFO or a device"),
+            _ => e,
+        })?;
+    let kind = f.metadata()?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a file"
+        };
+        return Err(not_regular(path, what));
+    }
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own.
+    let blocking = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) == 0
+    };
+    if !blocking {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(f)
+}
+
+/// [`open`] for reading.
+pub fn read(path: &Path) -> io::Result<File> {
+    open(path, OpenOptions::new().read(true))
+}
+
+fn not_regular(path: &Path, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{} is {what}, not a regular file", path.display()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CString;
+    use std::io::{Read, Write};
+
+    fn mkfifo(p: &Path) {
+        let c = CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[test]
+    fn fifos_and_devices_are_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("index.jsonl");
+        mkfifo(&fifo);
+        let e = read(&fifo).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(
+            e.to_string().ends_with("is a FIFO, not a regular file"),
+            "{e}"
+        );
+        let e = open(&fifo, OpenOptions::new().write(true)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+        let e = read(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("is a device"), "{e}");
+        let e = read(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("not a file"), "{e}");
+    }
+
+    #[test]
+    fn regular_files_read_and_write_as_usual() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("session.json");
+        let mut w = open(&p, OpenOptions::new().create(true).write(true)).unwrap();
+        w.write_all(b"{}").unwrap();
+        drop(w);
+        let mut s = String::new();
+        read(&p).unwrap().read_to_string(&mut s).unwrap();
+        assert_eq!(s, "{}");
+    }
+}
