@@ -66,13 +66,20 @@ async function waitViewer(frame, what, pred) {
   }
 }
 
-test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compare with Baseline', async (t) => {
+test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compare with Baseline', async (ctx) => {
   const w = makeWorkspace({ delayScale: '1' });
   const vs = await start(w);
   const { page } = vs;
+  // Each step leaves a screenshot of what was on screen when it failed.
+  let failures = 0;
+  const t = {
+    test: (name, fn) => ctx.test(name, async () => {
+      try { await fn(); } catch (e) { await vs.screenshot(`FAILED-${++failures}`).catch(() => {}); throw e; }
+    }),
+  };
 
   await t.test('the commands are in the palette', async () => {
-    const titles = await vs.paletteEntries('leanscope:', 'leanscope: Show Viewer');
+    const titles = await vs.paletteEntries('leanscope:', 'leanscope: Profile Folder');
     for (const c of ['Profile File', 'Profile Folder', 'Profile Project', 'Open Recording…', 'Show Viewer', 'Compare with Baseline…']) {
       assert.ok(titles.some((x) => x.endsWith(c)), `${c} in ${titles.join(', ')}`);
     }
@@ -208,6 +215,27 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     await vs.screenshot('viewer-session');
   });
 
+  await t.test('an error loading a session\'s file is shown in the page and in the leanscope output channel', async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(firstSession, 'session.json'), 'utf8'));
+    const entry = manifest.files.find((f) => f.path === 'Demo/Async.lean');
+    fs.rmSync(path.join(firstSession, entry.recording));
+    await frame.locator('#folder-list li[data-path="Demo/Async.lean"]').click();
+    const s = await waitViewer(frame, 'the error', (x) => /Cannot open the recording/.test(x.banner));
+    assert.match(s.banner, /HTTP 404/);
+    await vs.run('Output: Show Output Channels');
+    const channel = page.locator('.quick-input-list .monaco-list-row', { hasText: /^leanscope$/ }).first();
+    await channel.waitFor({ timeout: STEP_MS });
+    await channel.click();
+    // The channel's lines as drawn (a long line wraps into several).
+    await page.waitForFunction((file) => {
+      const text = [...document.querySelectorAll('.output-view .view-lines .view-line')]
+        .map((l) => l.textContent).join('').replace(/\u00a0/g, ' ');
+      return /viewer: Cannot open the recording: cannot fetch https:\/\/\S*vscode-resource/.test(text)
+        && text.includes(`${file}: HTTP 404`);
+    }, path.basename(entry.recording), { timeout: STEP_MS });
+    await vs.screenshot('output-channel');
+  });
+
   let secondSession;
   await t.test('Profile Folder from the palette without a Lean editor asks for the folder', async () => {
     await vs.run('View: Close All Editors');
@@ -229,6 +257,8 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
   });
 
   await t.test('Compare with Baseline: the Diff tab\'s rows', async () => {
+    // Earlier notifications out of the way: this one must be seen.
+    await vs.run('Notifications: Clear All Notifications');
     await vs.run('leanscope: Compare with Baseline…');
     await vs.answerFileDialog(path.join(firstSession, 'session.json'));
     const summary = await vs.waitForNotification(/\d+ regressions?, \d+ improvements?/);
