@@ -296,7 +296,8 @@ test('Cancel stops Lean\'s process group', async () => {
   const deadline = Date.now() + STEP_MS;
   let pids = [];
   while (Date.now() < deadline) {
-    pids = fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8').split(/\s+/).filter(Boolean).map(Number) : [];
+    // The fake writes `lake PID` / `lean PID` per run.
+    pids = fs.existsSync(w.pids) ? [...fs.readFileSync(w.pids, 'utf8').matchAll(/^\w+ (\d+)$/gm)].map((m) => Number(m[1])) : [];
     if (pids.length && pids.some(alive)) break;
     await vs.page.waitForTimeout(50);
   }
