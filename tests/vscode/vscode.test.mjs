@@ -316,7 +316,7 @@ function alive(pid) {
   try { process.kill(pid, 0); return true; } catch { return false; }
 }
 
-test('Restricted Mode: no Profile commands, a hint that trust is needed; viewing works', async () => {
+test('Restricted Mode: no Profile commands, a hint that trust is needed; the viewing commands are listed', async () => {
   const w = makeWorkspace();
   const vs = await start(w, { trusted: false });
   await vs.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: STEP_MS });
