@@ -71,6 +71,12 @@ function installedExtensions(env) {
   return dir;
 }
 
+/** Removes what the run shares (the installed extension). */
+export function cleanupShared() {
+  if (extensionsDir) fs.rmSync(extensionsDir, { recursive: true, force: true });
+  extensionsDir = null;
+}
+
 /** A copy of the demo project, the fake `lake`/`lean`, and the settings
  * the extension reads (Machine settings: lakePath is machine-overridable,
  * so in code-server, a remote window, only Remote settings count). */
@@ -147,8 +153,6 @@ export async function openVsCode(w, { trusted = true, settings = {}, width = 160
     proc.stderr.on('data', onData);
     proc.once('exit', (code) => fail(new Error(`code-server exited (status ${code}) before listening:\n${log}`)));
   });
-  const timer = setTimeout(() => {}, 0);
-  clearTimeout(timer);
   await withTimeout(listening, STEP_MS, () => `code-server did not listen:\n${log}`);
   const browserDir = path.join(w.dir, 'chromium');
   const context = await chromium.launchPersistentContext(browserDir, {

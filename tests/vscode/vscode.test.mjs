@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { BUNDLE } from '../extension/helpers.mjs';
 import { spawnSync } from 'node:child_process';
-import { makeWorkspace, openVsCode, leanscope, leanscopeBin, STEP_MS } from './harness.mjs';
+import { makeWorkspace, openVsCode, leanscope, leanscopeBin, cleanupShared, STEP_MS } from './harness.mjs';
 
 // The editor's own formatting of times, to compare what is shown with the
 // CLI's numbers of the same recording.
@@ -18,7 +18,10 @@ const { createVscodeStub, loadWithStub } = require('../extension/vscode-stub.cjs
 const { formatNs, formatNsLike } = loadWithStub(BUNDLE, createVscodeStub({}).vscode);
 
 const open = [];
-after(async () => { for (const o of open.splice(0)) await o(); });
+after(async () => {
+  for (const o of open.splice(0)) await o();
+  cleanupShared();
+});
 async function start(w, options) {
   const vs = await openVsCode(w, options);
   open.push(async () => { await vs.close(); w.cleanup(); });
