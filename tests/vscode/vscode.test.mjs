@@ -58,11 +58,18 @@ async function viewerState(frame) {
   });
 }
 
-async function waitViewer(frame, what, pred) {
+async function waitViewer(vs, frame, what, pred) {
   const deadline = Date.now() + STEP_MS;
   let s;
   for (;;) {
-    s = await viewerState(frame);
+    try {
+      s = await viewerState(frame);
+    } catch (e) {
+      // The panel was replaced (a new target): read the new one.
+      if (!/detached/.test(e.message) || Date.now() > deadline) throw e;
+      frame = await vs.viewerFrame();
+      continue;
+    }
     if (pred(s)) return s;
     if (Date.now() > deadline) throw new Error(`viewer: timed out waiting for ${what}; it shows ${JSON.stringify(s).slice(0, 2000)}`);
     await frame.waitForTimeout(100);
@@ -159,7 +166,7 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     await vs.run('leanscope: Show Viewer');
     frame = await vs.viewerFrame();
     const decls = JSON.parse(leanscope('query', recording, '--json', '--all')).rows;
-    const s = await waitViewer(frame, 'declarations and a drawn timeline',
+    const s = await waitViewer(vs, frame, 'declarations and a drawn timeline',
       (x) => x.declarations.length === decls.length && x.sourceLines > 0 && x.timelineDrawn);
     assert.equal(s.banner, '', 'no error in the page');
     assert.deepEqual(s.declarations.map((d) => d.name).sort(), decls.map((d) => d.name).sort());
@@ -181,7 +188,7 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     const other = decls.find((d) => d.name === 'Demo.Clean.double_add');
     await page.locator('.monaco-editor .view-lines').first().click();
     await vs.goToLine(other.line + 1);
-    const s = await waitViewer(frame, 'double_add selected', (x) => (x.selectedTitle || '').endsWith(` ${other.name}`));
+    const s = await waitViewer(vs, frame, 'double_add selected', (x) => (x.selectedTitle || '').endsWith(` ${other.name}`));
     assert.equal(s.selectedTitle, `theorem ${other.name}`);
     await vs.screenshot('viewer-selection');
   });
@@ -205,14 +212,14 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     assert.match(status, new RegExp(`Demo ${done}/${files.length} files${failed ? ` \\(${failed} failed\\)` : ''}`));
     // The session in the viewer: its files, and one opened with its timeline.
     frame = await vs.viewerFrame();
-    let s = await waitViewer(frame, 'the session\'s files', (x) => x.folder.length > 0 && x.banner === '');
+    let s = await waitViewer(vs, frame, 'the session\'s files', (x) => x.folder.length > 0 && x.banner === '');
     const clean = s.folder.find((r) => r.path === 'Demo' || r.path.endsWith('Clean.lean'));
     assert.ok(clean, JSON.stringify(s.folder));
     if (clean.path === 'Demo') await frame.locator('#folder-list li[data-path="Demo"]').click();
     await frame.locator('#folder-list li[data-path="Demo/Clean.lean"]').click();
     const cleanRec = path.join(firstSession, manifest.files.find((f) => f.path === 'Demo/Clean.lean').recording);
     const decls = JSON.parse(leanscope('query', cleanRec, '--json', '--all')).rows;
-    s = await waitViewer(frame, 'Clean.lean of the session', (x) => x.declarations.length === decls.length && x.timelineDrawn);
+    s = await waitViewer(vs, frame, 'Clean.lean of the session', (x) => x.declarations.length === decls.length && x.timelineDrawn);
     assert.equal(s.banner, '');
     assert.deepEqual(s.declarations.map((d) => d.name).sort(), decls.map((d) => d.name).sort());
     await vs.screenshot('viewer-session');
@@ -223,7 +230,7 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     const entry = manifest.files.find((f) => f.path === 'Demo/Async.lean');
     fs.rmSync(path.join(firstSession, entry.recording));
     await frame.locator('#folder-list li[data-path="Demo/Async.lean"]').click();
-    const s = await waitViewer(frame, 'the error', (x) => /Cannot open the recording/.test(x.banner));
+    const s = await waitViewer(vs, frame, 'the error', (x) => /Cannot open the recording/.test(x.banner));
     assert.match(s.banner, /HTTP 404/);
     await vs.run('Output: Show Output Channels');
     const channel = page.locator('.quick-input-list .monaco-list-row', { hasText: /^leanscope$/ }).first();
@@ -250,12 +257,15 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     while (w.sessions().length < 2 && Date.now() < deadline) await page.waitForTimeout(100);
     secondSession = w.sessions().find((s) => s !== firstSession);
     assert.ok(secondSession, 'a second session was written');
-    const manifest = () => JSON.parse(fs.readFileSync(path.join(secondSession, 'session.json'), 'utf8'));
+    // (The session's directory is made before its manifest is written.)
+    const manifest = () => {
+      try { return JSON.parse(fs.readFileSync(path.join(secondSession, 'session.json'), 'utf8')); } catch { return { status: 'running' }; }
+    };
     while (manifest().status === 'running' && Date.now() < deadline) await page.waitForTimeout(100);
     assert.equal(manifest().status, JSON.parse(fs.readFileSync(path.join(firstSession, 'session.json'), 'utf8')).status);
     // The viewer shows the new session.
     frame = await vs.viewerFrame();
-    await waitViewer(frame, 'the second session', () => true);
+    await waitViewer(vs, frame, 'the second session', () => true);
     assert.match(await page.locator('.tabs-container .tab.active').innerText(), new RegExp(path.basename(secondSession)));
   });
 
@@ -273,7 +283,7 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     const regressions = expected.matched.filter((r) => r.status === 'regression').length;
     assert.match(summary, new RegExp(`^leanscope: ${regressions} regression`));
     frame = await vs.viewerFrame();
-    const s = await waitViewer(frame, 'the Diff tab\'s rows', (x) => x.diff.length === Math.min(rows, 500));
+    const s = await waitViewer(vs, frame, 'the Diff tab\'s rows', (x) => x.diff.length === Math.min(rows, 500));
     const names = (list) => list.map((r) => r.key.name).sort();
     assert.deepEqual(s.diff.map((r) => r.name).sort(),
       [...names(expected.matched), ...names(expected.missing), ...names(expected.new)].sort());
