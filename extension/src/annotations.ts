@@ -48,6 +48,9 @@ function code(s: string): string {
   return `${fence}${pad}${t}${pad}${fence}`;
 }
 
+/** Space in the hover's table that markdown keeps. */
+const NBSP = '&nbsp;&nbsp;';
+
 function operationRow(op: Operation): string {
   return `| ${code(op.label || op.class)} | ${op.class} · ${op.kind} | ${formatNs(op.inclusiveNs)} | ${formatNs(op.selfNs)} | ${op.thread} | ${op.rangeKind} |`;
 }
@@ -61,8 +64,11 @@ export function lineHover(bar: LineBar): string {
   if (bar.top.length === 0) return head;
   return [
     head, '',
-    '| operation | class · kind | inclusive | self | thread | range |',
-    '|---|---|---:|---:|---:|---|',
+    // The hover's table has no padding between cells: the two numeric
+    // columns are kept apart by non-breaking spaces before `thread`, or the right-aligned
+    // `self` runs into `thread`; the values are centred under it.
+    `| operation | class · kind | inclusive | self | ${NBSP}thread | range |`,
+    '|---|---|---:|---:|:---:|---|',
     ...bar.top.map(operationRow),
   ].join('\n');
 }

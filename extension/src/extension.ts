@@ -12,6 +12,7 @@ import {
   AnnotationsResult, CaptureFolderParams, CaptureFolderResult, CaptureParams, CaptureResult, CaptureSettings,
   COMPARE_METRICS, CompareParams, CompareResult, CompareSettings, METHODS, OpenResult, REQUEST_CANCELLED, SessionManifestStatus,
 } from './protocol';
+import { editorMessage } from './messages';
 import { FolderProgress, findProjectRoot, readManifest, sessionDirectory, stamp } from './sessions';
 
 export { computeAnnotations, lineHover, sha256Text, BAR_MAX_PX, HEAT_LEVELS } from './annotations';
@@ -20,6 +21,7 @@ export { formatNs, formatNsLike, formatShare, lensTitle } from './format';
 export { resolveSidecarBinary, MAX_RESTARTS } from './sidecar';
 export { findProjectRoot, sessionDirectory, FolderProgress } from './sessions';
 export { CAPTURE_BACKENDS, COMPARE_METRICS } from './protocol';
+export { editorMessage, REMOTE_SETTINGS_HINT } from './messages';
 
 let active: Sidecar | undefined;
 
@@ -216,13 +218,24 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   status.command = 'leanscope.showViewer';
   context.subscriptions.push(status);
 
+  // Restricted Mode hides the Profile commands; this says why, and where
+  // to grant trust.
+  const trustHint = vscode.window.createStatusBarItem('leanscope.trust', vscode.StatusBarAlignment.Left, 9);
+  trustHint.name = 'leanscope: trust';
+  trustHint.text = '$(workspace-untrusted) leanscope: trust the workspace to profile';
+  trustHint.tooltip = 'leanscope: Profile File, Profile Folder and Profile Project run Lean through lake, so they need a trusted workspace. Viewing recordings works in Restricted Mode. Click to manage trust.';
+  trustHint.command = 'workbench.trust.manage';
+  context.subscriptions.push(trustHint);
+  if (!vscode.workspace.isTrusted) trustHint.show();
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => trustHint.hide()));
+
   let last: LastCapture | undefined;
   let lastSession: SessionCapture | undefined;
   /** The newest capture of either kind: a recording or a session directory. */
   let newest: string | undefined;
 
   const fail = (what: string, e: unknown): void => {
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = editorMessage(e);
     log(`${what} failed: ${msg}`);
     void vscode.window.showErrorMessage(`leanscope: ${what} failed: ${msg}`);
   };
@@ -390,9 +403,18 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     let folder = arg instanceof vscode.Uri ? arg : undefined;
     if (!folder) {
       const active = vscode.window.activeTextEditor?.document.uri;
-      if (active?.scheme === 'file') folder = vscode.Uri.file(path.dirname(active.fsPath));
+      if (active?.scheme === 'file' && active.fsPath.endsWith('.lean')) folder = vscode.Uri.file(path.dirname(active.fsPath));
     }
-    if (!folder) { void vscode.window.showErrorMessage('leanscope: pick a folder in the Explorer to profile it.'); return undefined; }
+    if (!folder) {
+      // From the Command Palette without a Lean file: pick the folder.
+      const picked = await vscode.window.showOpenDialog({
+        canSelectFolders: true, canSelectFiles: false, canSelectMany: false,
+        defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri, openLabel: 'Profile Folder',
+        title: 'leanscope: the folder whose .lean files to profile',
+      });
+      if (!picked || picked.length === 0) return undefined;
+      folder = picked[0];
+    }
     let isDir = false;
     try { isDir = folder.scheme === 'file' && fs.statSync(folder.fsPath).isDirectory(); } catch { /* reported below */ }
     if (!isDir) { void vscode.window.showErrorMessage(`leanscope: ${folder.fsPath || folder.toString()} is not a local folder.`); return undefined; }

@@ -27,6 +27,11 @@ export function viewerCsp(cspSource: string, nonce: string): string {
 
 export interface ViewerConfig {
   assets: string;
+  /** false: the viewer's worker reads recordings itself. VS Code's webview
+   * answers only the page's own workers' fetches (a worker started by a
+   * worker gets 404 from its service worker), so the viewer's second,
+   * reading worker is not used there. */
+  readerWorker?: boolean;
   recording?: string; recordingName?: string;
   session?: string; index?: string;
 }
@@ -142,8 +147,8 @@ export class ViewerHost implements vscode.Disposable {
     const assets = webview.asWebviewUri(viewerDir).toString().replace(/\/?$/, '/');
     const data = webview.asWebviewUri(vscode.Uri.file(target.file)).toString();
     const config: ViewerConfig = target.kind === 'session'
-      ? { assets, session: data, index: webview.asWebviewUri(vscode.Uri.file(path.join(path.dirname(target.file), 'index.jsonl'))).toString() }
-      : { assets, recording: data, recordingName: path.basename(target.file) };
+      ? { assets, readerWorker: false, session: data, index: webview.asWebviewUri(vscode.Uri.file(path.join(path.dirname(target.file), 'index.jsonl'))).toString() }
+      : { assets, readerWorker: false, recording: data, recordingName: path.basename(target.file) };
     const host = webview.asWebviewUri(vscode.Uri.joinPath(this.mediaRoot(), 'host.js')).toString();
     return viewerHtml(template, webview.cspSource, nonce, host, config);
   }
@@ -181,6 +186,11 @@ export class ViewerHost implements vscode.Disposable {
       const q = this.queued;
       this.queued = undefined;
       if (q) this.select(q);
+    } else if (msg.type === 'leanscope.error') {
+      // What the page shows as an error (a session's file that cannot be
+      // opened, …), also where the user looks for the extension's errors.
+      const text = (m as { message?: unknown }).message;
+      if (typeof text === 'string') this.log(`viewer: ${text}`);
     } else if (msg.type === 'leanscope.revealRange') {
       await this.reveal(m as RevealMessage);
     }

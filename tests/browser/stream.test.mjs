@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
 import { ROOT, tempDir, staticServer, launchBrowser } from './helpers.mjs';
 
 let dir; let server; let browser;
@@ -100,13 +101,14 @@ test('a body that cannot be read into a buffer of ours falls back to a plain rea
 /** Runs `readElsewhere` from worker.js in a worker: reads `names` one after
  *  another (the push of name `i` throws once `throwAt[i]` bytes came),
  *  reporting for each what arrived or the error. */
-function readThroughReader(names, throwAt = []) {
+function readThroughReader(names, throwAt = [], { base = server.url, before = '' } = {}) {
   return runInWorker(`
     self.onmessage = async () => {
+      ${before}
       const byteAt = ${byteAt.toString()};
       const limits = ${JSON.stringify(throwAt)};
       const out = [];
-      for (const [i, url] of ${JSON.stringify(names.map((n) => `${server.url}${n}`))}.entries()) {
+      for (const [i, url] of ${JSON.stringify(names.map((n) => `${base}${n}`))}.entries()) {
         const limit = limits[i] ?? Infinity;
         let at = 0, wrong = 0, pieces = 0, length = null;
         const sizes = new Set();
@@ -117,7 +119,7 @@ function readThroughReader(names, throwAt = []) {
             sizes.add(chunk.buffer.byteLength);
             for (const b of chunk) if (b !== byteAt(at++)) wrong++;
           });
-          out.push({ total: at, wrong, pieces, length, sizes: [...sizes] });
+          out.push({ total: at, wrong, pieces, length, sizes: [...sizes], reader: reader !== false });
         } catch (e) {
           out.push({ error: e.message, total: at });
         }
@@ -147,4 +149,47 @@ test('the reader reports a failed fetch and stops when the bytes are refused, th
   assert.equal(whole.error, undefined);
   assert.equal(whole.total, SIZE);
   assert.equal(whole.wrong, 0);
+});
+
+/** A server whose first answer for each path is 404, like VS Code's
+ *  webview to a nested worker's fetch, and later ones the file. */
+function firstRefusingServer() {
+  const asked = new Set();
+  const srv = createServer((req, res) => {
+    if (!asked.has(req.url)) { asked.add(req.url); res.writeHead(404, { 'Access-Control-Allow-Origin': '*' }); res.end(); return; }
+    const bytes = readFileSync(join(dir, 'data.bin'));
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': bytes.length, 'Access-Control-Allow-Origin': '*' });
+    res.end(bytes);
+  });
+  return new Promise((ok) => srv.listen(0, '127.0.0.1', () => ok({ url: `http://127.0.0.1:${srv.address().port}/`, srv })));
+}
+
+test('a reader whose fetch is refused before any byte is dropped: this worker reads, then and after', async () => {
+  const flaky = await firstRefusingServer();
+  try {
+    const [first, second] = await readThroughReader(['a.bin', 'b.bin'], [], { base: flaky.url });
+    assert.equal(first.error, undefined);
+    assert.equal(first.total, SIZE);
+    assert.equal(first.length, SIZE);
+    assert.equal(first.wrong, 0);
+    assert.equal(first.reader, false, 'the reader is dropped');
+    // b.bin is fetched by this worker now: its refusal is reported, not
+    // tried again elsewhere.
+    assert.match(second.error, /cannot fetch .*b\.bin: HTTP 404/);
+    // A fresh viewer's reader, answered: it reads.
+    const [third] = await readThroughReader(['b.bin'], [], { base: flaky.url });
+    assert.equal(third.total, SIZE);
+    assert.equal(third.wrong, 0);
+    assert.equal(third.reader, true);
+  } finally {
+    flaky.srv.close();
+  }
+});
+
+test('readerWorker false (the host\'s word): recordings are read on the viewer\'s worker', async () => {
+  const [r] = await readThroughReader(['data.bin'], [], { before: 'stopReader();' });
+  assert.equal(r.reader, false);
+  assert.equal(r.total, SIZE);
+  assert.equal(r.wrong, 0);
+  assert.deepEqual(r.sizes, [1 << 21], 'read into its reused 2 MiB buffer');
 });

@@ -373,6 +373,9 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     x.test.settings['leanscope.lakePath'] = path.join(w.dir, 'no-such-lake');
     assert.equal(await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo'))), undefined);
     assert.match(x.test.log.errors.at(-1), new RegExp(`^leanscope: profiling folder Demo failed: cannot find lake: looked for ${path.join(w.dir, 'no-such-lake')}`));
+    // In the editor's words: the setting and elan, not the CLI's flag.
+    assert.doesNotMatch(x.test.log.errors.at(-1), /--lake/);
+    assert.match(x.test.log.errors.at(-1), /Install Lean with elan .*, or set the setting leanscope\.lakePath to your lake \(in a remote window .* Remote settings/);
     assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1, 'no session for a capture that could not start');
     assert.equal(status.text, '$(pulse) demo 6/7 files (1 failed)', 'the status bar keeps the last capture');
   } finally {

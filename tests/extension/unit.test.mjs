@@ -101,8 +101,8 @@ test('menus: Profile Folder on folders in the Explorer, Profile Project in the C
     return ['leanscope.profileFolder', 'leanscope.profileProject'].filter((c) => !hidden.has(c));
   };
   assert.deepEqual(palette({ workspaceFolderCount: 1, resourceScheme: 'file', resourceExtname: '.lean' }), ['leanscope.profileFolder', 'leanscope.profileProject']);
-  assert.deepEqual(palette({ workspaceFolderCount: 1, resourceScheme: 'file', resourceExtname: '.md' }), ['leanscope.profileProject']);
-  assert.deepEqual(palette({ workspaceFolderCount: 0 }), [], 'nothing to find a project from');
+  assert.deepEqual(palette({ workspaceFolderCount: 1, resourceScheme: 'file', resourceExtname: '.md' }), ['leanscope.profileFolder', 'leanscope.profileProject'], 'Profile Folder then asks for the folder');
+  assert.deepEqual(palette({ workspaceFolderCount: 0 }), ['leanscope.profileFolder'], 'no project to find; a folder can be picked');
   assert.deepEqual(palette({ workspaceFolderCount: 0, resourceScheme: 'file', resourceExtname: '.lean' }), ['leanscope.profileFolder', 'leanscope.profileProject'], 'a lone .lean file');
   // Trust is the commands' enablement, in every menu at once.
   for (const id of ['leanscope.profileFolder', 'leanscope.profileProject']) {
@@ -254,9 +254,11 @@ test('activation registers exactly the manifest commands and starts no sidecar',
     assert.deepEqual(registered, declared);
     assert.deepEqual([...x.ext.COMMANDS].sort(), declared);
     assert.equal(x.api.sidecar.pid, undefined, 'the sidecar starts on first use, not at activation');
-    assert.equal(x.test.statusItems.length, 1);
+    assert.equal(x.test.statusItems.length, 2);
     assert.equal(x.test.statusItems[0].command, 'leanscope.showViewer');
     assert.equal(x.test.statusItems[0].visible, false);
+    assert.equal(x.test.statusItems[1].id, 'leanscope.trust');
+    assert.equal(x.test.statusItems[1].visible, false, 'a trusted workspace needs no hint');
     assert.ok(x.test.log.output.some((l) => l.includes(`sidecar ${path.join(EXTENSION, 'bin/leanscope')}`)), x.test.log.output.join('\n'));
   } finally { await x.dispose(); }
 });
@@ -373,13 +375,20 @@ test('Profile Folder and Profile Project: trust, a local folder, a Lean project,
     assert.equal(untrusted.test.log.errors.length, 2);
     for (const e of untrusted.test.log.errors) assert.match(e, /needs a trusted workspace/);
     assert.equal(untrusted.api.sidecar.pid, undefined, 'no sidecar started');
+    const hint = untrusted.test.statusItems.find((i) => i.id === 'leanscope.trust');
+    assert.equal(hint.visible, true);
+    assert.equal(hint.command, 'workbench.trust.manage');
+    assert.match(hint.text, /trust the workspace to profile/);
     assert.equal(untrusted.test.log.progress.length, 0);
   } finally { await untrusted.dispose(); }
   const x = activateExtension({ settings: { 'leanscope.sidecarPath': '/nonexistent/leanscope' } });
   try {
     const run = (id, ...a) => x.test.commands.get(id)(...a);
+    // No folder and no Lean file: a folder is asked for; none picked, nothing happens.
+    const errors = x.test.log.errors.length;
     assert.equal(await run('leanscope.profileFolder'), undefined);
-    assert.equal(x.test.log.errors.at(-1), 'leanscope: pick a folder in the Explorer to profile it.');
+    assert.equal(x.test.log.dialogs.at(-1).canSelectFolders, true);
+    assert.equal(x.test.log.errors.length, errors, 'no error for a dialog dismissed');
     await run('leanscope.profileFolder', x.vscode.Uri.file(lean));
     assert.equal(x.test.log.errors.at(-1), `leanscope: ${lean} is not a local folder.`);
     await run('leanscope.profileFolder', x.vscode.Uri.file(path.join(ws, 'loose')));
@@ -493,6 +502,10 @@ test('Profile File needs a trusted workspace and a .lean file, and asks to save 
     assert.equal(r, undefined);
     assert.match(untrusted.test.log.errors[0], /needs a trusted workspace/);
     assert.equal(untrusted.api.sidecar.pid, undefined, 'no sidecar started');
+    const hint = untrusted.test.statusItems.find((i) => i.id === 'leanscope.trust');
+    assert.equal(hint.visible, true);
+    assert.equal(hint.command, 'workbench.trust.manage');
+    assert.match(hint.text, /trust the workspace to profile/);
   } finally { await untrusted.dispose(); }
   const x = activateExtension({ settings: { 'leanscope.sidecarPath': '/nonexistent/leanscope' } });
   try {

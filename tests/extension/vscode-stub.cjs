@@ -116,8 +116,11 @@ function createVscodeStub(options = {}) {
       decorationTypes.push(t);
       return t;
     },
-    createStatusBarItem(alignment, priority) {
-      const item = { alignment, priority, text: '', tooltip: '', command: undefined, visible: false, show() { this.visible = true; }, hide() { this.visible = false; }, dispose() {} };
+    createStatusBarItem(...args) {
+      // (alignment, priority) or (id, alignment, priority), as in VS Code.
+      const id = typeof args[0] === 'string' ? args.shift() : undefined;
+      const [alignment, priority] = args;
+      const item = { id, name: undefined, alignment, priority, text: '', tooltip: '', command: undefined, visible: false, show() { this.visible = true; }, hide() { this.visible = false; }, dispose() {} };
       statusItems.push(item);
       return item;
     },
@@ -172,6 +175,7 @@ function createVscodeStub(options = {}) {
 
   const workspace = {
     isTrusted: options.trusted !== false,
+    onDidGrantWorkspaceTrust: new EventEmitter().event,
     workspaceFolders: (options.workspaceFolders || []).map((p, index) => ({ uri: Uri.file(p), name: path.basename(p), index })),
     get textDocuments() { return documents; },
     getWorkspaceFolder(uri) { return workspace.workspaceFolders.find((f) => uri.fsPath.startsWith(f.uri.fsPath + path.sep)); },

@@ -99,7 +99,7 @@
     worker.onerror = (e) => showBanner(`The viewer's worker failed: ${e.message}`, true);
     // The session's manifest is fetched while the wasm instantiates.
     const session = config.session ? new URL(config.session, document.baseURI).href : null;
-    await post('init', [await wasmModule, session]);
+    await post('init', [await wasmModule, session, config.readerWorker !== false]);
     workerStarted();
   }
   async function compileWasm(url) {
@@ -126,6 +126,9 @@
     b.hidden = !text;
     b.textContent = text || '';
     b.classList.toggle('error', !!isError);
+    // The host (the VS Code extension) logs errors where the user looks
+    // for them, its output channel.
+    if (isError && text) postHost({ type: 'leanscope.error', message: text });
   }
 
   // ---- session ----

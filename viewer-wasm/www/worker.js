@@ -134,7 +134,13 @@ async function read(id, url, buffers) {
   const r = { free: buffers, out: 0, byob: false, reader: null, wake: null, cancelled: false };
   reads.set(id, r);
   try {
-    const res = await fetchOk(url);
+    let res;
+    try {
+      res = await fetchOk(url);
+    } catch (e) {
+      postMessage({ id, error: String((e && e.message) || e), unfetched: true });
+      return;
+    }
     postMessage({ id, length: Number(res.headers.get('content-length')) || 0 });
     try {
       r.reader = res.body.getReader({ mode: 'byob' });
@@ -166,14 +172,15 @@ let nextRead = 1;
 const reading = new Map();
 
 /** Starts the reader, once (at init, so that a worker's start-up is not
- *  part of the first load); false where nested workers cannot start. */
+ *  part of the first load); false where nested workers cannot start or
+ *  cannot fetch. */
 function startReader() {
   if (reader !== null) return;
   try {
     reader = new Worker(URL.createObjectURL(new Blob([READER_SOURCE], { type: 'text/javascript' })));
     reader.onmessage = (e) => { const r = reading.get(e.data.id); if (r) r(e.data); };
     reader.onerror = (e) => {
-      for (const r of reading.values()) r({ error: `the reader failed: ${e.message}` });
+      for (const r of reading.values()) r({ error: `the reader failed: ${e.message}`, unfetched: true });
     };
   } catch {
     reader = false;
@@ -186,19 +193,45 @@ function startReader() {
  *  start), the body is read on this thread. */
 async function readElsewhere(url, onLength, push) {
   startReader();
-  if (!reader) {
-    const res = await fetchOk(url);
-    onLength(Number(res.headers.get('content-length')) || 0);
-    return streamInto(res, push);
+  if (!reader) return readHere(url, onLength, push);
+  try {
+    return await readInReader(url, onLength, push);
+  } catch (e) {
+    if (!e.unfetched) throw e;
+    // The reader could not fetch what this worker may: a host whose
+    // fetches are answered for the page's own workers only (VS Code's
+    // webview answers a nested worker's fetch with 404). Read here, and
+    // from now on, when that works.
+    const bytes = await readHere(url, onLength, push);
+    stopReader();
+    return bytes;
   }
+}
+
+async function readHere(url, onLength, push) {
+  const res = await fetchOk(url);
+  onLength(Number(res.headers.get('content-length')) || 0);
+  return streamInto(res, push);
+}
+
+/** Reads on this thread from now on (the host said nested workers cannot
+ *  fetch, or a fetch showed it). */
+function stopReader() {
+  if (reader) reader.terminate();
+  reader = false;
+}
+
+function readInReader(url, onLength, push) {
   const id = nextRead++;
   const buffers = Array.from({ length: READER_BUFFERS }, () => new ArrayBuffer(READ_BYTES));
+  let started = false;
   return new Promise((resolve, reject) => {
     reading.set(id, (m) => {
       try {
-        if (m.error) throw new Error(m.error);
+        // Unfetched: nothing of the body was taken in, so it may be read again.
+        if (m.error) throw Object.assign(new Error(m.error), { unfetched: !!m.unfetched && !started });
         if (m.done) { reading.delete(id); resolve(); return; }
-        if (m.length !== undefined) { onLength(m.length); return; }
+        if (m.length !== undefined) { started = true; onLength(m.length); return; }
         push(m.piece);
         reader.postMessage({ id, give: m.piece.buffer }, [m.piece.buffer]);
       } catch (e) {
@@ -234,8 +267,11 @@ function fetchText(url) {
 
 const ops = {
   /** `wasm` is the compiled module (or its URL); `prefetchSession`, when
-   *  given, is fetched while the wasm instantiates. */
-  async init(wasm, prefetchSession) {
+   *  given, is fetched while the wasm instantiates; `readerWorker: false`
+   *  (the page's configuration, from a host whose nested workers cannot
+   *  fetch) reads recordings on this thread. */
+  async init(wasm, prefetchSession, readerWorker) {
+    if (readerWorker === false) stopReader();
     startReader();
     if (prefetchSession) {
       const text = fetchText(prefetchSession);

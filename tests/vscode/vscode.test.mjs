@@ -1,0 +1,344 @@
+// The extension in a real VS Code (code-server 4.100.3 = VS Code 1.100.3),
+// installed from the packaged VSIX and driven in Chromium the way a user
+// works: the palette, the editor, notifications, the status bar and the
+// viewer's webview (two iframes deep). Screenshots go to tests/vscode/out/.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { BUNDLE } from '../extension/helpers.mjs';
+import { spawnSync } from 'node:child_process';
+import { makeWorkspace, openVsCode, leanscope, leanscopeBin, cleanupShared, STEP_MS } from './harness.mjs';
+
+// The editor's own formatting of times, to compare what is shown with the
+// CLI's numbers of the same recording.
+const require = createRequire(import.meta.url);
+const { createVscodeStub, loadWithStub } = require('../extension/vscode-stub.cjs');
+const { formatNs, formatNsLike } = loadWithStub(BUNDLE, createVscodeStub({}).vscode);
+
+const open = [];
+after(async () => {
+  for (const o of open.splice(0)) await o();
+  cleanupShared();
+});
+async function start(w, options) {
+  const vs = await openVsCode(w, options);
+  open.push(async () => { await vs.close(); w.cleanup(); });
+  return vs;
+}
+
+/** The viewer's state: what it lists and selected, and whether its
+ * timeline drew anything (some pixel differs from the first). */
+async function viewerState(frame) {
+  return frame.evaluate(() => {
+    const c = document.getElementById('timeline');
+    let drawn = false;
+    if (c && c.width && c.height) {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 4; i < d.length && !drawn; i += 4) {
+        if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) drawn = true;
+      }
+    }
+    const rows = (sel) => [...document.querySelectorAll(sel)].map((li) => ({ ...li.dataset, selected: li.classList.contains('selected') }));
+    return {
+      banner: document.getElementById('banner').hidden ? '' : document.getElementById('banner').textContent,
+      title: document.getElementById('file-title').textContent,
+      declarations: rows('#list li[data-kind="declaration"]'),
+      folder: rows('#folder-list li'),
+      diff: rows('#list li[data-kind="diff"]'),
+      sourceLines: document.querySelectorAll('#source-lines > *').length,
+      selectedTitle: document.querySelector('#details h3')?.textContent ?? null,
+      timelineDrawn: drawn,
+      // Nothing cut off sideways: the page is as wide as the webview.
+      overflowX: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      filePanelRight: document.getElementById('file-panel').getBoundingClientRect().right,
+      width: document.documentElement.clientWidth,
+    };
+  });
+}
+
+async function waitViewer(vs, frame, what, pred) {
+  const deadline = Date.now() + STEP_MS;
+  let s;
+  for (;;) {
+    try {
+      s = await viewerState(frame);
+    } catch (e) {
+      // The panel was replaced (a new target): read the new one.
+      if (!/detached/.test(e.message) || Date.now() > deadline) throw e;
+      frame = await vs.viewerFrame();
+      continue;
+    }
+    if (pred(s)) return s;
+    if (Date.now() > deadline) throw new Error(`viewer: timed out waiting for ${what}; it shows ${JSON.stringify(s).slice(0, 2000)}`);
+    await frame.waitForTimeout(100);
+  }
+}
+
+test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compare with Baseline', async (ctx) => {
+  const w = makeWorkspace({ delayScale: '1' });
+  const vs = await start(w);
+  const { page } = vs;
+  // Each step leaves a screenshot of what was on screen when it failed.
+  let failures = 0;
+  const t = {
+    test: (name, fn) => ctx.test(name, async () => {
+      try { await fn(); } catch (e) { await vs.screenshot(`FAILED-${++failures}`).catch(() => {}); throw e; }
+    }),
+  };
+
+  await t.test('the commands are in the palette', async () => {
+    const titles = await vs.paletteEntries('leanscope:', 'leanscope: Profile Folder');
+    for (const c of ['Profile File', 'Profile Folder', 'Profile Project', 'Open Recording…', 'Show Viewer', 'Compare with Baseline…']) {
+      assert.ok(titles.some((x) => x.endsWith(c)), `${c} in ${titles.join(', ')}`);
+    }
+    // Profile Folder without any editor open: it asks for the folder.
+    assert.ok(titles.some((x) => x.endsWith('Profile Folder')), 'Profile Folder without a .lean editor');
+  });
+
+  let recording;
+  await t.test('Profile File: progress, status bar, line times, CodeLens equal the recording', async () => {
+    await vs.openFile('Demo/Clean.lean');
+    await vs.watchNotifications();
+    await vs.run('leanscope: Profile File');
+    const status = await vs.waitForStatus(/Clean\.lean \d/);
+    const seen = await vs.seenNotifications();
+    assert.ok(seen.some((s) => /leanscope: profiling Clean\.lean/.test(s)), `progress shown: ${JSON.stringify(seen)}`);
+    [recording] = w.recordings();
+    assert.ok(recording, 'a recording was written');
+    const file = JSON.parse(leanscope('query', recording, '--kind', 'file', '--json')).rows[0];
+    const decls = JSON.parse(leanscope('query', recording, '--json', '--all')).rows;
+    const info = leanscope('info', recording);
+    const elapsed = /file time\s+([\d.]+) ms elapsed/.exec(info);
+    assert.ok(elapsed, info);
+    assert.match(status, new RegExp(`Clean\\.lean ${formatNs(file.durationMs * 1e6).replace('.', '\\.')}`));
+    // One CodeLens per declaration with recorded time, as the CLI reports it.
+    await page.waitForFunction((n) => document.querySelectorAll('.monaco-editor .codelens-decoration').length >= n, decls.length, { timeout: STEP_MS });
+    const lenses = await vs.codeLenses();
+    assert.equal(lenses.length, decls.length, lenses.join(' | '));
+    for (const d of decls) {
+      const total = d.durationMs * 1e6;
+      const head = `${formatNs(total)} · self ${formatNsLike(d.selfMs * 1e6, total)} · `;
+      assert.ok(lenses.some((l) => l.startsWith(head) && / of file$/.test(l)), `${d.name}: ${head}… in ${lenses.join(' | ')}`);
+    }
+    // Line times after the lines: `double` is one line, whose time is the
+    // declaration's.
+    const texts = await vs.lineTexts();
+    const double = decls.find((d) => d.name === 'Demo.Clean.double');
+    const share = Math.round((double.durationMs / file.durationMs) * 100);
+    assert.equal(texts[double.line - 1], `${formatNs(double.durationMs * 1e6)} (${share}%)`, JSON.stringify(texts));
+    assert.ok(Object.keys(texts).length >= decls.length, `a time on each timed line: ${JSON.stringify(texts)}`);
+    await vs.screenshot('profile-file');
+  });
+
+  await t.test('a hover with the line\'s operations', async () => {
+    await vs.goToLine(16);
+    await vs.run('Show or Focus Hover');
+    const hover = page.locator('.monaco-hover .hover-contents', { hasText: 'leanscope' }).first();
+    await hover.waitFor({ timeout: STEP_MS });
+    await vs.screenshot('hover');
+    const text = await hover.innerText();
+    assert.match(text, /leanscope · line 16: .* inclusive · self /);
+    const heads = await page.locator('.monaco-hover table th').allInnerTexts();
+    assert.deepEqual(heads.map((h) => h.replace(/\s+/g, ' ').trim()), ['operation', 'class · kind', 'inclusive', 'self', 'thread', 'range']);
+    // `self` and `thread` are apart on screen.
+    // The ink of the words, without the spaces around them.
+    const boxes = await page.locator('.monaco-hover table th').evaluateAll((ths) => ths.map((th) => {
+      const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+      let node; let box = null;
+      while ((node = walker.nextNode())) {
+        const t = node.textContent;
+        const start = t.search(/\S/);
+        if (start < 0) continue;
+        const end = t.length - (t.length - t.trimEnd().length);
+        const r = document.createRange(); r.setStart(node, start); r.setEnd(node, end);
+        box = r.getBoundingClientRect();
+      }
+      return box ? { left: box.left, right: box.right } : null;
+    }));
+    assert.ok(boxes[4].left - boxes[3].right >= 6, `gap between self and thread: ${JSON.stringify(boxes.slice(3, 5))}`);
+    await page.keyboard.press('Escape');
+  });
+
+  let frame;
+  await t.test('Show Viewer: the recording\'s declarations and timeline in the webview', async () => {
+    await vs.run('leanscope: Show Viewer');
+    frame = await vs.viewerFrame();
+    const decls = JSON.parse(leanscope('query', recording, '--json', '--all')).rows;
+    const s = await waitViewer(vs, frame, 'declarations and a drawn timeline',
+      (x) => x.declarations.length === decls.length && x.sourceLines > 0 && x.timelineDrawn);
+    assert.equal(s.banner, '', 'no error in the page');
+    assert.deepEqual(s.declarations.map((d) => d.name).sort(), decls.map((d) => d.name).sort());
+    // Half the window: nothing cut off sideways.
+    assert.ok(s.overflowX <= 0, `page scrolls sideways by ${s.overflowX}px`);
+    assert.ok(s.filePanelRight <= s.width + 1, `file panel ends at ${s.filePanelRight} of ${s.width}`);
+    await vs.screenshot('viewer-recording');
+  });
+
+  await t.test('a click in the viewer moves the editor\'s selection; the cursor selects in the viewer', async () => {
+    const decls = JSON.parse(leanscope('query', recording, '--json', '--all')).rows;
+    const target = decls.find((d) => d.name === 'Demo.Clean.cases_example');
+    await frame.locator('#list li[data-kind="declaration"][data-name="Demo.Clean.cases_example"]').click();
+    // The declaration selected in the editor: the cursor at its end.
+    await page.waitForFunction((l) => /selected/.test(document.getElementById('status.editor.selection')?.innerText || '')
+      && (document.getElementById('status.editor.selection')?.innerText || '').includes(`Ln ${l},`),
+    target.endLine, { timeout: STEP_MS });
+    // The cursor into another declaration: the viewer selects it.
+    const other = decls.find((d) => d.name === 'Demo.Clean.double_add');
+    await page.locator('.monaco-editor .view-lines').first().click();
+    await vs.goToLine(other.line + 1);
+    const s = await waitViewer(vs, frame, 'double_add selected', (x) => (x.selectedTitle || '').endsWith(` ${other.name}`));
+    assert.equal(s.selectedTitle, `theorem ${other.name}`);
+    await vs.screenshot('viewer-selection');
+  });
+
+  let firstSession;
+  await t.test('Profile Folder: per-file progress, the session in the viewer', async () => {
+    await vs.watchNotifications();
+    await vs.openFile('Demo/Clean.lean');
+    await vs.run('leanscope: Profile Folder');
+    const status = await vs.waitForStatus(/Demo \d+\/\d+ files/);
+    const seen = await vs.seenNotifications();
+    [firstSession] = w.sessions();
+    const manifest = JSON.parse(fs.readFileSync(path.join(firstSession, 'session.json'), 'utf8'));
+    const files = manifest.files.map((f) => f.path);
+    assert.ok(files.length >= 5, JSON.stringify(files));
+    // Each file as it went, `k/n path`.
+    const perFile = seen.filter((x) => /\d+\/\d+ Demo\//.test(x));
+    assert.ok(perFile.length >= 2, `per-file progress: ${JSON.stringify(seen)}`);
+    const failed = manifest.files.filter((f) => f.status === 'failed').length;
+    const done = manifest.files.filter((f) => f.status !== 'failed' && f.status !== 'pending').length;
+    assert.match(status, new RegExp(`Demo ${done}/${files.length} files${failed ? ` \\(${failed} failed\\)` : ''}`));
+    // The session in the viewer: its files, and one opened with its timeline.
+    frame = await vs.viewerFrame();
+    let s = await waitViewer(vs, frame, 'the session\'s files', (x) => x.folder.length > 0 && x.banner === '');
+    const clean = s.folder.find((r) => r.path === 'Demo' || r.path.endsWith('Clean.lean'));
+    assert.ok(clean, JSON.stringify(s.folder));
+    if (clean.path === 'Demo') await frame.locator('#folder-list li[data-path="Demo"]').click();
+    await frame.locator('#folder-list li[data-path="Demo/Clean.lean"]').click();
+    const cleanRec = path.join(firstSession, manifest.files.find((f) => f.path === 'Demo/Clean.lean').recording);
+    const decls = JSON.parse(leanscope('query', cleanRec, '--json', '--all')).rows;
+    s = await waitViewer(vs, frame, 'Clean.lean of the session', (x) => x.declarations.length === decls.length && x.timelineDrawn);
+    assert.equal(s.banner, '');
+    assert.deepEqual(s.declarations.map((d) => d.name).sort(), decls.map((d) => d.name).sort());
+    await vs.screenshot('viewer-session');
+  });
+
+  await t.test('an error loading a session\'s file is shown in the page and in the leanscope output channel', async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(firstSession, 'session.json'), 'utf8'));
+    const entry = manifest.files.find((f) => f.path === 'Demo/Async.lean');
+    fs.rmSync(path.join(firstSession, entry.recording));
+    await frame.locator('#folder-list li[data-path="Demo/Async.lean"]').click();
+    const s = await waitViewer(vs, frame, 'the error', (x) => /Cannot open the recording/.test(x.banner));
+    assert.match(s.banner, /HTTP 404/);
+    await vs.run('Output: Show Output Channels');
+    const channel = page.locator('.quick-input-list .monaco-list-row', { hasText: /^leanscope$/ }).first();
+    await channel.waitFor({ timeout: STEP_MS });
+    await channel.click();
+    // The channel's lines as drawn (a long line wraps into several).
+    await page.waitForFunction((file) => {
+      const text = [...document.querySelectorAll('.output-view .view-lines .view-line')]
+        .map((l) => l.textContent).join('').replace(/\u00a0/g, ' ');
+      return /viewer: Cannot open the recording: cannot fetch https:\/\/\S*vscode-resource/.test(text)
+        && text.includes(`${file}: HTTP 404`);
+    }, path.basename(entry.recording), { timeout: STEP_MS });
+    await vs.screenshot('output-channel');
+  });
+
+  let secondSession;
+  await t.test('Profile Folder from the palette without a Lean editor asks for the folder', async () => {
+    await vs.run('View: Close All Editors');
+    await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached', timeout: STEP_MS }).catch(() => {});
+    await vs.run('leanscope: Profile Folder');
+    await vs.screenshot('profile-folder-dialog');
+    await vs.answerFolderDialog(w.file('Demo'), 'Profile Folder');
+    const deadline = Date.now() + STEP_MS;
+    while (w.sessions().length < 2 && Date.now() < deadline) await page.waitForTimeout(100);
+    secondSession = w.sessions().find((s) => s !== firstSession);
+    assert.ok(secondSession, 'a second session was written');
+    // (The session's directory is made before its manifest is written.)
+    const manifest = () => {
+      try { return JSON.parse(fs.readFileSync(path.join(secondSession, 'session.json'), 'utf8')); } catch { return { status: 'running' }; }
+    };
+    while (manifest().status === 'running' && Date.now() < deadline) await page.waitForTimeout(100);
+    assert.equal(manifest().status, JSON.parse(fs.readFileSync(path.join(firstSession, 'session.json'), 'utf8')).status);
+    // The viewer shows the new session.
+    frame = await vs.viewerFrame();
+    await waitViewer(vs, frame, 'the second session', () => true);
+    assert.match(await page.locator('.tabs-container .tab.active').innerText(), new RegExp(path.basename(secondSession)));
+  });
+
+  await t.test('Compare with Baseline: the Diff tab\'s rows', async () => {
+    // Earlier notifications out of the way: this one must be seen.
+    await vs.run('Notifications: Clear All Notifications');
+    await vs.run('leanscope: Compare with Baseline…');
+    await vs.answerFileDialog(path.join(firstSession, 'session.json'));
+    const summary = await vs.waitForNotification(/\d+ regressions?, \d+ improvements?/);
+    const json = path.join(w.dir, 'compare.json');
+    const settings = ['--metric', 'total_ns', '--json', json];
+    spawnCompare(firstSession, secondSession, settings);
+    const expected = JSON.parse(fs.readFileSync(json, 'utf8'));
+    const rows = expected.matched.length + expected.missing.length + expected.new.length;
+    const regressions = expected.matched.filter((r) => r.status === 'regression').length;
+    assert.match(summary, new RegExp(`^leanscope: ${regressions} regression`));
+    frame = await vs.viewerFrame();
+    const s = await waitViewer(vs, frame, 'the Diff tab\'s rows', (x) => x.diff.length === Math.min(rows, 500));
+    const names = (list) => list.map((r) => r.key.name).sort();
+    assert.deepEqual(s.diff.map((r) => r.name).sort(),
+      [...names(expected.matched), ...names(expected.missing), ...names(expected.new)].sort());
+    assert.equal(s.diff.filter((r) => r.status === 'regression').length, regressions);
+    await vs.screenshot('viewer-diff');
+  });
+});
+
+/** `leanscope compare` (exit 1 on a regression: both answers are fine here). */
+function spawnCompare(baseline, candidate, extra) {
+  const r = spawnSync(leanscopeBin(), ['compare', baseline, candidate, ...extra], { encoding: 'utf8' });
+  if (r.status !== 0 && r.status !== 1) throw new Error(`leanscope compare: ${r.status}: ${r.stderr}`);
+}
+
+test('Cancel stops Lean\'s process group', async () => {
+  const w = makeWorkspace({ delayScale: '40', pidfile: true });
+  const vs = await start(w);
+  await vs.openFile('Demo/Clean.lean');
+  await vs.run('leanscope: Profile Folder');
+  const cancel = vs.page.locator('.notification-toast', { hasText: 'leanscope: profiling' }).locator('.monaco-button', { hasText: 'Cancel' });
+  await cancel.waitFor({ timeout: STEP_MS });
+  // Lean is running: its pid is in the fake's pidfile and alive.
+  const deadline = Date.now() + STEP_MS;
+  let pids = [];
+  while (Date.now() < deadline) {
+    // The fake writes `lake PID` / `lean PID` per run.
+    pids = fs.existsSync(w.pids) ? [...fs.readFileSync(w.pids, 'utf8').matchAll(/^\w+ (\d+)$/gm)].map((m) => Number(m[1])) : [];
+    if (pids.length && pids.some(alive)) break;
+    await vs.page.waitForTimeout(50);
+  }
+  assert.ok(pids.some(alive), 'a fake Lean runs');
+  await vs.screenshot('cancel-running');
+  await cancel.click();
+  const status = await vs.waitForStatus(/\(cancelled\)/);
+  assert.match(status, /Demo \d+\/\d+ files.*\(cancelled\)/);
+  for (const pid of pids) assert.equal(alive(pid), false, `Lean ${pid} was stopped`);
+  const [session] = w.sessions();
+  assert.equal(JSON.parse(fs.readFileSync(path.join(session, 'session.json'), 'utf8')).status, 'cancelled');
+  await vs.screenshot('cancelled');
+});
+
+function alive(pid) {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+test('Restricted Mode: no Profile commands, a hint that trust is needed; the viewing commands are listed', async () => {
+  const w = makeWorkspace();
+  const vs = await start(w, { trusted: false });
+  await vs.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: STEP_MS });
+  const hint = await vs.waitForStatus(/leanscope: trust the workspace to profile/);
+  assert.match(hint, /trust the workspace to profile/);
+  const titles = await vs.paletteEntries('leanscope:', 'leanscope: Show Viewer');
+  assert.ok(titles.some((x) => x.endsWith('Show Viewer')), titles.join(', '));
+  for (const c of ['Profile File', 'Profile Folder', 'Profile Project']) {
+    assert.ok(!titles.some((x) => x.endsWith(c)), `${c} hidden in Restricted Mode: ${titles.join(', ')}`);
+  }
+  await vs.screenshot('restricted');
+});
