@@ -46,6 +46,13 @@ fn import_text(text: &str) -> interop::Result<Recording> {
     Ok(Recording::from_bytes(&bytes).unwrap())
 }
 
+/// A `took` line as the test expects it: label, nanoseconds, and the Lean position (line,
+/// column) of the message it was printed in, if any.
+type TookLine = (String, u64, Option<(u64, u64)>);
+
+/// An event's label, range (start line, start column, end line, end column) and range kind.
+type Placed<'a> = (&'a str, Option<(u32, u32, u32, u32)>, &'a str);
+
 /// `CATEGORY[ of DECL] took TIME` read here on its own (not with leanscope's parser): the
 /// label and nanoseconds, or `None`.
 fn took(line: &str) -> Option<(String, u64)> {
@@ -59,7 +66,7 @@ fn took(line: &str) -> Option<(String, u64)> {
 }
 
 /// Every `took` line of a log: (label, ns, Lean position if the line is in a JSON message).
-fn expected_took_lines(text: &str) -> Vec<(String, u64, Option<(u64, u64)>)> {
+fn expected_took_lines(text: &str) -> Vec<TookLine> {
     let mut out = Vec::new();
     for line in text.lines() {
         if line.starts_with('{') {
@@ -86,7 +93,7 @@ fn expected_took_lines(text: &str) -> Vec<(String, u64, Option<(u64, u64)>)> {
 }
 
 /// Every profiler event: (label, ns, the `LINE:COL` its parent names, if any).
-fn profiler_events(rec: &Recording) -> Vec<(String, u64, Option<(u64, u64)>)> {
+fn profiler_events(rec: &Recording) -> Vec<TookLine> {
     (0..rec.len() as u32)
         .filter(|&i| rec.class(i) == "profiler")
         .map(|i| {
@@ -263,7 +270,7 @@ cumulative profiling times:
     assert_eq!(rec.header.source_text, source);
     assert_eq!(rec.header.declarations.len(), 1);
     assert_eq!(rec.issue_count, 0, "{:?}", rec.issues);
-    let ranges: Vec<(&str, Option<(u32, u32, u32, u32)>, &str)> = (0..rec.len() as u32)
+    let ranges: Vec<Placed> = (0..rec.len() as u32)
         .map(|i| {
             (
                 rec.label(i),
