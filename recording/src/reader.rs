@@ -251,6 +251,17 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Resu
             .notes()
             .map(|v| v.iter().map(str::to_owned).collect())
             .unwrap_or_default(),
+        cumulative_times: h
+            .cumulative_times()
+            .map(|v| {
+                v.iter()
+                    .map(|c| CumulativeTime {
+                        category: s(c.category()),
+                        ns: c.ns(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     })
 }
 

@@ -162,6 +162,7 @@ fn header(p: &SynthParams, decls: &[DeclPlan]) -> Header {
         created_unix_ms: 0,
         producer: concat!("leanscope synth ", env!("CARGO_PKG_VERSION")).into(),
         notes: vec!["synthetic data, not a Lean capture".into()],
+        cumulative_times: Vec::new(),
     }
 }
 

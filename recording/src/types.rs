@@ -165,6 +165,15 @@ pub struct Thread {
     pub name: String,
 }
 
+/// One line of Lean's `cumulative profiling times:` block (`-Dprofiler=true`): the sum of every
+/// measurement of a category, also those under the threshold, as Lean printed it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CumulativeTime {
+    /// e.g. `import`, `elaboration`, `blocked (unaccounted)`.
+    pub category: String,
+    pub ns: u64,
+}
+
 /// Everything a recording says before its events.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Header {
@@ -189,6 +198,10 @@ pub struct Header {
     pub created_unix_ms: u64,
     pub producer: String,
     pub notes: Vec<String>,
+    /// Lean's cumulative profiling times in the order Lean printed them; empty when Lean
+    /// printed none (or the recording predates the field).
+    #[serde(default)]
+    pub cumulative_times: Vec<CumulativeTime>,
 }
 
 /// SHA-256 of a text as lowercase hex.

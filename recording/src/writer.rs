@@ -403,6 +403,21 @@ impl<W: Write> Encoder<W> {
         let threads = fbb.create_vector(&threads);
         let notes: Vec<_> = h.notes.iter().map(|n| s(fbb, n)).collect();
         let notes = fbb.create_vector(&notes);
+        let cumulative: Vec<_> = h
+            .cumulative_times
+            .iter()
+            .map(|c| {
+                let category = s(fbb, &c.category);
+                fb::CumulativeTime::create(
+                    fbb,
+                    &fb::CumulativeTimeArgs {
+                        category: Some(category),
+                        ns: c.ns,
+                    },
+                )
+            })
+            .collect();
+        let cumulative = fbb.create_vector(&cumulative);
         let sha = decode_hex_sha(&sha256_hex(h.source_text.as_bytes()));
         let sha = fbb.create_vector(&sha);
         let args = fb::HeaderArgs {
@@ -425,6 +440,7 @@ impl<W: Write> Encoder<W> {
             created_unix_ms: h.created_unix_ms,
             producer: Some(s(fbb, &h.producer)),
             notes: Some(notes),
+            cumulative_times: Some(cumulative),
         };
         let header = fb::Header::create(fbb, &args);
         let root = fb::Chunk::create(

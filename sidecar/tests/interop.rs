@@ -502,31 +502,39 @@ fn imports_lean_profile_text() {
         [
             (
                 0,
-                "interpretation",
-                "Std.Tactic.Lint.stdLinterExt",
+                "profiler",
+                "interpretation of Std.Tactic.Lint.stdLinterExt",
                 0,
                 113_000_000
             ),
-            (0, "import", "import", 113_000_000, 354_000_000),
-            (0, "simp", "simp", 467_000_000, 524_000_000),
-            (
-                0,
-                "type checking",
-                "type checking",
-                991_000_000,
-                1_200_000_000
-            ),
-            (1, "cumulative", "compilation", 0, 16_500_000),
-            (1, "cumulative", "import", 16_500_000, 354_000_000),
-            (1, "cumulative", "type checking", 370_500_000, 653_000_000),
-            (1, "cumulative", "typeclass inference", 1_023_500_000, 6_710),
+            (0, "profiler", "import", 113_000_000, 354_000_000),
+            (0, "profiler", "simp", 467_000_000, 524_000_000),
+            (0, "profiler", "type checking", 991_000_000, 1_200_000_000),
         ]
     );
-    assert!(rec
+    // the cumulative block is Lean's totals: in the header, not events
+    let cumulative: Vec<(&str, u64)> = rec
         .header
-        .notes
+        .cumulative_times
         .iter()
-        .any(|n| n.contains("skipped 1 lines")));
+        .map(|c| (c.category.as_str(), c.ns))
+        .collect();
+    assert_eq!(
+        cumulative,
+        [
+            ("compilation", 16_500_000),
+            ("import", 354_000_000),
+            ("type checking", 653_000_000),
+            ("typeclass inference", 6_710),
+        ]
+    );
+    assert!(
+        rec.header.notes.iter().any(|n| n.contains(
+            "1 lines that are not Lean profiler output were skipped: line 4: `some other message`"
+        )),
+        "{:?}",
+        rec.header.notes
+    );
 }
 
 fn chrome_err(text: &str) -> String {
@@ -723,14 +731,14 @@ fn bad_folded_and_lean_profile_text_get_specific_errors() {
         "{e}"
     );
     let lean_cases = [
-        ("hello\n", "not `lean --profile` output"),
+        ("hello\n", "not Lean's output (line 1: `hello`)"),
         (
             "simp took 12parsecs\n",
-            "line 1: `12parsecs` is not a Lean profiling time",
+            "line 1: `simp took 12parsecs` has ` took ` but no Lean profiling time",
         ),
         (
             "cumulative profiling times:\n\tsimp\n",
-            "line 2: `simp` is not `CATEGORY TIME`",
+            "line 2: malformed `cumulative profiling times` entry",
         ),
     ];
     for (text, want) in lean_cases {

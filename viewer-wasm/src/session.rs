@@ -128,6 +128,7 @@ impl SessionModel {
             recording: f.recording.clone(),
             elapsed_ms: file_time(rec).elapsed_ns.map(ns_to_ms),
             traced_ms: Some(ns_to_ms(file_time(rec).traced_ns)),
+            time_account: Some(recording::model::time_account(rec)),
             events: Some(rec.len() as u64),
             declarations: Some(rec.header.declarations.len() as u64),
             source_sha256: Some(rec.header.source_sha256.clone()),

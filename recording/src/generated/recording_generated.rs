@@ -1479,6 +1479,122 @@ impl ::core::fmt::Debug for Thread<'_> {
       ds.finish()
   }
 }
+pub enum CumulativeTimeOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+/// One line of Lean's `cumulative profiling times:` block (`-Dprofiler=true`):
+/// the sum of every measurement of one category, as Lean printed it.
+pub struct CumulativeTime<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for CumulativeTime<'a> {
+  type Inner = CumulativeTime<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> CumulativeTime<'a> {
+  pub const VT_CATEGORY: ::flatbuffers::VOffsetT = 4;
+  pub const VT_NS: ::flatbuffers::VOffsetT = 6;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    CumulativeTime { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args CumulativeTimeArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<CumulativeTime<'bldr>> {
+    let mut builder = CumulativeTimeBuilder::new(_fbb);
+    builder.add_ns(args.ns);
+    if let Some(x) = args.category { builder.add_category(x); }
+    builder.finish()
+  }
+
+
+  /// e.g. "import", "elaboration", "blocked (unaccounted)".
+  #[inline]
+  pub fn category(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(CumulativeTime::VT_CATEGORY, None)}
+  }
+  #[inline]
+  pub fn ns(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(CumulativeTime::VT_NS, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for CumulativeTime<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("category", Self::VT_CATEGORY, false)?
+     .visit_field::<u64>("ns", Self::VT_NS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct CumulativeTimeArgs<'a> {
+    pub category: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub ns: u64,
+}
+impl<'a> Default for CumulativeTimeArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    CumulativeTimeArgs {
+      category: None,
+      ns: 0,
+    }
+  }
+}
+
+pub struct CumulativeTimeBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> CumulativeTimeBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_category(&mut self, category: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(CumulativeTime::VT_CATEGORY, category);
+  }
+  #[inline]
+  pub fn add_ns(&mut self, ns: u64) {
+    self.fbb_.push_slot::<u64>(CumulativeTime::VT_NS, ns, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> CumulativeTimeBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    CumulativeTimeBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<CumulativeTime<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for CumulativeTime<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("CumulativeTime");
+      ds.field("category", &self.category());
+      ds.field("ns", &self.ns());
+      ds.finish()
+  }
+}
 pub enum HeaderOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -1514,6 +1630,7 @@ impl<'a> Header<'a> {
   pub const VT_CREATED_UNIX_MS: ::flatbuffers::VOffsetT = 36;
   pub const VT_PRODUCER: ::flatbuffers::VOffsetT = 38;
   pub const VT_NOTES: ::flatbuffers::VOffsetT = 40;
+  pub const VT_CUMULATIVE_TIMES: ::flatbuffers::VOffsetT = 42;
 
   #[inline]
   pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
@@ -1528,6 +1645,7 @@ impl<'a> Header<'a> {
     builder.add_created_unix_ms(args.created_unix_ms);
     builder.add_elapsed_ns(args.elapsed_ns);
     builder.add_threshold_ns(args.threshold_ns);
+    if let Some(x) = args.cumulative_times { builder.add_cumulative_times(x); }
     if let Some(x) = args.notes { builder.add_notes(x); }
     if let Some(x) = args.producer { builder.add_producer(x); }
     if let Some(x) = args.threads { builder.add_threads(x); }
@@ -1683,6 +1801,15 @@ impl<'a> Header<'a> {
     // which contains a valid value in this slot
     unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>>(Header::VT_NOTES, None)}
   }
+  /// Lean's cumulative profiling times, in the order Lean printed them;
+  /// empty when Lean printed none.
+  #[inline]
+  pub fn cumulative_times(&self) -> Option<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CumulativeTime<'a>>>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CumulativeTime>>>>(Header::VT_CUMULATIVE_TIMES, None)}
+  }
 }
 
 impl ::flatbuffers::Verifiable for Header<'_> {
@@ -1710,6 +1837,7 @@ impl ::flatbuffers::Verifiable for Header<'_> {
      .visit_field::<u64>("created_unix_ms", Self::VT_CREATED_UNIX_MS, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("producer", Self::VT_PRODUCER, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<&'_ str>>>>("notes", Self::VT_NOTES, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<CumulativeTime>>>>("cumulative_times", Self::VT_CUMULATIVE_TIMES, false)?
      .finish();
     Ok(())
   }
@@ -1734,6 +1862,7 @@ pub struct HeaderArgs<'a> {
     pub created_unix_ms: u64,
     pub producer: Option<::flatbuffers::WIPOffset<&'a str>>,
     pub notes: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>>,
+    pub cumulative_times: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CumulativeTime<'a>>>>>,
 }
 impl<'a> Default for HeaderArgs<'a> {
   #[inline]
@@ -1758,6 +1887,7 @@ impl<'a> Default for HeaderArgs<'a> {
       created_unix_ms: 0,
       producer: None,
       notes: None,
+      cumulative_times: None,
     }
   }
 }
@@ -1844,6 +1974,10 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> HeaderBuilder<'a, 'b, A> {
     self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Header::VT_NOTES, notes);
   }
   #[inline]
+  pub fn add_cumulative_times(&mut self, cumulative_times: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , ::flatbuffers::ForwardsUOffset<CumulativeTime<'b >>>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Header::VT_CUMULATIVE_TIMES, cumulative_times);
+  }
+  #[inline]
   pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> HeaderBuilder<'a, 'b, A> {
     let start = _fbb.start_table();
     HeaderBuilder {
@@ -1880,6 +2014,7 @@ impl ::core::fmt::Debug for Header<'_> {
       ds.field("created_unix_ms", &self.created_unix_ms());
       ds.field("producer", &self.producer());
       ds.field("notes", &self.notes());
+      ds.field("cumulative_times", &self.cumulative_times());
       ds.finish()
   }
 }

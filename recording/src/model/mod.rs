@@ -1,6 +1,7 @@
 //! The event model: the forest of events of one recording, its validation,
 //! and the timing math everything else uses.
 
+pub mod accounting;
 mod aggregate;
 pub mod annotations;
 mod classify;
@@ -12,6 +13,7 @@ mod stats;
 mod timing;
 mod validate;
 
+pub use accounting::{time_account, AccountBasis, TimeAccount};
 pub(crate) use aggregate::DeclarationIndex;
 pub use aggregate::{
     declaration_times, events_by_line, file_time, line_rows, tactic_rows, FileTime, LineRow,

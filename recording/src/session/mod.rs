@@ -169,6 +169,11 @@ pub struct FileEntry {
     /// when Lean gave no elapsed time (a file with errors, no profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traced_ms: Option<f64>,
+    /// Where the file's time went: imports, traced elaboration, the
+    /// untraced remainder and Lean's cumulative categories
+    /// (`recording::model::accounting`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_account: Option<crate::model::TimeAccount>,
     /// How long the whole capture took (Lean and leanscope).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture_wall_ms: Option<u64>,
@@ -198,6 +203,7 @@ impl FileEntry {
             recording: None,
             elapsed_ms: None,
             traced_ms: None,
+            time_account: None,
             capture_wall_ms: None,
             events: None,
             declarations: None,

@@ -1,11 +1,11 @@
 //! Capturing a Lean file: finding its project and toolchain, running Lean
 //! with profiling on, and joining what it prints into a recording.
 
-mod declarations;
+use leanscope::capture::declarations;
 mod events;
 mod from_messages;
 mod from_profile;
-pub mod lean_output;
+pub use leanscope::capture::lean_output;
 mod placer;
 pub mod process;
 pub mod project;

@@ -221,6 +221,15 @@ fn capture_unmeasured(
             .map_or(0, |d| d.as_millis() as u64),
         producer: concat!("leanscope ", env!("CARGO_PKG_VERSION")).into(),
         notes: built.notes.clone(),
+        cumulative_times: report
+            .cumulative
+            .iter()
+            .flatten()
+            .map(|c| recording::CumulativeTime {
+                category: c.category.clone(),
+                ns: c.nanoseconds,
+            })
+            .collect(),
     };
     let out = match &req.output {
         Some(o) => o.clone(),

@@ -8,7 +8,8 @@ use leanscope::interop::{self, Format, ImportOptions};
 #[derive(clap::Args)]
 pub struct Args {
     /// A Chrome/Perfetto trace, Firefox profile (Lean's trace.profiler.output),
-    /// folded stacks or `lean --profile` output.
+    /// folded stacks, or Lean's output: a `lake env lean --profile [--json]` log
+    /// (stdout and stderr merged, or stdout alone) or `trace.profiler` text.
     file: PathBuf,
     /// The recording to write.
     #[arg(long, short)]
@@ -19,16 +20,31 @@ pub struct Args {
     /// Nanoseconds per count of folded stacks.
     #[arg(long, default_value_t = 1)]
     unit_ns: u64,
+    /// The Lean file a Lean log was made from: the recording embeds it and
+    /// the log's positions become exact ranges in it.
+    #[arg(long)]
+    source: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<u8> {
-    let report = interop::import_file(
+    let source = match &a.source {
+        Some(p) => Some(
+            interop::LeanSource::read(p)
+                .with_context(|| format!("cannot read the source {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let report = interop::import_file_placed(
         &a.file,
         a.format,
         ImportOptions { unit_ns: a.unit_ns },
+        source.as_ref(),
         &a.out,
     )
     .with_context(|| format!("cannot import {}", a.file.display()))?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
     println!(
         "{}: {} events on {} threads, imported from a {}",
         a.out.display(),

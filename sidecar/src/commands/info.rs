@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use recording::model::{declaration_times, file_time};
+use recording::model::{declaration_times, file_time, time_account, TimeAccount};
 use recording::{Recording, Severity};
 use serde_json::json;
 
@@ -82,6 +82,35 @@ fn print_tree(rec: &Recording) {
     }
 }
 
+impl Info {
+    /// Where the file's time went, with what does not add up said.
+    fn print_account(&self) {
+        let a = &self.account;
+        let known = |ns: Option<u64>| ns.map_or_else(|| "unknown".to_string(), human_ns);
+        println!(
+            "time split    {} file time: imports {}, traced elaboration {}, untraced {}{}",
+            human_ns(a.file_ns),
+            known(a.imports_ns),
+            human_ns(a.traced_ns),
+            human_ns(a.untraced_ns),
+            if a.overrun_ns > 0 {
+                format!(", {} over the file time", human_ns(a.overrun_ns))
+            } else {
+                String::new()
+            }
+        );
+        if !a.categories.is_empty() {
+            println!("  Lean's cumulative profiling times:");
+        }
+        for c in &a.categories {
+            println!("    {:<32} {}", c.category, human_ns(c.ns));
+        }
+        for line in a.explanation() {
+            println!("  {line}");
+        }
+    }
+}
+
 struct Info {
     threads_used: usize,
     max_depth: u32,
@@ -89,6 +118,7 @@ struct Info {
     errors: usize,
     warnings: usize,
     traced_ns: u64,
+    account: TimeAccount,
 }
 
 impl Info {
@@ -107,6 +137,7 @@ impl Info {
             errors: count(Severity::Error),
             warnings: count(Severity::Warning),
             traced_ns: file_time(rec).traced_ns,
+            account: time_account(rec),
         }
     }
 
@@ -132,6 +163,8 @@ impl Info {
             "diagnostics": {"total": h.diagnostics.len(), "errors": self.errors, "warnings": self.warnings},
             "elapsedNs": h.elapsed_ns,
             "tracedNs": self.traced_ns,
+            "timeAccount": self.account,
+            "timeAccountExplained": self.account.explanation(),
             "notes": h.notes,
             "validation": {"issueCount": rec.issue_count, "issues": rec.issues},
         })
@@ -201,6 +234,7 @@ impl Info {
                 human_ns(self.traced_ns)
             ),
         }
+        self.print_account();
         for note in &h.notes {
             println!("note          {note}");
         }

@@ -152,6 +152,7 @@ pub fn run(a: Args) -> Result<u8> {
             recording: Some(rel),
             elapsed_ms: file_time(&rec).elapsed_ns.map(ns_to_ms),
             traced_ms: Some(ns_to_ms(file_time(&rec).traced_ns)),
+            time_account: Some(recording::model::time_account(&rec)),
             capture_wall_ms: Some(40),
             events: Some(rec.len() as u64),
             declarations: Some(rec.header.declarations.len() as u64),

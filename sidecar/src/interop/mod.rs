@@ -9,7 +9,7 @@ pub mod error;
 pub mod firefox;
 pub mod folded;
 pub mod json_scan;
-pub mod lean_profile_text;
+pub mod lean_log;
 pub mod leanprofiler_summary;
 pub mod limits;
 pub mod sink;
@@ -37,7 +37,8 @@ pub enum Format {
     Firefox,
     /// Folded/collapsed stacks (perf, inferno, py-spy).
     Folded,
-    /// The text `lean --profile` prints.
+    /// What Lean prints: a `lean --profile [--json]` log (stdout and stderr
+    /// merged, or stdout alone), or `trace.profiler` trees as text.
     LeanProfile,
     /// leanscope summary JSON.
     Summary,
@@ -54,7 +55,7 @@ impl Format {
             Format::Chrome => "Chrome trace",
             Format::Firefox => "Firefox profile",
             Format::Folded => "folded stacks",
-            Format::LeanProfile => "lean --profile output",
+            Format::LeanProfile => lean_log::FORMAT,
             Format::Summary => "leanscope summary",
             Format::LeanprofilerSummary => "LeanProfiler summary",
             Format::Speedscope => "speedscope profile",
@@ -91,7 +92,8 @@ pub fn detect(path: &Path) -> Result<Format> {
     detect_bytes(&head).ok_or_else(|| {
         InteropError::Unrecognized(format!(
             "{}: unrecognized format (not a recording, Chrome trace, Firefox profile, folded stacks, \
-             lean --profile output or summary JSON); name it with --format",
+             Lean output (a `lean --profile`/`--json` log or trace.profiler text) or summary JSON); \
+             name it with --format",
             path.display()
         ))
     })
@@ -105,6 +107,9 @@ pub fn detect_bytes(head: &[u8]) -> Option<Format> {
     let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let first = text.iter().copied().find(|b| !b.is_ascii_whitespace())?;
     let has = |needle: &str| memchr::memmem::find(text, needle.as_bytes()).is_some();
+    if is_lean_output(text) {
+        return Some(Format::LeanProfile);
+    }
     match first {
         b'[' => Some(Format::Chrome),
         b'{' => {
@@ -124,20 +129,39 @@ pub fn detect_bytes(head: &[u8]) -> Option<Format> {
         }
         _ => {
             let text = String::from_utf8_lossy(text);
-            if text.contains(lean_profile_text::CUMULATIVE_HEADER)
-                || text.lines().any(|l| {
-                    l.rsplit_once(" took ").is_some_and(|(_, t)| {
-                        lean_profile_text::parse_lean_duration(t.trim_end()).is_some()
-                    })
-                })
-            {
-                return Some(Format::LeanProfile);
-            }
             let line = text.lines().find(|l| !l.trim().is_empty())?;
             let (_, count) = line.trim_end().rsplit_once(' ')?;
             count.parse::<f64>().ok().map(|_| Format::Folded)
         }
     }
+}
+
+/// Whether the start of a file is Lean's output: a JSON message line of
+/// `lean --json`, a profiler line (`… took 12ms`, `cumulative profiling
+/// times:`), or a trace tree's header (`[Elab.command] …`, also quoted by
+/// `#guard_msgs` as `info: [Elab.command] …`) at the start of a line.
+fn is_lean_output(head: &[u8]) -> bool {
+    use crate::capture::lean_output::messages::parse_message_line;
+    use crate::capture::lean_output::profiler_lines::{parse_took_line, CUMULATIVE_HEADER};
+    let text = String::from_utf8_lossy(head);
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty()).peekable();
+    let Some(&first) = lines.peek() else {
+        return false;
+    };
+    if first.starts_with('{') {
+        // The sniffed head may end inside a long first message: then its keys tell.
+        let keys = ["\"fileName\":", "\"severity\":", "\"pos\":{", "\"data\":"];
+        return parse_message_line(1, first).is_ok() || keys.iter().all(|k| first.contains(k));
+    }
+    let trace = first.strip_prefix("info: ").unwrap_or(first);
+    if trace.starts_with('[')
+        && !trace.starts_with("[{")
+        && crate::capture::lean_output::trace_text::parse_trace_text(trace.trim_end_matches('⏎'))
+            .is_ok()
+    {
+        return true;
+    }
+    lines.any(|l| l == CUMULATIVE_HEADER || (!l.starts_with('{') && parse_took_line(l).is_some()))
 }
 
 /// Reads one line (with its `\n`) into `buf`, refusing lines longer than
@@ -195,6 +219,8 @@ pub struct ImportReport {
     pub format: Format,
     pub events: u64,
     pub threads: usize,
+    /// What the importer set aside or could not tell (also in the recording's notes).
+    pub warnings: Vec<String>,
 }
 
 fn unix_ms() -> u64 {
@@ -210,6 +236,18 @@ pub fn import_to<W: Write>(
     input: &Path,
     format: Option<Format>,
     opts: ImportOptions,
+    spill_dir: &Path,
+    out: W,
+) -> Result<(W, ImportReport)> {
+    import_to_placed(input, format, opts, None, spill_dir, out)
+}
+
+/// [`import_to`], with the Lean source a Lean log's positions are placed in.
+pub fn import_to_placed<W: Write>(
+    input: &Path,
+    format: Option<Format>,
+    opts: ImportOptions,
+    source: Option<&LeanSource>,
     spill_dir: &Path,
     out: W,
 ) -> Result<(W, ImportReport)> {
@@ -233,7 +271,15 @@ pub fn import_to<W: Write>(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    import_reader(File::open(input)?, &name, format, opts, spill_dir, out)
+    import_reader_placed(
+        File::open(input)?,
+        &name,
+        format,
+        opts,
+        source,
+        spill_dir,
+        out,
+    )
 }
 
 /// Imports from any reader; `name` names the input in the header.
@@ -245,6 +291,71 @@ pub fn import_reader<R: Read, W: Write>(
     spill_dir: &Path,
     out: W,
 ) -> Result<(W, ImportReport)> {
+    import_reader_placed(file, name, format, opts, None, spill_dir, out)
+}
+
+/// The Lean file a log was made from: its positions become ranges in it,
+/// and the recording embeds it.
+#[derive(Debug, Clone)]
+pub struct LeanSource {
+    /// As the user named it.
+    pub path: String,
+    pub text: String,
+}
+
+impl LeanSource {
+    /// Reads a source file (UTF-8, at most the recording's source limit).
+    pub fn read(path: &Path) -> Result<LeanSource> {
+        let limit = recording::limits::MAX_SOURCE_BYTES;
+        let len = std::fs::metadata(path)
+            .map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()))
+            })?
+            .len();
+        if len > limit as u64 {
+            return Err(InteropError::limit(
+                lean_log::FORMAT,
+                path.display().to_string(),
+                "the source file's size",
+                limit as u64,
+                "recording::limits::MAX_SOURCE_BYTES",
+            ));
+        }
+        let bytes = std::fs::read(path)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            InteropError::invalid(
+                lean_log::FORMAT,
+                path.display().to_string(),
+                format!(
+                    "the source is not UTF-8 (byte {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        })?;
+        Ok(LeanSource {
+            path: path.display().to_string(),
+            text,
+        })
+    }
+}
+
+/// [`import_reader`], with the Lean source a Lean log's positions are placed in.
+#[allow(clippy::too_many_arguments)]
+pub fn import_reader_placed<R: Read, W: Write>(
+    file: R,
+    name: &str,
+    format: Format,
+    opts: ImportOptions,
+    source: Option<&LeanSource>,
+    spill_dir: &Path,
+    out: W,
+) -> Result<(W, ImportReport)> {
+    if source.is_some() && format != Format::LeanProfile {
+        return Err(InteropError::Unrecognized(format!(
+            "{name}: a source file places only Lean output's positions, not a {}'s",
+            format.name()
+        )));
+    }
     if !format.is_importable() {
         return Err(InteropError::Unrecognized(format!(
             "{name}: a {} cannot be imported as a recording",
@@ -294,10 +405,42 @@ pub fn import_reader<R: Read, W: Write>(
             );
         }
         Format::LeanProfile => {
-            lean_profile_text::import(BufReader::with_capacity(1 << 16, file), &mut sink)?;
+            let log = lean_log::import(
+                BufReader::with_capacity(1 << 16, file),
+                &mut sink,
+                source.map(|s| s.text.as_str()),
+            )?;
             header.clock = ClockKind::DurationsOnly;
             header.clock_description =
-                "lean --profile durations (three significant digits), laid out back to back".into();
+                "durations Lean printed (profiler lines: three significant digits; trace headers: microseconds), laid out back to back".into();
+            header.cumulative_times = log.cumulative;
+            if log
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == recording::Severity::Error)
+            {
+                header.status = recording::CaptureStatus::Error;
+            }
+            header.diagnostics = log.diagnostics;
+            match source {
+                Some(src) => {
+                    header.source_path = src.path.clone();
+                    header.source_text = src.text.clone();
+                    header.declarations = crate::capture::declarations::scan(&src.text);
+                    header.notes.push(format!(
+                        "positions placed in {} as given with --source (Lean's positions, converted to UTF-16)",
+                        src.path
+                    ));
+                }
+                None => {
+                    if let Some(f) = log.file_name {
+                        header.source_path = f;
+                    }
+                    header.notes.push(
+                        "no source file was given (--source): positions are kept in the labels as FILE:LINE:COLUMN, without ranges".into(),
+                    );
+                }
+            }
         }
         _ => unreachable!("checked above"),
     }
@@ -306,6 +449,7 @@ pub fn import_reader<R: Read, W: Write>(
         .push(format!("imported from the {} {name}", format.name()));
     let events = sink.event_count();
     let threads = sink.threads.len();
+    let warnings = sink.notes.clone();
     let out = sink.finish(header, out)?;
     Ok((
         out,
@@ -313,6 +457,7 @@ pub fn import_reader<R: Read, W: Write>(
             format,
             events,
             threads,
+            warnings,
         },
     ))
 }
@@ -324,12 +469,23 @@ pub fn import_file(
     opts: ImportOptions,
     out: &Path,
 ) -> Result<ImportReport> {
+    import_file_placed(input, format, opts, None, out)
+}
+
+/// [`import_file`], with the Lean source a Lean log's positions are placed in.
+pub fn import_file_placed(
+    input: &Path,
+    format: Option<Format>,
+    opts: ImportOptions,
+    source: Option<&LeanSource>,
+    out: &Path,
+) -> Result<ImportReport> {
     let dir = match out.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let (file, writer) = recording::AtomicFile::create(out)?;
-    let (writer, report) = import_to(input, format, opts, &dir, writer)?;
+    let (writer, report) = import_to_placed(input, format, opts, source, &dir, writer)?;
     file.publish(writer)?;
     Ok(report)
 }

@@ -363,6 +363,7 @@ fn capture_one(
         recording: Some(rel),
         elapsed_ms: result.elapsed_ns.map(ns_to_ms),
         traced_ms: Some(ns_to_ms(file_time(&rec).traced_ns)),
+        time_account: Some(recording::model::time_account(&rec)),
         capture_wall_ms: Some(wall),
         events: Some(result.events),
         declarations: Some(result.declarations as u64),

@@ -17,7 +17,8 @@ use super::decimal::decimal_to_ns;
 /// Most entries accepted in one `cumulative profiling times:` block.
 pub const MAX_CUMULATIVE_ENTRIES: usize = 10_000;
 
-const CUMULATIVE_HEADER: &str = "cumulative profiling times:";
+/// The line that starts the cumulative block.
+pub const CUMULATIVE_HEADER: &str = "cumulative profiling times:";
 
 /// One `… took …` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,46 +94,91 @@ pub fn parse_took_lines(text: &str) -> Vec<ProfilerLine> {
     text.lines().filter_map(parse_took_line).collect()
 }
 
-/// Parses Lean's stderr: `took` lines, the cumulative block, and everything else.
-pub fn parse_stderr(stderr: &str) -> Result<StderrReport, ProfilerLinesError> {
-    let mut report = StderrReport::default();
-    let mut lines = stderr.lines().enumerate().peekable();
-    while let Some((_, line)) = lines.next() {
+/// What one line of Lean's profiler output is, read with [`ProfilerLineReader`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProfilerLineKind {
+    /// `… took …`.
+    Took(ProfilerLine),
+    /// `cumulative profiling times:`.
+    CumulativeHeader,
+    /// `\t<category> <time>` inside the cumulative block.
+    Cumulative(CumulativeTime),
+    /// Anything else (it also ends a cumulative block).
+    Other,
+}
+
+/// Reads profiler output one line at a time (the one reader of this format: Lean's stderr in a
+/// capture, and any log `leanscope import` reads). Line numbers are the caller's, 1-based.
+#[derive(Debug, Default)]
+pub struct ProfilerLineReader {
+    in_block: bool,
+    entries: usize,
+}
+
+impl ProfilerLineReader {
+    /// Classifies `line` (without its newline), given what came before it.
+    pub fn line(
+        &mut self,
+        number: usize,
+        line: &str,
+    ) -> Result<ProfilerLineKind, ProfilerLinesError> {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line == CUMULATIVE_HEADER {
-            let mut entries = Vec::new();
-            while let Some(&(entry_index, entry)) = lines.peek() {
-                let Some(body) = entry.strip_prefix('\t') else {
-                    break;
-                };
-                lines.next();
-                let body = body.strip_suffix('\r').unwrap_or(body);
+            self.in_block = true;
+            self.entries = 0;
+            return Ok(ProfilerLineKind::CumulativeHeader);
+        }
+        if self.in_block {
+            if let Some(body) = line.strip_prefix('\t') {
                 let parsed = body
                     .rsplit_once(' ')
                     .and_then(|(category, time)| Some((category, parse_profiling_time(time)?)))
                     .filter(|(category, _)| !category.is_empty());
                 let Some((category, nanoseconds)) = parsed else {
                     return Err(ProfilerLinesError::MalformedCumulativeEntry {
-                        line: entry_index + 1,
-                        text: entry.to_string(),
+                        line: number,
+                        text: line.to_string(),
                     });
                 };
-                if entries.len() >= MAX_CUMULATIVE_ENTRIES {
+                if self.entries >= MAX_CUMULATIVE_ENTRIES {
                     return Err(ProfilerLinesError::TooManyCumulativeEntries {
-                        line: entry_index + 1,
+                        line: number,
                         limit: MAX_CUMULATIVE_ENTRIES,
                     });
                 }
-                entries.push(CumulativeTime {
+                self.entries += 1;
+                return Ok(ProfilerLineKind::Cumulative(CumulativeTime {
                     category: category.to_string(),
                     nanoseconds,
-                });
+                }));
             }
-            report.cumulative = Some(entries);
-        } else if let Some(took) = parse_took_line(line) {
-            report.took.push(took);
-        } else {
-            report.other.push(line.to_string());
+            self.in_block = false;
+        }
+        Ok(match parse_took_line(line) {
+            Some(took) => ProfilerLineKind::Took(took),
+            None => ProfilerLineKind::Other,
+        })
+    }
+}
+
+/// Parses Lean's stderr: `took` lines, the cumulative block, and everything else.
+pub fn parse_stderr(stderr: &str) -> Result<StderrReport, ProfilerLinesError> {
+    let mut report = StderrReport::default();
+    let mut reader = ProfilerLineReader::default();
+    for (index, line) in stderr.lines().enumerate() {
+        match reader.line(index + 1, line)? {
+            ProfilerLineKind::Took(took) => report.took.push(took),
+            ProfilerLineKind::CumulativeHeader => report.cumulative = Some(Vec::new()),
+            ProfilerLineKind::Cumulative(entry) => {
+                if let Some(block) = report.cumulative.as_mut() {
+                    block.push(entry);
+                }
+            }
+            ProfilerLineKind::Other => {
+                report
+                    .other
+                    .push(line.strip_suffix('\r').unwrap_or(line).to_string());
+            }
         }
     }
     Ok(report)
