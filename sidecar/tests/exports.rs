@@ -150,7 +150,8 @@ fn exact_nanoseconds_must_agree_with_ts_and_dur() {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("traceEvents[0] (byte 16).args.ns") && e.contains("disagrees with `ts` and `dur`"),
+            e.contains("traceEvents[0] (byte 16).args.ns")
+                && e.contains("disagrees with `ts` and `dur`"),
             "{e}"
         );
     }
