@@ -42,8 +42,8 @@ try {
 }
 console.log('\nevents     Chrome trace import   speedscope import');
 for (const r of rows) {
-  const f = (x) => `${(x.importMs / 1000).toFixed(2)} s (${(x.importMs * 1e6 / r.events).toFixed(1)} µs/event)`;
-  console.log(`${String(r.events).padEnd(10)} ${f(r.chrome).padEnd(22)}${f(r.speedscope)}`);
+  const f = (x) => `${(x.importMs / 1000).toFixed(2)} s (${(x.importMs * 1e3 / r.events).toFixed(1)} µs/event)`;
+  console.log(`${String(r.events).padEnd(10)} ${f(r.chrome).padEnd(30)} ${f(r.speedscope)}`);
 }
 const first = rows[0]; const last = rows[rows.length - 1];
 const growth = (last.chrome.importMs / last.events) / (first.chrome.importMs / first.events);
