@@ -16,13 +16,13 @@
 //! in start order (parents before children), so a trace may be out of
 //! order by that much per thread.
 //!
-//! Export writes the object form with `displayTimeUnit: "ns"`, one process,
-//! named threads, and one `X` event per event (`ts`/`dur` in microseconds
-//! with three decimals, exact to the nanosecond), with the source file,
-//! 1-based line and leanscope's range in `args`. leanscope's header (source
-//! text, declarations, ...) rides along in `otherData.leanscope`, so that
-//! importing an exported trace gives back the same recording, except for
-//! links between threads, which the format cannot express.
+//! Export (`chrome_export`) writes the object form with one `X` event per
+//! event, in exact binary fractions of a microsecond, the exact nanoseconds
+//! in `args.ns` (read back here) and leanscope's header in bounded
+//! `leanscope_*` metadata events (read back here; the header in
+//! `otherData.leanscope`, as leanscope wrote it before, is read too), so
+//! that importing an exported trace gives back the same recording, except
+//! for links between threads, which the format cannot express.
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
