@@ -109,11 +109,15 @@ fn exported_chrome_trace_is_well_formed() {
             }
             "M" => {}
             "X" => {
-                // ts and dur are microseconds with exactly three decimals.
+                // ts and dur are microseconds in exact steps of 1/1024:
+                // the start and the end rounded down to a step; args.ns
+                // has the exact nanoseconds.
                 let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
-                let (ts_ns, dur_ns) = ((ts * 1000.0).round() as u64, (dur * 1000.0).round() as u64);
-                assert_eq!(ts_ns, rec.start(x));
-                assert_eq!(dur_ns, rec.inclusive_ns(x));
+                let (ts_ns, dur_ns) = (rec.start(x), rec.inclusive_ns(x));
+                assert_eq!(e["args"]["ns"], serde_json::json!([ts_ns, dur_ns]));
+                let step = |ns: u64| (u128::from(ns) * 128 / 125) as f64;
+                assert_eq!(ts * 1024.0, step(ts_ns));
+                assert_eq!((ts + dur) * 1024.0, step(ts_ns + dur_ns));
                 if let Some(r) = rec.range(x) {
                     assert_eq!(e["args"]["file"], rec.header.source_path.as_str());
                     assert_eq!(e["args"]["line"], r.start_line + 1);

@@ -22,12 +22,21 @@
   };
 
   // ---- formatting (the same units as the CLI's human_ns) ----
-  function fmtNs(ns) {
+  // A negative time (before the clock's zero) in the unit of its
+  // magnitude; `scale` (a magnitude) picks the unit instead, so that
+  // values shown together share one.
+  function fmtNs(ns, scale) {
     if (ns === null || ns === undefined) return '—';
-    if (ns >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
-    if (ns >= 1e6) return `${(ns / 1e6).toFixed(1)} ms`;
-    if (ns >= 1e3) return `${(ns / 1e3).toFixed(0)} µs`;
-    return `${ns} ns`;
+    const m = Math.abs(scale === undefined ? ns : scale);
+    if (m >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
+    if (m >= 1e6) return `${(ns / 1e6).toFixed(1)} ms`;
+    if (m >= 1e3) return `${(ns / 1e3).toFixed(0)} µs`;
+    return `${Math.round(ns) + 0} ns`;
+  }
+  /** The timeline's window: both ends in the unit of the larger one. */
+  function fmtWindow(t0, t1) {
+    const scale = Math.max(Math.abs(t0), Math.abs(t1));
+    return `${fmtNs(Math.round(t0), scale)} – ${fmtNs(Math.round(t1), scale)} (${fmtNs(Math.round(t1 - t0))} shown)`;
   }
   /** A count with thousands separators. Not toLocaleString: its first
    *  call loads the browser's number formatting, tens of milliseconds of
@@ -977,7 +986,7 @@
       ctx.globalAlpha = 1;
       // Written only when it changed: a changed text makes the next
       // redraw's reads of sizes and styles lay out the whole page again.
-      const shown = `${fmtNs(Math.round(t0))} – ${fmtNs(Math.round(t1))} (${fmtNs(Math.round(span))} shown)`;
+      const shown = fmtWindow(t0, t1);
       const windowText = $('timeline-window');
       if (windowText.textContent !== shown) windowText.textContent = shown;
     }

@@ -1,8 +1,8 @@
 //! `leanscope export`: a recording in another profiler's format.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use leanscope::interop::{chrome, folded, speedscope, summary_json, Format, ImportOptions};
 use recording::summary::GroupBy;
 use recording::AtomicFile;
@@ -27,9 +27,11 @@ pub struct Args {
     input: PathBuf,
     #[arg(long, value_enum)]
     format: ExportFormat,
-    /// The file to write.
+    /// The file to write; by default the input's name with the extension
+    /// each format's tools expect (`.trace.json`, `.speedscope.json`,
+    /// `.folded`, `.summary.json`), beside the input.
     #[arg(long, short)]
-    out: PathBuf,
+    out: Option<PathBuf>,
     /// Grouping of `--format summary`.
     #[arg(long, value_parser = parse_group_by, default_value = "name")]
     group_by: GroupBy,
@@ -44,11 +46,46 @@ pub fn parse_group_by(s: &str) -> Result<GroupBy, String> {
     })
 }
 
+impl ExportFormat {
+    /// The ending the format's tools expect of a file name: speedscope
+    /// takes a `*.chrome.json` for a DevTools timeline, and recognizes
+    /// `*.speedscope.json`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Chrome => "trace.json",
+            ExportFormat::Speedscope => "speedscope.json",
+            ExportFormat::Folded => "folded",
+            ExportFormat::Summary => "summary.json",
+        }
+    }
+}
+
+/// The default output of exporting `input` as `format`: its name up to the
+/// first `.`, with the format's extension, beside it.
+pub fn default_out(input: &Path, format: ExportFormat) -> PathBuf {
+    let name = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = match name.split_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_owned(),
+        _ => name,
+    };
+    input.with_file_name(format!("{stem}.{}", format.extension()))
+}
+
 pub fn run(a: Args) -> Result<u8> {
+    let out = a.out.unwrap_or_else(|| default_out(&a.input, a.format));
+    if out == a.input {
+        bail!(
+            "the export would overwrite its input {}; name another file with --out",
+            out.display()
+        );
+    }
     let input = Input::classify(&a.input, a.input_format)?;
     let rec = open_recording(&input, ImportOptions::default())?;
     let (file, w) =
-        AtomicFile::create(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
+        AtomicFile::create(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let w = match a.format {
         ExportFormat::Chrome => chrome::export(&rec, w)?,
         ExportFormat::Speedscope => speedscope::export(&rec, w)?,

@@ -16,32 +16,37 @@
 //! in start order (parents before children), so a trace may be out of
 //! order by that much per thread.
 //!
-//! Export writes the object form with `displayTimeUnit: "ns"`, one process,
-//! named threads, and one `X` event per event (`ts`/`dur` in microseconds
-//! with three decimals, exact to the nanosecond), with the source file,
-//! 1-based line and leanscope's range in `args`. leanscope's header (source
-//! text, declarations, ...) rides along in `otherData.leanscope`, so that
-//! importing an exported trace gives back the same recording, except for
-//! links between threads, which the format cannot express.
+//! Export (`chrome_export`) writes the object form with one `X` event per
+//! event, in exact binary fractions of a microsecond, the exact nanoseconds
+//! in `args.ns` (read back here) and leanscope's header in bounded
+//! `leanscope_*` metadata events (read back here; the header in
+//! `otherData.leanscope`, as leanscope wrote it before, is read too), so
+//! that importing an exported trace gives back the same recording, except
+//! for links between threads, which the format cannot express.
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
-use std::io::{Read, Write};
+use std::io::Read;
 
-use recording::{Header, RangeKind, Recording, SourceRange};
+use recording::{Declaration, Diagnostic, Header, RangeKind, SourceRange};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::chrome_event::{parse_event, ArgSpans, EventSpans, IdSpan, Num, Span};
+use super::chrome_export::{DECLARATIONS_EVENT, DIAGNOSTICS_EVENT, HEADER_EVENT, SOURCE_EVENT};
 use super::error::{InteropError, Result};
 use super::json_scan::Scanner;
 use super::limits::{
-    MAX_CHROME_EVENT_BYTES, MAX_OPEN_SPANS, MAX_PENDING_EVENTS, MAX_REORDER_EVENTS, MAX_STACK_DEPTH,
+    MAX_CHROME_EVENT_BYTES, MAX_HEADER_ITEMS, MAX_OPEN_SPANS, MAX_PENDING_EVENTS,
+    MAX_REORDER_EVENTS, MAX_STACK_DEPTH,
 };
 use super::sink::{IdEvent, TraceSink};
 
 const FORMAT: &str = "Chrome trace";
+
+/// The names of the metadata events that carry leanscope's header.
+const HEADER_PREFIX: &str = "leanscope_";
 
 /// A `pid` or `tid`: a number or a string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -170,6 +175,7 @@ enum Args<'a> {
     Raw(&'a str),
     Read {
         range: Option<[u32; 4]>,
+        ns: Option<[u64; 2]>,
         range_kind: Option<Cow<'a, str>>,
         name: Option<Cow<'a, str>>,
     },
@@ -211,6 +217,7 @@ impl<'a> RawEvent<'a> {
             None => None,
             Some(a) => Some(Args::Read {
                 range: a.range,
+                ns: a.ns,
                 range_kind: string(a.range_kind)?,
                 name: string(a.name)?,
             }),
@@ -253,6 +260,7 @@ fn all_ascii(b: &[u8]) -> bool {
 #[derive(Deserialize)]
 struct RangeArgs<'a> {
     range: Option<[u32; 4]>,
+    ns: Option<[u64; 2]>,
     #[serde(borrow)]
     range_kind: Option<Cow<'a, str>>,
 }
@@ -498,7 +506,20 @@ struct Importer<'s> {
     waiting: usize,
     ignored: std::collections::BTreeMap<String, u64>,
     unmatched_async: u64,
+    /// The header of `otherData` (as leanscope wrote it before 0.2).
     header: Option<Header>,
+    header_parts: HeaderParts,
+}
+
+/// leanscope's header as its metadata events give it.
+#[derive(Default)]
+struct HeaderParts {
+    header: Option<Header>,
+    source: String,
+    declarations: Vec<Declaration>,
+    diagnostics: Vec<Diagnostic>,
+    /// The first of these events.
+    seen_at: Option<u64>,
 }
 
 fn at(seq: u64) -> String {
@@ -575,6 +596,13 @@ impl<'s> Importer<'s> {
         if self.usual_complete_event(seq, slice, ev)? {
             return Ok(());
         }
+        // leanscope's header events go the general way, which keeps `args`.
+        let named = |s: Option<Span>, prefix: &[u8]| {
+            s.is_some_and(|s| slice[s.start as usize..s.end as usize].starts_with(prefix))
+        };
+        if named(ev.ph, b"M") && named(ev.name, HEADER_PREFIX.as_bytes()) {
+            return self.event(seq, slice, offset);
+        }
         match RawEvent::from_spans(slice, ev) {
             Some(ev) => self.import_event(seq, &ev, offset),
             None => self.event(seq, slice, offset),
@@ -623,6 +651,7 @@ impl<'s> Importer<'s> {
                 // SAFETY: `bytes` is all ASCII, which is UTF-8.
                 .map(|b| unsafe { std::str::from_utf8_unchecked(b) }),
         };
+        let ns = ev.args.and_then(|a| a.ns);
         let range = match ev.args {
             Some(ArgSpans {
                 range: Some(r),
@@ -647,7 +676,8 @@ impl<'s> Importer<'s> {
             Some((TrackKey::Thread(Id::Num(p), Id::Num(t)), i)) if *p == pid && *t == tid => *i,
             _ => self.track(TrackKey::Thread(Id::Num(pid), Id::Num(tid)), seq)?,
         };
-        self.complete_named(t, seq, (ts, dur), (cat, name), range)?;
+        let times = exact_times((ts, dur), ns, &|| at(seq))?;
+        self.complete_named(t, seq, times, (cat, name), range)?;
         Ok(true)
     }
 
@@ -684,16 +714,24 @@ impl<'s> Importer<'s> {
         };
         let t = self.track(key, seq)?;
         let name = ev.name.as_deref().unwrap_or("");
-        let range = match &ev.args {
-            Some(Args::Raw(a)) if memchr::memmem::find(a.as_bytes(), b"\"range\"").is_some() => {
+        let (range, ns) = match &ev.args {
+            Some(Args::Raw(a))
+                if memchr::memmem::find(a.as_bytes(), b"\"range\"").is_some()
+                    || memchr::memmem::find(a.as_bytes(), b"\"ns\"").is_some() =>
+            {
                 range_arg(a, &where_)?
             }
             Some(Args::Read {
                 range: Some(r),
                 range_kind,
+                ns,
                 ..
-            }) => Some((range_of(*r), range_kind_of(range_kind.as_deref(), &where_)?)),
-            _ => None,
+            }) => (
+                Some((range_of(*r), range_kind_of(range_kind.as_deref(), &where_)?)),
+                *ns,
+            ),
+            Some(Args::Read { ns, .. }) => (None, *ns),
+            _ => (None, None),
         };
         match ph {
             "X" => {
@@ -701,7 +739,8 @@ impl<'s> Importer<'s> {
                     InteropError::invalid(FORMAT, where_(), "an `X` event needs `dur`")
                 })?;
                 let cat = ev.cat.as_deref().unwrap_or("");
-                self.complete_named(t, seq, (ts, dur), (cat, name), range)
+                let times = exact_times((ts, dur), ns, &where_)?;
+                self.complete_named(t, seq, times, (cat, name), range)
             }
             "B" | "b" => {
                 if self.tracks[t].open.len() >= MAX_OPEN_SPANS {
@@ -824,6 +863,9 @@ impl<'s> Importer<'s> {
 
     fn metadata(&mut self, ev: &RawEvent, seq: u64) -> Result<()> {
         let name = ev.name.as_deref().unwrap_or("");
+        if name.starts_with(HEADER_PREFIX) {
+            return self.header_part(name, ev, seq);
+        }
         if name != "thread_name" && name != "process_name" {
             return Ok(());
         }
@@ -847,6 +889,73 @@ impl<'s> Importer<'s> {
             let tid = ev.tid.as_ref().map_or(Id::Num(0), Id::to_static);
             self.thread_names.insert((pid, tid), value);
         }
+        Ok(())
+    }
+
+    /// A piece of leanscope's header (see `chrome_export`).
+    fn header_part(&mut self, name: &str, ev: &RawEvent, seq: u64) -> Result<()> {
+        let where_ = || format!("{}.args", at(seq));
+        let Some(Args::Raw(args)) = &ev.args else {
+            return Err(InteropError::invalid(
+                FORMAT,
+                at(seq),
+                format!("the metadata event `{name}` has no `args`"),
+            ));
+        };
+        let read = |e: serde_json::Error| InteropError::invalid(FORMAT, where_(), e.to_string());
+        let parts = &mut self.header_parts;
+        let items = parts.declarations.len() + parts.diagnostics.len();
+        let too_many = || {
+            InteropError::limit(
+                FORMAT,
+                where_(),
+                "the declarations and diagnostics of leanscope's header",
+                MAX_HEADER_ITEMS as u64,
+                "MAX_HEADER_ITEMS",
+            )
+        };
+        match name {
+            HEADER_EVENT => {
+                let a: HeaderArgs = serde_json::from_str(args).map_err(read)?;
+                if parts.header.replace(a.header).is_some() {
+                    return Err(InteropError::invalid(
+                        FORMAT,
+                        at(seq),
+                        format!("a second `{HEADER_EVENT}` event"),
+                    ));
+                }
+            }
+            SOURCE_EVENT => {
+                let a: SourceArgs = serde_json::from_str(args).map_err(read)?;
+                if parts.source.len() + a.text.len() > recording::limits::MAX_SOURCE_BYTES {
+                    return Err(InteropError::limit(
+                        FORMAT,
+                        where_(),
+                        "the source text of leanscope's header",
+                        recording::limits::MAX_SOURCE_BYTES as u64,
+                        "MAX_SOURCE_BYTES",
+                    ));
+                }
+                parts.source.push_str(&a.text);
+            }
+            DECLARATIONS_EVENT => {
+                let a: DeclarationArgs = serde_json::from_str(args).map_err(read)?;
+                if items + a.declarations.len() > MAX_HEADER_ITEMS {
+                    return Err(too_many());
+                }
+                parts.declarations.extend(a.declarations);
+            }
+            DIAGNOSTICS_EVENT => {
+                let a: DiagnosticArgs = serde_json::from_str(args).map_err(read)?;
+                if items + a.diagnostics.len() > MAX_HEADER_ITEMS {
+                    return Err(too_many());
+                }
+                parts.diagnostics.extend(a.diagnostics);
+            }
+            // Other `leanscope_` metadata (of a later version) is not read.
+            _ => return Ok(()),
+        }
+        parts.seen_at.get_or_insert(seq);
         Ok(())
     }
 
@@ -1003,9 +1112,24 @@ impl<'s> Importer<'s> {
                 parts.join(", ")
             ));
         }
-        Ok(ChromeImport {
-            header: self.header,
-        })
+        let parts = self.header_parts;
+        let header = match (parts.header, parts.seen_at) {
+            (Some(h), _) => Some(Header {
+                source_text: parts.source,
+                declarations: parts.declarations,
+                diagnostics: parts.diagnostics,
+                ..h
+            }),
+            (None, Some(seq)) => {
+                return Err(InteropError::invalid(
+                    FORMAT,
+                    at(seq),
+                    format!("parts of leanscope's header without its `{HEADER_EVENT}` event"),
+                ))
+            }
+            (None, None) => self.header,
+        };
+        Ok(ChromeImport { header })
     }
 }
 
@@ -1047,17 +1171,56 @@ fn time_field(v: Option<Time>, field: &str, where_: &dyn Fn() -> String) -> Resu
         })
 }
 
-fn range_arg(args: &str, where_: &dyn Fn() -> String) -> Result<Option<(SourceRange, RangeKind)>> {
+/// The range and exact times leanscope keeps in an event's `args`.
+type EventArgs = (Option<(SourceRange, RangeKind)>, Option<[u64; 2]>);
+
+fn range_arg(args: &str, where_: &dyn Fn() -> String) -> Result<EventArgs> {
     let a: RangeArgs = serde_json::from_str(args)
         .map_err(|e| InteropError::invalid(FORMAT, format!("{}.args", where_()), e.to_string()))?;
     let Some(range) = a.range else {
-        return Ok(None);
+        return Ok((None, a.ns));
     };
-    Ok(Some((
-        range_of(range),
-        range_kind_of(a.range_kind.as_deref(), where_)?,
-    )))
+    Ok((
+        Some((
+            range_of(range),
+            range_kind_of(a.range_kind.as_deref(), where_)?,
+        )),
+        a.ns,
+    ))
 }
+
+/// An `X` event's start and duration in nanoseconds: those of `args.ns`
+/// (leanscope's exact times) when present, which must agree with `ts` and
+/// `dur` (read as nanoseconds) as leanscope writes them: each time rounded
+/// down to a step of 1/1024 µs, so `ts` and `ts + dur` are within
+/// [`NS_SLACK`] of the start and the end.
+fn exact_times(
+    (ts, dur): (u64, u64),
+    ns: Option<[u64; 2]>,
+    where_: &dyn Fn() -> String,
+) -> Result<(u64, u64)> {
+    let Some([start, d]) = ns else {
+        return Ok((ts, dur));
+    };
+    let bad = |why: String| InteropError::invalid(FORMAT, format!("{}.args.ns", where_()), why);
+    let end = start
+        .checked_add(d)
+        .filter(|&e| e <= recording::limits::MAX_TIME_NS)
+        .ok_or_else(|| bad(format!("`ns` [{start}, {d}] ends past the largest time")))?;
+    let near = |exact: u64, written: u64| exact.abs_diff(written) <= NS_SLACK;
+    if !near(start, ts) || !near(end, ts + dur) {
+        return Err(bad(format!(
+            "`ns` [{start}, {d}] disagrees with `ts` and `dur` ({ts} and {dur} ns; \
+             leanscope writes the start and the end of `ns` rounded down to 1/1024 µs)"
+        )));
+    }
+    Ok((start, d))
+}
+
+/// How far `ts` and `ts + dur`, read as whole nanoseconds, may be from
+/// the exact times of `args.ns`: a step (under 1 ns) of rounding down on
+/// writing, and the rounding of each of `ts` and `dur` to nanoseconds.
+const NS_SLACK: u64 = 2;
 
 fn range_of([sl, sc, el, ec]: [u32; 4]) -> SourceRange {
     SourceRange::new(sl, sc, el, ec)
@@ -1076,6 +1239,26 @@ fn range_kind_of(kind: Option<&str>, where_: &dyn Fn() -> String) -> Result<Rang
             ))
         }
     })
+}
+
+#[derive(Deserialize)]
+struct HeaderArgs {
+    header: Header,
+}
+
+#[derive(Deserialize)]
+struct SourceArgs {
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct DeclarationArgs {
+    declarations: Vec<Declaration>,
+}
+
+#[derive(Deserialize)]
+struct DiagnosticArgs {
+    diagnostics: Vec<Diagnostic>,
 }
 
 #[derive(Deserialize)]
@@ -1127,6 +1310,7 @@ fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<Ch
         ignored: Default::default(),
         unmatched_async: 0,
         header: None,
+        header_parts: HeaderParts::default(),
     };
     match s.peek()? {
         None => return Err(InteropError::syntax(FORMAT, "byte 0", "the input is empty")),
@@ -1266,73 +1450,7 @@ fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool
     }
 }
 
-/// A time in nanoseconds as trace-event microseconds with three decimals.
-pub fn ns_to_micros(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1000, ns % 1000)
-}
-
-/// Writes `rec` as a Chrome trace.
-pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
-    let json = |v: &str| serde_json::to_string(v).expect("strings serialize");
-    out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
-    let process = if rec.header.source_path.is_empty() {
-        "lean".to_string()
-    } else {
-        format!("lean {}", rec.header.source_path)
-    };
-    write!(
-        out,
-        "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{{\"name\":{}}}}}",
-        json(&process)
-    )?;
-    for (t, thread) in rec.header.threads.iter().enumerate() {
-        write!(
-            out,
-            ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":{t},\"args\":{{\"name\":{}}}}}",
-            json(&thread.name)
-        )?;
-        write!(
-            out,
-            ",\n{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":{t},\"args\":{{\"sort_index\":{t}}}}}"
-        )?;
-    }
-    let file = json(&rec.header.source_path);
-    for i in 0..rec.len() as u32 {
-        write!(
-            out,
-            ",\n{{\"ph\":\"X\",\"name\":{},\"cat\":{},\"ts\":{},\"dur\":{},\"pid\":1,\"tid\":{}",
-            json(rec.label(i)),
-            json(rec.class(i)),
-            ns_to_micros(rec.start(i)),
-            ns_to_micros(rec.inclusive_ns(i)),
-            rec.thread(i)
-        )?;
-        if let Some(r) = rec.range(i) {
-            write!(
-                out,
-                ",\"args\":{{\"file\":{file},\"line\":{},\"column\":{},\"range\":[{},{},{},{}],\"range_kind\":\"{}\"}}",
-                r.start_line + 1,
-                r.start_col,
-                r.start_line,
-                r.start_col,
-                r.end_line,
-                r.end_col,
-                rec.range_kind(i).as_str()
-            )?;
-        }
-        out.write_all(b"}")?;
-    }
-    // leanscope's header last, so the events start near the top of the file.
-    let mut header = rec.header.clone();
-    header.threads.clear();
-    writeln!(
-        out,
-        "\n],\"otherData\":{{\"leanscope\":{{\"header\":{}}}}}}}",
-        serde_json::to_string(&header).map_err(std::io::Error::other)?
-    )?;
-    out.flush()?;
-    Ok(out)
-}
+pub use super::chrome_export::{export, HEADER_CHUNK_BYTES};
 
 #[cfg(test)]
 mod tests {

@@ -69,6 +69,8 @@ pub struct Num {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ArgSpans {
     pub range: Option<[u32; 4]>,
+    /// leanscope's exact `[start, duration]` in nanoseconds.
+    pub ns: Option<[u64; 2]>,
     pub range_kind: Option<Span>,
     pub name: Option<Span>,
 }
@@ -435,6 +437,7 @@ impl<'a> Parser<'a> {
             match key {
                 b"range" => set(&mut a.range, self.range()?)?,
                 b"range_kind" => set(&mut a.range_kind, self.string()?)?,
+                b"ns" => set(&mut a.ns, self.pair()?)?,
                 b"name" => set(&mut a.name, self.string()?)?,
                 _ => self.skip_value(2)?,
             }
@@ -456,6 +459,19 @@ impl<'a> Parser<'a> {
             *v = u32::try_from(self.small_integer()?).map_err(|_| Stop::Bail)?;
             self.ws()?;
             self.expect(if k == 3 { b']' } else { b',' })?;
+        }
+        Ok(r)
+    }
+
+    /// leanscope's `[start, duration]`: two small non-negative integers.
+    fn pair(&mut self) -> Parsed<[u64; 2]> {
+        let mut r = [0u64; 2];
+        self.expect(b'[')?;
+        for (k, v) in r.iter_mut().enumerate() {
+            self.ws()?;
+            *v = self.small_integer()?;
+            self.ws()?;
+            self.expect(if k == 1 { b']' } else { b',' })?;
         }
         Ok(r)
     }

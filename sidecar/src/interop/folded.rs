@@ -10,15 +10,17 @@
 //! recording is `durations-only`: the order of calls is not known.
 //!
 //! Export writes each distinct stack (of labels, root first) with the self
-//! time of its events in nanoseconds, sorted by stack. `;` and line breaks
+//! time of its events in nanoseconds, depth first (the stacks under one
+//! stack by frame name). `;` and line breaks
 //! in names become `:` and spaces, the only changes the format forces.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 use recording::Recording;
 
 use super::error::{InteropError, Result};
+use super::json_write::{flush_when_full, uint, FLUSH_BYTES};
 use super::limits::{MAX_LINE_BYTES, MAX_STACK_DEPTH, MAX_TREE_NODES};
 use super::read_line_bounded;
 use super::sink::{InternedEvent, TraceSink};
@@ -219,28 +221,63 @@ fn frame_name(s: &str) -> String {
         .collect()
 }
 
-/// Writes the self time of each distinct stack of `rec`, in nanoseconds.
+/// Writes the self time of each distinct stack of `rec`, in nanoseconds,
+/// streaming: it holds one entry per distinct stack (a tree of them), not
+/// one per event. Stacks come depth first, the frames under one stack in
+/// name order.
 pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
-    let mut paths: Vec<String> = Vec::with_capacity(rec.len());
-    let mut stacks: BTreeMap<String, u64> = BTreeMap::new();
-    for i in 0..rec.len() as u32 {
+    // Node 0 is the virtual root; node n > 0 is (parent node, frame name).
+    let mut parent_of: Vec<u32> = vec![NONE];
+    let mut names: Vec<&str> = vec![""];
+    let mut self_ns: Vec<u64> = vec![0];
+    let mut node: HashMap<(u32, &str), u32> = HashMap::new();
+    let mut work: Vec<(u32, u32)> = rec.roots().map(|r| (r, 0)).collect();
+    work.reverse();
+    while let Some((i, under)) = work.pop() {
         let name = if rec.label(i).is_empty() {
             rec.class(i)
         } else {
             rec.label(i)
         };
-        let path = match rec.parent(i) {
-            Some(p) => format!("{};{}", paths[p as usize], frame_name(name)),
-            None => frame_name(name),
-        };
-        if rec.self_ns(i) > 0 {
-            *stacks.entry(path.clone()).or_default() += rec.self_ns(i);
+        let next = names.len() as u32;
+        let n = *node.entry((under, name)).or_insert_with(|| {
+            parent_of.push(under);
+            names.push(name);
+            self_ns.push(0);
+            next
+        });
+        self_ns[n as usize] += rec.self_ns(i);
+        work.extend(rec.children(i).iter().rev().map(|&c| (c, n)));
+    }
+    drop(node);
+    let mut kids: Vec<Vec<u32>> = vec![Vec::new(); names.len()];
+    for n in 1..names.len() {
+        kids[parent_of[n] as usize].push(n as u32);
+    }
+    for k in kids.iter_mut() {
+        k.sort_unstable_by_key(|&n| names[n as usize]);
+    }
+    let mut b: Vec<u8> = Vec::with_capacity(2 * FLUSH_BYTES);
+    // Depth first: (node, length of the path before it).
+    let mut path: Vec<u8> = Vec::new();
+    let mut stack: Vec<(u32, usize)> = kids[0].iter().rev().map(|&n| (n, 0)).collect();
+    while let Some((n, len)) = stack.pop() {
+        path.truncate(len);
+        if len > 0 {
+            path.push(b';');
         }
-        paths.push(path);
+        path.extend_from_slice(frame_name(names[n as usize]).as_bytes());
+        if self_ns[n as usize] > 0 {
+            b.extend_from_slice(&path);
+            b.push(b' ');
+            uint(&mut b, self_ns[n as usize]);
+            b.push(b'\n');
+            flush_when_full(&mut out, &mut b)?;
+        }
+        let here = path.len();
+        stack.extend(kids[n as usize].iter().rev().map(|&c| (c, here)));
     }
-    for (stack, ns) in stacks {
-        writeln!(out, "{stack} {ns}")?;
-    }
+    out.write_all(&b)?;
     out.flush()?;
     Ok(out)
 }

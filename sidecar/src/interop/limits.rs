@@ -6,6 +6,11 @@
 /// largest top-level value kept whole, such as `otherData`).
 pub const MAX_CHROME_EVENT_BYTES: usize = 16 << 20;
 
+/// Most declarations and diagnostics (together) the header of a Chrome
+/// trace leanscope wrote may carry (in its `leanscope_declarations` and
+/// `leanscope_diagnostics` metadata events).
+pub const MAX_HEADER_ITEMS: usize = 4_000_000;
+
 /// Most completed Chrome events one thread may hold back while waiting for
 /// earlier-starting events (the trace's out-of-order reach per thread).
 pub const MAX_REORDER_EVENTS: usize = 64 * 1024;

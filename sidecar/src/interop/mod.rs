@@ -5,10 +5,12 @@
 
 pub mod chrome;
 mod chrome_event;
+mod chrome_export;
 pub mod error;
 pub mod firefox;
 pub mod folded;
 pub mod json_scan;
+mod json_write;
 pub mod lean_log;
 pub mod leanprofiler_summary;
 pub mod limits;

@@ -7,58 +7,78 @@
 //! starts in is cut at that one's end, and one that starts before a
 //! sibling's end begins at that end, so the written profile always nests.
 //! Recordings without validation issues are written unchanged.
+//!
+//! The file is streamed: the profiles come first and the frames they
+//! name after them (`shared.frames`), as JSON's members may come in any
+//! order.
 
 use std::collections::HashMap;
 use std::io::Write;
 
 use recording::Recording;
-use serde_json::json;
+
+use super::json_write::{flush_when_full, string, uint, FLUSH_BYTES};
 
 /// speedscope's schema URL, which identifies the format.
 pub const SCHEMA_URL: &str = "https://www.speedscope.app/file-format-schema.json";
 
-/// Writes `rec` as a speedscope file.
+/// Writes `rec` as a speedscope file, streaming: besides the output
+/// buffer it holds one index per event (to order a thread's events) and
+/// one entry per distinct frame, never the document.
 pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
     let h = &rec.header;
-    // Frames: distinct (name, line) pairs.
-    let mut frame_ids: HashMap<(String, Option<u32>), usize> = HashMap::new();
-    let mut frames = Vec::new();
-    let mut frame_of = Vec::with_capacity(rec.len());
-    for i in 0..rec.len() as u32 {
-        let name = if rec.label(i).is_empty() {
-            rec.class(i).to_owned()
+    let mut b: Vec<u8> = Vec::with_capacity(2 * FLUSH_BYTES);
+    b.extend_from_slice(b"{\"$schema\":");
+    string(&mut b, SCHEMA_URL);
+    b.extend_from_slice(b",\"exporter\":");
+    string(&mut b, &format!("leanscope {}", env!("CARGO_PKG_VERSION")));
+    b.extend_from_slice(b",\"name\":");
+    string(
+        &mut b,
+        if h.source_path.is_empty() {
+            "leanscope recording"
         } else {
-            format!("{}: {}", rec.class(i), rec.label(i))
-        };
-        let line = rec.range(i).map(|r| r.start_line + 1);
-        let next = frame_ids.len();
-        let id = *frame_ids.entry((name.clone(), line)).or_insert_with(|| {
-            let mut f = json!({ "name": name });
-            if let Some(line) = line {
-                f["file"] = json!(h.source_path);
-                f["line"] = json!(line);
-                if let Some(r) = rec.range(i) {
-                    f["col"] = json!(r.start_col + 1);
-                }
-            }
-            frames.push(f);
-            next
-        });
-        frame_of.push(id);
-    }
+            &h.source_path
+        },
+    );
+    b.extend_from_slice(b",\"activeProfileIndex\":0,\"profiles\":[");
+    // Frames: distinct (class, label, line), numbered as first met; each
+    // keeps the event it was first met at, for its name and column.
+    let mut frame_ids: HashMap<(&str, &str, Option<u32>), u32> = HashMap::new();
+    let mut frames: Vec<u32> = Vec::new();
     let mut by_thread: Vec<Vec<u32>> = vec![Vec::new(); h.threads.len().max(1)];
     for i in 0..rec.len() as u32 {
         by_thread[rec.thread(i) as usize].push(i);
     }
-    let mut profiles = Vec::new();
+    let mut first_profile = true;
     for (t, events) in by_thread.iter_mut().enumerate() {
         if events.is_empty() {
             continue;
         }
-        events.sort_by_key(|&i| (rec.start(i), std::cmp::Reverse(rec.inclusive_ns(i)), i));
-        let mut evs = Vec::with_capacity(events.len() * 2);
+        events.sort_unstable_by_key(|&i| (rec.start(i), std::cmp::Reverse(rec.inclusive_ns(i)), i));
+        if !first_profile {
+            b.push(b',');
+        }
+        first_profile = false;
+        b.extend_from_slice(b"{\"type\":\"evented\",\"name\":");
+        string(&mut b, h.threads.get(t).map_or("", |th| th.name.as_str()));
+        b.extend_from_slice(b",\"unit\":\"nanoseconds\",\"events\":[");
+        let mut first_event = true;
+        let mut event = |b: &mut Vec<u8>, kind: u8, frame: u32, at: u64| {
+            if !first_event {
+                b.push(b',');
+            }
+            first_event = false;
+            b.extend_from_slice(b"{\"type\":\"");
+            b.push(kind);
+            b.extend_from_slice(b"\",\"frame\":");
+            uint(b, u64::from(frame));
+            b.extend_from_slice(b",\"at\":");
+            uint(b, at);
+            b.push(b'}');
+        };
         // Open events: (end, frame).
-        let mut open: Vec<(u64, usize)> = Vec::new();
+        let mut open: Vec<(u64, u32)> = Vec::new();
         let mut last = 0u64;
         let (mut first, mut end_all) = (u64::MAX, 0u64);
         for &i in events.iter() {
@@ -68,7 +88,7 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
                 if start < e {
                     break;
                 }
-                evs.push(json!({"type": "C", "frame": f, "at": e}));
+                event(&mut b, b'C', f, e);
                 last = e;
                 open.pop();
             }
@@ -77,34 +97,56 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
                 end = end.min(e);
             }
             end = end.max(start);
-            evs.push(json!({"type": "O", "frame": frame_of[i as usize], "at": start}));
-            open.push((end, frame_of[i as usize]));
+            let line = rec.range(i).map(|r| r.start_line + 1);
+            let next = frames.len() as u32;
+            let frame = *frame_ids
+                .entry((rec.class(i), rec.label(i), line))
+                .or_insert_with(|| {
+                    frames.push(i);
+                    next
+                });
+            event(&mut b, b'O', frame, start);
+            open.push((end, frame));
             last = start;
             first = first.min(start);
             end_all = end_all.max(end);
+            flush_when_full(&mut out, &mut b)?;
         }
         while let Some((e, f)) = open.pop() {
-            evs.push(json!({"type": "C", "frame": f, "at": e}));
+            event(&mut b, b'C', f, e);
         }
-        profiles.push(json!({
-            "type": "evented",
-            "name": h.threads.get(t).map(|th| th.name.clone()).unwrap_or_default(),
-            "unit": "nanoseconds",
-            "startValue": first,
-            "endValue": end_all,
-            "events": evs,
-        }));
+        b.extend_from_slice(b"],\"startValue\":");
+        uint(&mut b, first);
+        b.extend_from_slice(b",\"endValue\":");
+        uint(&mut b, end_all);
+        b.push(b'}');
+        flush_when_full(&mut out, &mut b)?;
     }
-    let doc = json!({
-        "$schema": SCHEMA_URL,
-        "shared": { "frames": frames },
-        "profiles": profiles,
-        "name": if h.source_path.is_empty() { "leanscope recording".to_string() } else { h.source_path.clone() },
-        "activeProfileIndex": 0,
-        "exporter": format!("leanscope {}", env!("CARGO_PKG_VERSION")),
-    });
-    serde_json::to_writer(&mut out, &doc).map_err(std::io::Error::other)?;
-    out.write_all(b"\n")?;
+    drop(by_thread);
+    b.extend_from_slice(b"],\"shared\":{\"frames\":[");
+    for (k, &i) in frames.iter().enumerate() {
+        if k > 0 {
+            b.push(b',');
+        }
+        b.extend_from_slice(b"{\"name\":");
+        if rec.label(i).is_empty() {
+            string(&mut b, rec.class(i));
+        } else {
+            string(&mut b, &format!("{}: {}", rec.class(i), rec.label(i)));
+        }
+        if let Some(r) = rec.range(i) {
+            b.extend_from_slice(b",\"file\":");
+            string(&mut b, &h.source_path);
+            b.extend_from_slice(b",\"line\":");
+            uint(&mut b, u64::from(r.start_line) + 1);
+            b.extend_from_slice(b",\"col\":");
+            uint(&mut b, u64::from(r.start_col) + 1);
+        }
+        b.push(b'}');
+        flush_when_full(&mut out, &mut b)?;
+    }
+    b.extend_from_slice(b"]}}\n");
+    out.write_all(&b)?;
     out.flush()?;
     Ok(out)
 }
