@@ -216,7 +216,6 @@ fn name_token(s: &str) -> &str {
 }
 
 /// The top-level declarations of `source`, in order.
-#[cfg(test)]
 pub fn scan(source: &str) -> Vec<Declaration> {
     scan_commands(source).0
 }
