@@ -347,3 +347,38 @@ fn forest_navigation() {
     assert_eq!(r.range_kind(2), RangeKind::Inherited);
     assert_eq!(r.window().map(|w| (w.start, w.end)), Some((0, 300)));
 }
+
+#[test]
+fn time_account_counts_asynchronous_proofs_linked_across_threads() {
+    use recording::model::{time_account, AccountBasis};
+    let ev = |parent, class, start, end, thread| E {
+        parent,
+        class,
+        label: "x",
+        start,
+        end,
+        thread,
+        range: None,
+    };
+    let r = rec(&[
+        ev(None, "runFrontend", 0, 1_000, 0),
+        ev(Some(0), "Import", 0, 100, 0),
+        ev(Some(0), "Elab.command", 100, 200, 0),
+        ev(Some(2), "Elab.step", 120, 150, 0),
+        // The command's proof, elaborated on a worker and linked to it.
+        ev(Some(2), "Elab.async", 300, 700, 1),
+        // Its kernel check, nested on the same worker: inside the proof.
+        ev(Some(4), "Kernel", 650, 690, 1),
+    ]);
+    let a = time_account(&r);
+    assert_eq!(a.basis, AccountBasis::Elapsed);
+    assert_eq!(a.file_ns, 1_000);
+    assert_eq!(a.imports_ns, Some(100));
+    assert_eq!(
+        a.traced_ns,
+        100 + 400,
+        "the command and its asynchronous proof"
+    );
+    assert_eq!(a.untraced_ns, 1_000 - 100 - 500);
+    assert_eq!(a.overrun_ns, 0);
+}

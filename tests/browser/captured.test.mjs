@@ -98,6 +98,21 @@ test('a captured project session shows what leanscope query reports', async () =
   await page.waitForSelector('#list li[data-kind="declaration"]');
   const decls = query('--kind', 'declaration', '--path', 'Demo/Clean.lean').rows;
   assert.ok(decls.length >= 4);
+
+  // Where its time went: the account `leanscope info` prints, number for number.
+  const clean = manifest.files.find((f) => f.path === 'Demo/Clean.lean');
+  const account = JSON.parse(leanscope('info', '--json', join(session, clean.recording))).timeAccount;
+  assert.ok(account.categories.length > 0, 'the fake prints a cumulative block');
+  const shownAccount = await page.$eval('#file-account', (e) => ({ ...e.dataset, text: e.textContent }));
+  for (const k of ['fileNs', 'tracedNs', 'untracedNs', 'overrunNs', 'categoriesNs']) {
+    assert.equal(Number(shownAccount[k]), account[k], k);
+  }
+  assert.equal(shownAccount.basis, account.basis);
+  assert.equal(shownAccount.importsNs, account.importsNs === null ? '' : String(account.importsNs));
+  assert.equal(Number(shownAccount.categories), account.categories.length);
+  assert.ok(shownAccount.text.includes(`traced elaboration ${fmtNs(account.tracedNs)}`), shownAccount.text);
+  const top = [...account.categories].sort((a, b) => b.ns - a.ns)[0];
+  assert.ok(shownAccount.text.includes(`${top.category} ${fmtNs(top.ns)}`), shownAccount.text);
   const shown = (await rowData(page, '#list li[data-kind="declaration"]')).filter((r) => r.totalNs !== '');
   assert.deepEqual(shown.map((r) => r.name), decls.map((r) => r.name));
   for (let i = 0; i < decls.length; i++) {

@@ -341,6 +341,9 @@ impl FileModel {
         let rec = &self.rec;
         let h = &rec.header;
         let ft = file_time(rec);
+        // Where the file's time went (imports, traced, untraced, Lean's
+        // categories): the same account `leanscope info` prints.
+        let account = recording::model::time_account(rec);
         json!({
             "sourcePath": h.source_path,
             "module": h.module_name,
@@ -362,6 +365,8 @@ impl FileModel {
             })).collect::<Vec<_>>(),
             "elapsedNs": ft.elapsed_ns,
             "tracedNs": ft.traced_ns,
+            "timeAccountText": account.explanation(),
+            "timeAccount": account,
             "windowStartNs": self.window_ns.0,
             "windowEndNs": self.window_ns.1,
             "issueCount": rec.issue_count,

@@ -632,6 +632,44 @@
     ].filter(Boolean);
     $('file-facts').textContent = facts.join(' · ');
     $('file-facts').dataset.events = fs.events;
+    renderTimeAccount(fs.timeAccount, fs.timeAccountText);
+  }
+
+  /** Where the file's time went: imports, traced elaboration, the untraced
+   *  rest, and Lean's cumulative categories (largest first), as computed by
+   *  the recording crate (the account `leanscope info` prints). */
+  function renderTimeAccount(a, sentences) {
+    const box = $('file-account');
+    box.textContent = '';
+    if (!a) return;
+    const parts = [
+      `imports ${a.importsNs === null ? 'unknown' : fmtNs(a.importsNs)}`,
+      `traced elaboration ${fmtNs(a.tracedNs)}`,
+      a.overrunNs > 0 ? `over the file's time by ${fmtNs(a.overrunNs)}` : `untraced ${fmtNs(a.untracedNs)}`,
+    ];
+    const head = document.createElement('div');
+    head.className = 'account-split';
+    head.textContent = `Where the time went (${fmtNs(a.fileNs)}): ${parts.join(' · ')}`;
+    head.title = sentences.join('; ');
+    box.append(head);
+    if (a.categories.length) {
+      const cats = document.createElement('div');
+      cats.className = 'account-categories';
+      const sorted = [...a.categories].sort((x, y) => y.ns - x.ns || (x.category < y.category ? -1 : 1));
+      const shown = sorted.slice(0, 8).map((c) => `${c.category} ${fmtNs(c.ns)}`);
+      const more = sorted.length > 8 ? ` · ${sorted.length - 8} more` : '';
+      cats.textContent = `Lean's categories (${fmtNs(a.categoriesNs)}): ${shown.join(' · ')}${more}`;
+      box.append(cats);
+    }
+    const note = document.createElement('div');
+    note.className = 'account-note';
+    note.textContent = sentences.slice(1).join('; ');
+    box.append(note);
+    Object.assign(box.dataset, {
+      fileNs: a.fileNs, basis: a.basis, importsNs: a.importsNs ?? '', tracedNs: a.tracedNs,
+      untracedNs: a.untracedNs, overrunNs: a.overrunNs, categoriesNs: a.categoriesNs,
+      categories: a.categories.length,
+    });
   }
 
   // ---- source view (virtualised) ----

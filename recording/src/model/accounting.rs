@@ -139,31 +139,30 @@ impl TimeAccount {
 
 /// Accounts for the time of one recording.
 pub fn time_account(rec: &Recording) -> TimeAccount {
+    // The traced work is the union, across threads, of every event that is
+    // not nested in a same-thread event already counted: top-level events
+    // (the frontend's wrapper stands aside: its children count) and events
+    // whose parent is on another thread (asynchronous proofs and kernel
+    // checks linked to their command). Same-thread descendants lie inside
+    // their ancestor, so they add nothing to the union.
     let mut work: Vec<Interval> = Vec::new();
     let mut imports: Vec<Interval> = Vec::new();
-    let mut visit = |i: u32| {
+    for i in 0..rec.len() as u32 {
+        if rec.class(i) == FRONTEND_CLASS {
+            continue;
+        }
         let iv = Interval::new(rec.start(i), rec.end(i));
+        let counted = match rec.parent(i) {
+            None => true,
+            Some(p) => rec.class(p) == FRONTEND_CLASS || rec.thread(p) != rec.thread(i),
+        };
+        if counted {
+            work.push(iv);
+        }
+        // Import events anywhere (a capture's import section under its
+        // command too) count as imports.
         if is_import_event(rec.class(i), rec.label(i)) {
             imports.push(iv);
-        }
-        work.push(iv);
-    };
-    for root in rec.roots() {
-        if rec.class(root) == FRONTEND_CLASS {
-            rec.children(root).iter().copied().for_each(&mut visit);
-        } else {
-            visit(root);
-        }
-    }
-    // Import events below a top-level event (a capture's import section
-    // under its command) count as imports too.
-    for i in 0..rec.len() as u32 {
-        if rec
-            .parent(i)
-            .is_some_and(|p| rec.class(p) != FRONTEND_CLASS)
-            && is_import_event(rec.class(i), rec.label(i))
-        {
-            imports.push(Interval::new(rec.start(i), rec.end(i)));
         }
     }
     let recorded_imports = (!imports.is_empty()).then(|| union_ns(&mut imports));
