@@ -363,8 +363,15 @@ export class VsCode {
   async answerFileDialog(p) {
     const input = this.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: STEP_MS });
-    await input.fill(p);
-    await this.page.waitForFunction((v) => document.querySelector('.quick-input-widget input')?.value === v, p);
+    // VS Code's simple file dialog may rewrite the box while it lists the
+    // starting folder (seen under load: Enter then took that folder), so the
+    // typed path must still be there a moment later; else it is typed again.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await input.fill(p);
+      await this.page.waitForFunction((v) => document.querySelector('.quick-input-widget input')?.value === v, p);
+      await this.page.waitForTimeout(400);
+      if ((await input.inputValue()) === p) break;
+    }
     await this.page.keyboard.press('Enter');
   }
 }
