@@ -342,12 +342,24 @@ export class VsCode {
     }
   }
 
+  /** VS Code's simple file dialog, once it is on screen: known by its title
+   * and a path in its box (right after `run`, the same widget may still be
+   * the palette's, whose box starts with `>`). Its box's locator. */
+  async fileDialog(title) {
+    await this.page.waitForFunction((src) => {
+      const w = document.querySelector('.quick-input-widget');
+      const t = w?.querySelector('.quick-input-title')?.textContent || '';
+      const v = w?.querySelector('input')?.value || '';
+      return !!w && w.style.display !== 'none' && new RegExp(src).test(t) && v.startsWith('/');
+    }, title.source, { timeout: STEP_MS });
+    return this.page.locator('.quick-input-widget input');
+  }
+
   /** Answers VS Code's simple file dialog with a folder: typed with a
    * trailing slash, the dialog lists it, then its OK button (`okLabel`)
    * takes it. */
-  async answerFolderDialog(folder, okLabel) {
-    const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: STEP_MS });
+  async answerFolderDialog(folder, okLabel, title = /^leanscope: /) {
+    const input = await this.fileDialog(title);
     await input.fill(`${folder}/`);
     // The dialog lists the folder: `..` and its subfolders.
     const expected = ['..', ...fs.readdirSync(folder, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)].sort();
@@ -359,18 +371,19 @@ export class VsCode {
     await input.waitFor({ state: 'hidden', timeout: STEP_MS });
   }
 
-  /** Answers VS Code's simple file dialog with a path. */
-  async answerFileDialog(p) {
-    const input = this.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: STEP_MS });
-    // VS Code's simple file dialog may rewrite the box while it lists the
-    // starting folder (seen under load: Enter then took that folder), so the
-    // typed path must still be there a moment later; else it is typed again.
-    for (let attempt = 0; attempt < 5; attempt++) {
+  /** Answers VS Code's simple file dialog with a path. The dialog is waited
+   * for by its title (the palette's box, still on screen right after `run`,
+   * is the same widget), and the typed path must hold for a moment: while
+   * the dialog lists its starting folder it may rewrite the box (seen under
+   * load: Enter then took that folder), so it is typed again until it holds. */
+  async answerFileDialog(p, title = /^leanscope: /) {
+    const input = await this.fileDialog(title);
+    const deadline = Date.now() + STEP_MS;
+    for (;;) {
       await input.fill(p);
-      await this.page.waitForFunction((v) => document.querySelector('.quick-input-widget input')?.value === v, p);
-      await this.page.waitForTimeout(400);
+      await this.page.waitForTimeout(500);
       if ((await input.inputValue()) === p) break;
+      if (Date.now() > deadline) throw new Error(`the file dialog kept rewriting ${p} (now ${await input.inputValue()})`);
     }
     await this.page.keyboard.press('Enter');
   }

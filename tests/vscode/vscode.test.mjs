@@ -319,14 +319,21 @@ test('Cancel stops Lean\'s process group', async () => {
   await cancel.click();
   const status = await vs.waitForStatus(/\(cancelled\)/);
   assert.match(status, /Demo \d+\/\d+ files.*\(cancelled\)/);
+  // The sidecar answers Cancel at once and kills the process group; the
+  // processes are gone a moment later (the stand-in tests allow 5 s too).
+  const gone = Date.now() + 5000;
+  while (pids.some(alive) && Date.now() < gone) await vs.page.waitForTimeout(50);
   for (const pid of pids) assert.equal(alive(pid), false, `Lean ${pid} was stopped`);
   const [session] = w.sessions();
   assert.equal(JSON.parse(fs.readFileSync(path.join(session, 'session.json'), 'utf8')).status, 'cancelled');
   await vs.screenshot('cancelled');
 });
 
+/** A process that still runs: a zombie (killed, not yet reaped by
+ * whoever adopted it) does not. */
 function alive(pid) {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try { process.kill(pid, 0); } catch { return false; }
+  try { return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z'; } catch { return false; }
 }
 
 test('Restricted Mode: no Profile commands, a hint that trust is needed; the viewing commands are listed', async () => {
