@@ -124,6 +124,9 @@ fn timeout_stops_lean_and_names_the_limit() {
     assert!(!out_path.exists());
 }
 
+/// One well-formed message of Lean's `--json` output for `Demo/Bad.lean`.
+const GOOD_MESSAGE: &[u8] = br#"{"caption":"","data":"elaboration took 1ms\n","endPos":null,"fileName":"Demo/Bad.lean","isSilent":false,"keepFullRange":false,"kind":"[anonymous]","pos":{"column":0,"line":1},"severity":"information"}"#;
+
 /// A world whose fake Lean replays one extra, hand-made case for
 /// `Demo/Bad.lean`.
 fn bad_case(stdout: &[u8], stderr: &str, exit_code: i32) -> World {
@@ -163,8 +166,7 @@ fn expect_failure(w: &World, want: &str) {
 
 #[test]
 fn malformed_json_from_lean_is_named_with_its_line() {
-    let good = br#"{"caption":"","data":"elaboration took 1ms\n","endPos":null,"fileName":"Demo/Bad.lean","isSilent":false,"keepFullRange":false,"kind":"[anonymous]","pos":{"column":0,"line":1},"severity":"information"}"#;
-    let mut out = good.to_vec();
+    let mut out = GOOD_MESSAGE.to_vec();
     out.extend_from_slice(b"\n{not json\n");
     let w = bad_case(&out, "", 0);
     expect_failure(
@@ -269,8 +271,7 @@ fn a_write_failing_mid_recording_leaves_nothing() {
 #[test]
 fn a_truncated_log_is_named_with_its_line() {
     // Lean's output cut off in the middle of its second message
-    let good = br#"{"caption":"","data":"elaboration took 1ms\n","endPos":null,"fileName":"Demo/Bad.lean","isSilent":false,"keepFullRange":false,"kind":"[anonymous]","pos":{"column":0,"line":1},"severity":"information"}"#;
-    let mut out = good.to_vec();
+    let mut out = GOOD_MESSAGE.to_vec();
     out.extend_from_slice(b"\n{\"caption\":\"\",\"data\":\"elabo");
     let w = bad_case(&out, "", 0);
     expect_failure(&w, "cannot understand Lean's --json output, line 2");

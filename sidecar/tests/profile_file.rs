@@ -3,30 +3,16 @@
 
 mod common;
 
-use common::{text, World};
+use common::{find, text, World};
 use recording::model::{declaration_times, line_rows, tactic_rows};
 use recording::{CaptureStatus, ClockKind, RangeKind, Recording, Severity};
 
 fn capture(w: &World, file: &str) -> (Recording, std::process::Output) {
     let out_path = w.path(&format!("{}.lsrec", file.replace('/', "_")));
-    let out = w.run(&[
-        "profile",
-        file,
-        "-o",
-        out_path.to_str().unwrap(),
-        "--threshold",
-        "1",
-    ]);
+    let out = w.profile_command(file, &out_path).output().unwrap();
     let rec =
         Recording::open(&out_path).unwrap_or_else(|e| panic!("{e}; stderr: {}", text(&out.stderr)));
     (rec, out)
-}
-
-/// The event of `class` whose label starts with `label`.
-fn find(rec: &Recording, class: &str, label: &str) -> u32 {
-    (0..rec.len() as u32)
-        .find(|&i| rec.class(i) == class && rec.label(i).starts_with(label))
-        .unwrap_or_else(|| panic!("no {class} {label}"))
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{text, World};
+use common::{find, text, World};
 use recording::model::{declaration_times, line_rows, tactic_rows};
 use recording::{RangeKind, Recording};
 
@@ -41,14 +41,7 @@ fn world() -> World {
 fn capture(w: &World, toolchain: &str, file: &str) -> Recording {
     let out_path = w.path(&format!("{toolchain}-{}.lsrec", file.replace('/', "_")));
     let out = w
-        .command(&[
-            "profile",
-            file,
-            "-o",
-            out_path.to_str().unwrap(),
-            "--threshold",
-            "1",
-        ])
+        .profile_command(file, &out_path)
         .env("LEANSCOPE_FAKE_TOOLCHAIN", toolchain)
         .output()
         .unwrap();
@@ -178,13 +171,6 @@ fn every_case_reads_the_same_on_every_release_line() {
             }
         }
     }
-}
-
-/// The event of `class` whose label starts with `label`.
-fn find(rec: &Recording, class: &str, label: &str) -> u32 {
-    (0..rec.len() as u32)
-        .find(|&i| rec.class(i) == class && rec.label(i).starts_with(label))
-        .unwrap_or_else(|| panic!("no {class} {label}"))
 }
 
 #[test]

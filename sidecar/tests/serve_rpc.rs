@@ -727,6 +727,22 @@ fn start_slow_capture(c: &mut Client, w: &World, pidfile: &Path, extra: Value) -
     id
 }
 
+/// Starts a capture of the Demo folder into `out` with the slow fake and
+/// returns once two fake Leans run (the request's id).
+fn start_slow_folder_capture(c: &mut Client, w: &World, pidfile: &Path, out: &Path) -> i64 {
+    let id = c.request(
+        "leanscope/captureFolder",
+        json!({"folder": file_uri(&w.project.join("Demo")), "thresholdMs": 1,
+               "output": out.to_str().unwrap()}),
+    );
+    let started = Instant::now();
+    while pids(pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
+        assert!(started.elapsed() < ANSWER_WAIT, "fake lean never started");
+        c.pump(Duration::from_millis(20));
+    }
+    id
+}
+
 /// The fake lake and lean are gone within the kill grace period, and no
 /// recording (nor a temporary file) is left.
 fn assert_stopped_and_nothing_written(w: &World, pidfile: &Path) {
@@ -932,16 +948,7 @@ fn cancelling_a_folder_capture_keeps_the_session_cancelled() {
     let mut c = slow_client(&w, &pidfile);
     c.initialize(true);
     let out = w.path("session");
-    let id = c.request(
-        "leanscope/captureFolder",
-        json!({"folder": file_uri(&w.project.join("Demo")), "thresholdMs": 1,
-               "output": out.to_str().unwrap()}),
-    );
-    let started = Instant::now();
-    while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
-        assert!(started.elapsed() < ANSWER_WAIT, "fake lean never started");
-        c.pump(Duration::from_millis(20));
-    }
+    let id = start_slow_folder_capture(&mut c, &w, &pidfile, &out);
     c.notify("$/cancelRequest", json!({"id": id}));
     let e = c.error(id);
     assert_eq!(e["code"], -32800, "{e:#}");
@@ -958,14 +965,8 @@ fn cancelling_a_folder_capture_keeps_the_session_cancelled() {
             assert!(out.join(f["recording"].as_str().unwrap()).is_file());
         }
     }
-    let started = Instant::now();
-    while pids(&pidfile).iter().any(|(_, p)| is_running(*p)) {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "lean still runs"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let all = pids(&pidfile);
+    assert!(common::all_gone(&all, Duration::from_secs(10)), "{all:?}");
     let (code, stderr) = c.shut_down();
     assert_eq!(code, 0, "{stderr}");
 }
@@ -1199,16 +1200,7 @@ fn a_framing_error_ends_the_server_after_cancelling_its_captures() {
     let mut c = slow_client(&w, &pidfile);
     c.initialize(true);
     let out = w.path("session");
-    c.request(
-        "leanscope/captureFolder",
-        json!({"folder": file_uri(&w.project.join("Demo")), "thresholdMs": 1,
-               "output": out.to_str().unwrap()}),
-    );
-    let started = Instant::now();
-    while pids(&pidfile).iter().filter(|(n, _)| n == "lean").count() < 2 {
-        assert!(started.elapsed() < ANSWER_WAIT, "fake lean never started");
-        c.pump(Duration::from_millis(20));
-    }
+    start_slow_folder_capture(&mut c, &w, &pidfile, &out);
     // No Content-Length: the next message cannot be found.
     c.write_raw(b"Content-Length: twelve\r\n\r\n{}");
     assert_eq!(wait_exit(&mut c.child), 1);

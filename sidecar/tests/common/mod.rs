@@ -78,6 +78,19 @@ impl World {
         self.command(args).output().unwrap()
     }
 
+    /// `leanscope profile FILE -o OUT --threshold 1`, the capture most
+    /// tests make (every traced node kept), not yet run.
+    pub fn profile_command(&self, file: &str, out: &Path) -> Command {
+        self.command(&[
+            "profile",
+            file,
+            "-o",
+            out.to_str().unwrap(),
+            "--threshold",
+            "1",
+        ])
+    }
+
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
@@ -94,6 +107,14 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), &target).unwrap();
         }
     }
+}
+
+/// The event of `class` whose label starts with `label` (panics naming
+/// them when there is none).
+pub fn find(rec: &recording::Recording, class: &str, label: &str) -> u32 {
+    (0..rec.len() as u32)
+        .find(|&i| rec.class(i) == class && rec.label(i).starts_with(label))
+        .unwrap_or_else(|| panic!("no {class} {label}"))
 }
 
 pub fn text(b: &[u8]) -> String {
