@@ -5,6 +5,7 @@
 //! It does no I/O beyond `std::io::Read`/`Write` and the atomic file publish
 //! of [`RecordingWriter`].
 
+pub mod columns;
 pub mod compare;
 pub mod error;
 mod generated;

@@ -6,19 +6,14 @@ use std::io::Read;
 
 use flatbuffers::VerifierOptions;
 
+pub use crate::columns::{Columns, NO_PARENT, NO_RANGE};
 use crate::error::{RecordingError, Result};
 use crate::generated as fb;
 use crate::limits::*;
-use crate::model::Events;
 use crate::source_check::{source_mismatch, SourceCheck};
 use crate::types::*;
 use crate::varint::{Column, ColumnError};
 use crate::{END_MAGIC, MAGIC, SCHEMA_VERSION, TRAILER_LEN};
-
-/// Marks "no parent" in [`DecodedBatch::parent`] and the model.
-pub const NO_PARENT: u32 = u32::MAX;
-/// Marks "no range" in [`DecodedBatch::range`] and the model.
-pub const NO_RANGE: u32 = u32::MAX;
 
 /// One event batch, decoded into columns. Ids refer to the whole file.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -60,25 +55,6 @@ impl DecodedBatch {
 
     pub fn is_empty(&self) -> bool {
         self.parent.is_empty()
-    }
-}
-
-/// Where batches decode to: the event columns and the string and range
-/// tables of every batch so far. Decoding straight into them spares a copy
-/// per batch (the viewer and [`crate::Recording::from_bytes`] do).
-#[derive(Debug, Default, Clone)]
-pub struct Columns {
-    pub events: Events,
-    pub strings: Vec<String>,
-    pub ranges: Vec<SourceRange>,
-}
-
-impl Columns {
-    pub fn with_capacity(events: usize) -> Self {
-        Columns {
-            events: Events::with_capacity(events),
-            ..Columns::default()
-        }
     }
 }
 

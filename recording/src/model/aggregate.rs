@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::classify::is_tactic;
 use super::timing::{self_pieces, union_ns, Interval};
 use super::Recording;
-use crate::reader::NO_RANGE;
+use crate::columns::NO_RANGE;
 use crate::types::{RangeKind, SourceRange};
 
 /// Time attributed to something: how many events, their union and the

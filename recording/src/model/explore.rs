@@ -5,7 +5,7 @@
 
 use super::aggregate::DeclarationIndex;
 use super::Recording;
-use crate::reader::{NO_PARENT, NO_RANGE};
+use crate::columns::{NO_PARENT, NO_RANGE};
 
 /// True when event `i` is not covered by its parent: it has none, its
 /// parent is not `owned`, or it runs on another thread (an asynchronous

@@ -15,7 +15,7 @@ use super::validate::{
     check_siblings_by_thread, outside_parent, range_outside, Issues, SourceLines,
 };
 use super::Recording;
-use crate::reader::{Columns, NO_PARENT, NO_RANGE};
+use crate::columns::{Columns, NO_PARENT, NO_RANGE};
 
 /// `Sweep::latest_child` of an event without children yet.
 const NO_CHILD: u32 = u32::MAX;
@@ -105,7 +105,7 @@ impl Sweep {
     /// Pages in the per-event slots' reserved room for events still to
     /// come; see [`super::RecordingBuilder::page_in_room`].
     pub fn page_in_room(&mut self, touched: &mut usize, budget: &mut usize) -> bool {
-        super::touch_room(&mut self.latest_child, touched, budget)
+        crate::columns::touch_room(&mut self.latest_child, touched, budget)
     }
 
     /// Hands over the memory of the per-event slots, which only arriving

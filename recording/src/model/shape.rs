@@ -6,7 +6,7 @@
 
 use super::timing::{union_ns, Interval};
 use super::Events;
-use crate::reader::NO_PARENT;
+use crate::columns::NO_PARENT;
 
 #[derive(Debug, Default, Clone)]
 pub(super) struct Shape {
