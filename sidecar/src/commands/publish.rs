@@ -4,11 +4,12 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use recording::session::{FILES_DIR, INDEX_FILE, MANIFEST_FILE};
 
 use crate::session::committed::CommittedSession;
 use crate::session::regular;
+use crate::staged_dir;
 
 use crate::viewer_site::{self, Target, DATA_DIR, DIFF_FILE, VIEWER_ASSETS};
 
@@ -29,11 +30,11 @@ pub fn run(a: Args) -> Result<u8> {
     viewer_site::require_built()?;
     let target = Target::open(&a.target)?;
     let diff = a.diff.document(&a.target)?;
-    refuse_non_empty(&a.out)?;
+    staged_dir::refuse_non_empty(&a.out)?;
     // The site is written beside its final place and renamed there at the
     // end: a failure part-way leaves no partial site (the temporary
     // directory is removed when `staged` drops).
-    let staged = stage_beside(&a.out)?;
+    let staged = staged_dir::stage_beside(&a.out)?;
     let site = staged.path();
     let data = site.join(DATA_DIR);
     std::fs::create_dir_all(&data).with_context(|| format!("cannot create {}", data.display()))?;
@@ -65,7 +66,7 @@ pub fn run(a: Args) -> Result<u8> {
         &site.join("index.html"),
         viewer_site::index_html(&page, diff.is_some())?.as_bytes(),
     )?;
-    publish_staged(staged, &a.out)?;
+    staged_dir::publish(staged, &a.out)?;
     println!(
         "{} ({} recording{}; open index.html through any static web server)",
         a.out.display(),
@@ -73,73 +74,6 @@ pub fn run(a: Args) -> Result<u8> {
         if copied == 1 { "" } else { "s" }
     );
     Ok(crate::exit::OK)
-}
-
-/// Refuses an output directory that exists and is not empty (an empty one
-/// is replaced by the new site in one rename).
-pub fn refuse_non_empty(out: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(out) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e).with_context(|| format!("cannot inspect {}", out.display())),
-        Ok(m) if m.is_dir() => {
-            let empty = std::fs::read_dir(out)
-                .with_context(|| format!("cannot list {}", out.display()))?
-                .next()
-                .is_none();
-            if empty {
-                Ok(())
-            } else {
-                bail!("{} exists and is not empty", out.display())
-            }
-        }
-        Ok(_) => bail!("{} exists and is not a directory", out.display()),
-    }
-}
-
-/// A new temporary directory in the directory that will hold `out` (so the
-/// final rename stays on one file system).
-pub fn stage_beside(out: &Path) -> Result<tempfile::TempDir> {
-    let name = out
-        .file_name()
-        .with_context(|| format!("{} does not name a directory", out.display()))?;
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent)
-        .with_context(|| format!("cannot create {}", parent.display()))?;
-    tempfile::Builder::new()
-        .prefix(&format!(".{}.partial-", name.to_string_lossy()))
-        .tempdir_in(&parent)
-        .with_context(|| format!("cannot create a temporary directory in {}", parent.display()))
-}
-
-/// Renames the finished staging directory to `out`: it appears whole or
-/// not at all. An empty directory at `out` is replaced; one that filled up
-/// meanwhile makes the rename fail, and nothing is left behind.
-pub fn publish_staged(staged: tempfile::TempDir, out: &Path) -> Result<()> {
-    let from = staged.path().to_path_buf();
-    // Not yet `into_path`: on failure, `staged` still removes the stage.
-    std::fs::rename(&from, out).map_err(|e| {
-        if e.raw_os_error() == Some(libc::ENOTEMPTY) || e.raw_os_error() == Some(libc::EEXIST) {
-            anyhow::anyhow!("{} exists and is not empty", out.display())
-        } else {
-            anyhow::anyhow!("cannot rename {} to {}: {e}", from.display(), out.display())
-        }
-    })?;
-    // The files are in place; do not let the guard remove them.
-    let _ = staged.keep();
-    let _ = sync_dir(out.parent().unwrap_or(Path::new(".")));
-    Ok(())
-}
-
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    std::fs::File::open(dir)?.sync_all()
 }
 
 /// Copies the manifest, the index and the recordings of committed files
