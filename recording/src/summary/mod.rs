@@ -136,7 +136,7 @@ pub struct LeanProfilerKey {
 #[serde(untagged)]
 pub enum SummaryKey {
     Leanscope(LeanscopeKey),
-    LeanProfiler(LeanProfilerKey),
+    LeanProfiler(Box<LeanProfilerKey>),
 }
 
 impl SummaryKey {
@@ -346,7 +346,7 @@ mod tests {
             module: None,
         };
         assert_eq!(
-            SummaryKey::LeanProfiler(k).label(),
+            SummaryKey::LeanProfiler(Box::new(k)).label(),
             "source.read [phase=read, activity=filesystem]"
         );
     }
