@@ -43,7 +43,12 @@ pub fn stage_beside(out: &Path) -> Result<tempfile::TempDir> {
     tempfile::Builder::new()
         .prefix(&format!(".{}.partial-", name.to_string_lossy()))
         .tempdir_in(&parent)
-        .with_context(|| format!("cannot create a temporary directory in {}", parent.display()))
+        .with_context(|| {
+            format!(
+                "cannot create a temporary directory in {}",
+                parent.display()
+            )
+        })
 }
 
 /// Renames the finished staging directory to `out`: it appears whole or
@@ -73,4 +78,3 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
     };
     std::fs::File::open(dir)?.sync_all()
 }
-

@@ -74,7 +74,15 @@ fn whole_directory_writers_leave_nothing_on_a_full_disk() {
     // A session far bigger than the disk, written elsewhere.
     let session = work.path().join("session");
     let s = session.to_str().unwrap();
-    let out = leanscope(&["synth-session", "-o", s, "--files", "6", "--events", "60000"]);
+    let out = leanscope(&[
+        "synth-session",
+        "-o",
+        s,
+        "--files",
+        "6",
+        "--events",
+        "60000",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 
     let site = disk_path.join("site");
@@ -87,7 +95,10 @@ fn whole_directory_writers_leave_nothing_on_a_full_disk() {
     let out = leanscope(&["synth", "--session", synth.to_str().unwrap()]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "synth --session: {err}");
-    assert!(err.contains("No space left on device"), "synth --session: {err}");
+    assert!(
+        err.contains("No space left on device"),
+        "synth --session: {err}"
+    );
 
     let synth2 = disk_path.join("synth2");
     let out = leanscope(&[
@@ -101,7 +112,10 @@ fn whole_directory_writers_leave_nothing_on_a_full_disk() {
     ]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "synth-session: {err}");
-    assert!(err.contains("No space left on device"), "synth-session: {err}");
+    assert!(
+        err.contains("No space left on device"),
+        "synth-session: {err}"
+    );
 
     // Nothing left: no partial site or session, no staging directory.
     assert_eq!(names(&disk_path), Vec::<String>::new());

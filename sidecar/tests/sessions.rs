@@ -916,7 +916,14 @@ fn a_fifo_or_a_device_in_a_session_is_refused_without_hanging() {
 /// `summary --json -` of `input` (grouped by file), parsed; panics on a
 /// non-zero exit.
 fn summary_by_file(s: &Shelf, input: &Path) -> Value {
-    let args = ["summary", input.to_str().unwrap(), "--group-by", "file", "--json", "-"];
+    let args = [
+        "summary",
+        input.to_str().unwrap(),
+        "--group-by",
+        "file",
+        "--json",
+        "-",
+    ];
     let out = run_bounded(s.cmd(&args), Duration::from_secs(60)).expect("summary hangs");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
@@ -1044,7 +1051,10 @@ fn summary_and_compare_read_a_session_as_query_does() {
             .unwrap_or_else(|| panic!("{args:?} hangs on a FIFO recording"));
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains("is a FIFO, not a regular file"), "{args:?}: {err}");
+        assert!(
+            err.contains("is a FIFO, not a regular file"),
+            "{args:?}: {err}"
+        );
     }
 }
 

@@ -190,8 +190,7 @@ impl SummaryBuilder {
                     // The union of self pieces lies within the union of the
                     // outermost intervals, except for parts of a span's
                     // events that run past their call on another thread.
-                    self.rows
-                        .add(key, &durations, row.time.self_ns.min(total));
+                    self.rows.add(key, &durations, row.time.self_ns.min(total));
                 }
             }
             GroupBy::File => {

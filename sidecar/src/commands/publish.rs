@@ -101,8 +101,8 @@ fn copy_session(dir: &Path, data: &Path) -> Result<usize> {
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = std::fs::File::create(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
     f.write_all(bytes)
         .and_then(|_| f.sync_all())
         .with_context(|| format!("cannot write {}", path.display()))

@@ -13,8 +13,8 @@ use recording::Recording;
 use serde::Serialize;
 
 use crate::exit;
-use crate::session::regular;
 use crate::session::committed::CommittedSession;
+use crate::session::regular;
 use crate::session::store::is_being_written;
 
 #[derive(Clone, Copy, clap::ValueEnum)]

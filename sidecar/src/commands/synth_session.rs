@@ -125,7 +125,14 @@ pub fn run(a: Args) -> Result<u8> {
         let lean_error = a.error_every > 0 && k % a.error_every == a.error_every - 1;
         let module = module_of(&path);
         let rel = format!("{FILES_DIR}/{k:05}-{module}-{capture}.lsrec");
-        let rec = write_file(&a, k, events.max(1), &path, lean_error, &store.dir.join(&rel))?;
+        let rec = write_file(
+            &a,
+            k,
+            events.max(1),
+            &path,
+            lean_error,
+            &store.dir.join(&rel),
+        )?;
         // The session engine's commit order: recording published, rows
         // appended and synced, then the manifest checkpointed.
         let mut rows = Vec::new();

@@ -81,7 +81,6 @@ impl CommittedSession {
                 });
             }
             out.push(CommittedRecording {
-
                 path: self.dir.join(rel),
                 rel,
             });
@@ -93,9 +92,7 @@ impl CommittedSession {
 /// A plain relative path with only normal components.
 pub fn is_inside(rel: &str) -> bool {
     let p = Path::new(rel);
-    !rel.is_empty()
-        && !p.is_absolute()
-        && p.components().all(|c| matches!(c, Component::Normal(_)))
+    !rel.is_empty() && !p.is_absolute() && p.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
 /// Reads a recording that must be a regular file (a FIFO or a device is
