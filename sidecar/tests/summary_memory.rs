@@ -33,14 +33,21 @@ fn summary_peak(input: &Path) -> (u64, u64) {
     let mut stdout = child.stdout.take().unwrap();
     let counter = std::thread::spawn(move || {
         use std::io::Read;
+        const NEEDLE: &[u8] = b"\"share_permille\"";
         let mut buf = vec![0u8; 1 << 16];
+        // The last bytes of the previous read, so a key split across two
+        // reads is counted once.
+        let mut carry: Vec<u8> = Vec::new();
         let mut rows = 0u64;
         loop {
             let n = stdout.read(&mut buf).unwrap();
             if n == 0 {
                 break rows;
             }
-            rows += memchr_count(&buf[..n], b"\"share_permille\"");
+            carry.extend_from_slice(&buf[..n]);
+            rows += memchr_count(&carry, NEEDLE);
+            let keep = carry.len().min(NEEDLE.len() - 1);
+            carry.drain(..carry.len() - keep);
         }
     });
     let mut status = 0;

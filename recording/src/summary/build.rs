@@ -13,7 +13,8 @@ use crate::model::{declaration_times, file_time, tactic_rows, Interval, Recordin
 /// collisions); the first call's duration inline, later calls' durations
 /// (the values exact median and p95 need) only for keys called again.
 struct Rows {
-    keys: Vec<LeanscopeKey>,
+    /// The rows themselves (statistics filled in by `finish`, in place).
+    keys: Vec<SummaryRow>,
     self_ns: Vec<u64>,
     first: Vec<u64>,
     /// Durations of the second and later calls, by row.
@@ -51,7 +52,7 @@ impl Rows {
         let head = self.heads.get(&h).copied().unwrap_or(NO_ROW);
         let mut at = head;
         while at != NO_ROW {
-            if self.keys[at as usize] == key {
+            if matches!(&self.keys[at as usize].key, SummaryKey::Leanscope(k) if *k == key) {
                 return Some((at, false));
             }
             at = self.next[at as usize];
@@ -60,7 +61,12 @@ impl Rows {
             return None;
         }
         let n = self.keys.len() as u32;
-        self.keys.push(key);
+        self.keys.push(SummaryRow {
+            key: SummaryKey::Leanscope(key),
+            stats: Stats::default(),
+            share_permille: 0,
+            counters: None,
+        });
         self.self_ns.push(0);
         self.first.push(duration);
         self.next.push(head);
@@ -207,7 +213,7 @@ impl SummaryBuilder {
 
     pub fn finish(self) -> Summary {
         let Rows {
-            keys,
+            keys: mut rows,
             self_ns,
             first,
             mut more,
@@ -216,22 +222,16 @@ impl SummaryBuilder {
             ..
         } = self.rows;
         drop((heads, next));
-        let mut rows: Vec<SummaryRow> = Vec::with_capacity(keys.len());
-        for (i, key) in keys.into_iter().enumerate() {
-            let stats = match more.remove(&(i as u32)) {
+        for (i, row) in rows.iter_mut().enumerate() {
+            row.stats = match more.remove(&(i as u32)) {
                 Some(mut ds) => {
                     ds.push(first[i]);
                     Stats::from_durations(&mut ds, self_ns[i])
                 }
                 None => Stats::from_durations(&mut [first[i]], self_ns[i]),
             };
-            rows.push(SummaryRow {
-                key: SummaryKey::Leanscope(key),
-                stats,
-                share_permille: 0,
-                counters: None,
-            });
         }
+        drop((self_ns, first, more));
         let of = rows
             .iter()
             .fold(0u64, |a, r| a.saturating_add(r.stats.self_ns));
