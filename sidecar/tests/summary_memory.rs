@@ -24,6 +24,8 @@ fn leanscope(args: &[&str]) -> std::process::Output {
 
 /// Peak resident bytes of `leanscope summary INPUT --json -`, and the rows
 /// it printed (its output is counted as it streams, not kept).
+// The child is reaped by `wait4` (for its rusage), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn summary_peak(input: &Path) -> (u64, u64) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_leanscope"))
         .args(["summary", input.to_str().unwrap(), "--json", "-"])
