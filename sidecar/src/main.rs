@@ -6,6 +6,7 @@ mod first_view;
 mod output;
 mod serve;
 mod session;
+mod staged_dir;
 mod viewer_site;
 
 use std::process::ExitCode;

@@ -102,7 +102,8 @@ impl Target {
         let mut magic = [0u8; 8];
         {
             use std::io::Read;
-            let mut f = std::fs::File::open(&file)?;
+            let mut f = crate::session::regular::read(&file)
+                .with_context(|| format!("cannot open {}", path.display()))?;
             let n = f.read(&mut magic)?;
             if n < magic.len() || magic != recording::MAGIC {
                 return Target::import(&file, path);

@@ -912,3 +912,231 @@ fn a_fifo_or_a_device_in_a_session_is_refused_without_hanging() {
         text(&out.stderr)
     );
 }
+
+/// `summary --json -` of `input` (grouped by file), parsed; panics on a
+/// non-zero exit.
+fn summary_by_file(s: &Shelf, input: &Path) -> Value {
+    let args = [
+        "summary",
+        input.to_str().unwrap(),
+        "--group-by",
+        "file",
+        "--json",
+        "-",
+    ];
+    let out = run_bounded(s.cmd(&args), Duration::from_secs(60)).expect("summary hangs");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn row_files(summary: &Value) -> Vec<String> {
+    let mut v: Vec<String> = summary["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn summary_and_compare_read_a_session_as_query_does() {
+    let s = Shelf::new(false);
+    let dir = s.session();
+    let d = dir.to_str().unwrap();
+    let out = s.run(&["profile", "Shelf/Demo", "-o", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let clean = summary_by_file(&s, &dir);
+    let m = manifest(&dir);
+    let committed: Vec<&str> = m
+        .files
+        .iter()
+        .filter(|f| f.status.is_committed())
+        .map(|f| f.path.as_str())
+        .collect();
+    assert!(committed.len() >= 2, "{committed:?}");
+
+    // An interrupted session: its last file is pending again (what a kill
+    // during its capture leaves), its recording still on disk, plus a stray
+    // recording no file names. Neither is counted.
+    let mut interrupted = m.clone();
+    let last = interrupted
+        .files
+        .iter_mut()
+        .rev()
+        .find(|f| f.status.is_committed())
+        .unwrap();
+    let dropped = last.path.clone();
+    let kept_recording = last.recording.clone().unwrap();
+    last.status = FileStatus::Pending;
+    interrupted.status = SessionStatus::Running;
+    interrupted.recount();
+    std::fs::write(dir.join("session.json"), interrupted.to_json()).unwrap();
+    std::fs::copy(
+        dir.join(&kept_recording),
+        dir.join("files/99999-Stray-1.lsrec"),
+    )
+    .unwrap();
+    let partial = summary_by_file(&s, &dir);
+    let mut want: Vec<String> = row_files(&clean)
+        .into_iter()
+        .filter(|f| *f != dropped)
+        .collect();
+    want.sort();
+    assert_eq!(row_files(&partial), want, "only committed files count");
+    assert!(
+        partial["event_count"].as_u64().unwrap() < clean["event_count"].as_u64().unwrap(),
+        "{} vs {}",
+        partial["event_count"],
+        clean["event_count"]
+    );
+    // query agrees on which files count.
+    let (q, _) = query(&s, &["--kind", "file", "--all"]);
+    let mut qfiles: Vec<String> = q["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_owned())
+        .collect();
+    qfiles.sort();
+    assert_eq!(qfiles, want);
+
+    // An empty and a broken manifest: the error query gives, exit 2, for
+    // summary and compare (either side).
+    for bad in [&b""[..], &b"{\"schemaVersion\": 1"[..]] {
+        std::fs::write(dir.join("session.json"), bad).unwrap();
+        let q = run_bounded(s.cmd(&["query", d, "--json"]), Duration::from_secs(20)).unwrap();
+        assert_eq!(q.status.code(), Some(2));
+        let qerr = text(&q.stderr);
+        let reason = qerr.trim().rsplit(": ").next().unwrap().to_owned();
+        for args in [
+            vec!["summary", d],
+            vec!["compare", d, d],
+            vec!["compare", &kept_recording_path(&dir, &kept_recording), d],
+        ] {
+            let out = run_bounded(s.cmd(&args), Duration::from_secs(20)).unwrap();
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains("session.json") && err.contains(&reason),
+                "{args:?}: {err}\nquery said: {qerr}"
+            );
+        }
+    }
+
+    // A FIFO recording: summary, compare and export refuse it at once.
+    std::fs::write(dir.join("session.json"), m.to_json()).unwrap();
+    std::fs::remove_file(dir.join("files/99999-Stray-1.lsrec")).unwrap();
+    let first = m
+        .files
+        .iter()
+        .find(|f| f.status.is_committed())
+        .and_then(|f| f.recording.clone())
+        .unwrap();
+    let rec = dir.join(&first);
+    std::fs::remove_file(&rec).unwrap();
+    let c = std::ffi::CString::new(rec.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let r = rec.to_str().unwrap();
+    for args in [
+        vec!["summary", d],
+        vec!["compare", d, d],
+        vec!["summary", r],
+        vec!["export", r, "--format", "folded", "-o", "/dev/null"],
+        vec!["query", r],
+    ] {
+        let out = run_bounded(s.cmd(&args), Duration::from_secs(20))
+            .unwrap_or_else(|| panic!("{args:?} hangs on a FIFO recording"));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("is a FIFO, not a regular file"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+fn kept_recording_path(dir: &Path, rel: &str) -> String {
+    dir.join(rel).to_str().unwrap().to_owned()
+}
+
+/// The entries of `dir` whose names start with `prefix`.
+fn entries_starting(dir: &Path, prefix: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(prefix))
+        .collect()
+}
+
+#[test]
+fn publish_writes_a_whole_site_or_none() {
+    let s = Shelf::new(false);
+    let dir = s.session();
+    let d = dir.to_str().unwrap();
+    let out = s.run(&["profile", "Shelf/Demo", "-o", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let sites = s.w.path("sites");
+    std::fs::create_dir_all(&sites).unwrap();
+    let publish = |to: &Path| {
+        run_bounded(
+            s.cmd(&["publish", d, "-o", to.to_str().unwrap()]),
+            Duration::from_secs(30),
+        )
+        .expect("publish hangs")
+    };
+    // A new directory, and an empty one (replaced by the site).
+    let site = sites.join("site");
+    let empty = sites.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for to in [&site, &empty] {
+        let out = publish(to);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(to.join("index.html").is_file());
+        let m = Manifest::from_json(&std::fs::read(to.join("data/session.json")).unwrap()).unwrap();
+        for f in m.files.iter().filter(|f| f.status.is_committed()) {
+            let rel = f.recording.as_deref().unwrap();
+            assert_eq!(
+                std::fs::read(to.join("data").join(rel)).unwrap(),
+                std::fs::read(dir.join(rel)).unwrap()
+            );
+        }
+    }
+    // A directory that is not empty is refused and left as it was.
+    let before = std::fs::read(site.join("index.html")).unwrap();
+    std::fs::write(site.join("mine.txt"), b"keep").unwrap();
+    let out = publish(&site);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("exists and is not empty"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(site.join("index.html")).unwrap(), before);
+    assert_eq!(std::fs::read(site.join("mine.txt")).unwrap(), b"keep");
+
+    // A recording that cannot be read, after the viewer, the manifest and
+    // the index were written: an error naming it, and no site at all.
+    let m = manifest(&dir);
+    let last = m
+        .files
+        .iter()
+        .rev()
+        .find(|f| f.status.is_committed())
+        .and_then(|f| f.recording.clone())
+        .unwrap();
+    let rec = dir.join(&last);
+    std::fs::remove_file(&rec).unwrap();
+    let c = std::ffi::CString::new(rec.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let failed = sites.join("failed");
+    let out = publish(&failed);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a FIFO, not a regular file"), "{err}");
+    assert!(!failed.exists(), "a partial site was left");
+    assert_eq!(entries_starting(&sites, ".failed"), Vec::<String>::new());
+}

@@ -221,8 +221,13 @@ impl Recording {
     /// Opens a recording file, reading it chunk by chunk (the footer is
     /// read first so memory is reserved once).
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Recording> {
+        Self::from_file(std::fs::File::open(path)?)
+    }
+
+    /// Reads a recording from a file already opened (for example one
+    /// checked to be a regular file), like [`Recording::open`].
+    pub fn from_file(mut file: std::fs::File) -> Result<Recording> {
         use std::io::{Seek, SeekFrom};
-        let mut file = std::fs::File::open(path)?;
         let hint = footer_event_count(&mut file).unwrap_or(0);
         file.seek(SeekFrom::Start(0))?;
         Self::read_with_hint(std::io::BufReader::with_capacity(1 << 16, file), hint)

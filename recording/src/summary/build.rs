@@ -8,18 +8,93 @@ use super::{
 };
 use crate::model::{declaration_times, file_time, tactic_rows, Interval, Recording, Stats};
 
-/// Per-key accumulator: the calls' inclusive durations and summed self time.
-#[derive(Default)]
-struct Acc {
-    durations: Vec<u64>,
-    self_ns: u64,
+/// The rows being accumulated, in compact form: each key once, in a vector
+/// indexed by a small hash table of row numbers (4 bytes a row, chained on
+/// collisions); the first call's duration inline, later calls' durations
+/// (the values exact median and p95 need) only for keys called again.
+struct Rows {
+    /// The rows themselves (statistics filled in by `finish`, in place).
+    keys: Vec<SummaryRow>,
+    self_ns: Vec<u64>,
+    first: Vec<u64>,
+    /// Durations of the second and later calls, by row.
+    more: HashMap<u32, Vec<u64>>,
+    /// Row number of the first key with a hash, then `next` along the chain.
+    heads: HashMap<u64, u32>,
+    next: Vec<u32>,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+/// End of a chain of `Rows::next`.
+const NO_ROW: u32 = u32::MAX;
+
+/// Rows a summary can hold (row numbers are `u32`, one value is the end of
+/// a chain).
+pub const MAX_SUMMARY_ROWS: usize = (u32::MAX - 1) as usize;
+
+impl Rows {
+    fn new() -> Rows {
+        Rows {
+            keys: Vec::new(),
+            self_ns: Vec::new(),
+            first: Vec::new(),
+            more: HashMap::new(),
+            heads: HashMap::new(),
+            next: Vec::new(),
+            hasher: Default::default(),
+        }
+    }
+
+    /// The row of `key`, added when new (`None` past [`MAX_SUMMARY_ROWS`]).
+    fn row(&mut self, key: LeanscopeKey, duration: u64) -> Option<(u32, bool)> {
+        use std::hash::BuildHasher;
+        let h = self.hasher.hash_one(&key);
+        let head = self.heads.get(&h).copied().unwrap_or(NO_ROW);
+        let mut at = head;
+        while at != NO_ROW {
+            if matches!(&self.keys[at as usize].key, SummaryKey::Leanscope(k) if *k == key) {
+                return Some((at, false));
+            }
+            at = self.next[at as usize];
+        }
+        if self.keys.len() >= MAX_SUMMARY_ROWS {
+            return None;
+        }
+        let n = self.keys.len() as u32;
+        self.keys.push(SummaryRow {
+            key: SummaryKey::Leanscope(key),
+            stats: Stats::default(),
+            share_permille: 0,
+            counters: None,
+        });
+        self.self_ns.push(0);
+        self.first.push(duration);
+        self.next.push(head);
+        self.heads.insert(h, n);
+        Some((n, true))
+    }
+
+    fn add(&mut self, key: LeanscopeKey, durations: &[u64], self_ns: u64) {
+        let Some((&d0, rest)) = durations.split_first() else {
+            return;
+        };
+        let Some((row, new)) = self.row(key, d0) else {
+            return;
+        };
+        let more = if new { rest } else { durations };
+        if !more.is_empty() {
+            self.more.entry(row).or_default().extend_from_slice(more);
+        }
+        let s = &mut self.self_ns[row as usize];
+        *s = s.saturating_add(self_ns);
+    }
 }
 
 /// Accumulates recordings into one summary (a session's files, or one
 /// recording).
 pub struct SummaryBuilder {
     group_by: GroupBy,
-    rows: HashMap<LeanscopeKey, Acc>,
+    rows: Rows,
     event_count: u64,
     thread_count: u64,
     max_depth: u64,
@@ -33,7 +108,7 @@ impl SummaryBuilder {
     pub fn new(group_by: GroupBy) -> Self {
         SummaryBuilder {
             group_by,
-            rows: HashMap::new(),
+            rows: Rows::new(),
             event_count: 0,
             thread_count: 0,
             max_depth: 0,
@@ -85,17 +160,15 @@ impl SummaryBuilder {
             }
             GroupBy::Class => {
                 // Accumulate by class id first: one string per distinct class.
-                let mut by_class: HashMap<u32, Acc> = HashMap::new();
+                let mut by_class: HashMap<u32, (Vec<u64>, u64)> = HashMap::new();
                 for i in 0..rec.len() as u32 {
                     let acc = by_class.entry(rec.events.class[i as usize]).or_default();
-                    acc.durations.push(rec.inclusive_ns(i));
-                    acc.self_ns = acc.self_ns.saturating_add(rec.self_ns(i));
+                    acc.0.push(rec.inclusive_ns(i));
+                    acc.1 = acc.1.saturating_add(rec.self_ns(i));
                 }
-                for (class, acc) in by_class {
+                for (class, (durations, self_ns)) in by_class {
                     let key = LeanscopeKey::named(rec.strings[class as usize].clone());
-                    let into = self.rows.entry(key).or_default();
-                    into.durations.extend(acc.durations);
-                    into.self_ns = into.self_ns.saturating_add(acc.self_ns);
+                    self.rows.add(key, &durations, self_ns);
                 }
             }
             GroupBy::Declaration => {
@@ -120,12 +193,10 @@ impl SummaryBuilder {
                     let durations: Vec<u64> =
                         outermost.iter().map(|&i| rec.inclusive_ns(i)).collect();
                     let total = durations.iter().fold(0u64, |a, &d| a.saturating_add(d));
-                    let acc = self.rows.entry(key).or_default();
-                    acc.durations.extend(durations);
                     // The union of self pieces lies within the union of the
                     // outermost intervals, except for parts of a span's
                     // events that run past their call on another thread.
-                    acc.self_ns = acc.self_ns.saturating_add(row.time.self_ns.min(total));
+                    self.rows.add(key, &durations, row.time.self_ns.min(total));
                 }
             }
             GroupBy::File => {
@@ -137,22 +208,30 @@ impl SummaryBuilder {
     }
 
     fn call(&mut self, key: LeanscopeKey, duration: u64, self_ns: u64) {
-        let acc = self.rows.entry(key).or_default();
-        acc.durations.push(duration);
-        acc.self_ns = acc.self_ns.saturating_add(self_ns);
+        self.rows.add(key, &[duration], self_ns);
     }
 
     pub fn finish(self) -> Summary {
-        let mut rows: Vec<SummaryRow> = self
-            .rows
-            .into_iter()
-            .map(|(key, mut acc)| SummaryRow {
-                key: SummaryKey::Leanscope(key),
-                stats: Stats::from_durations(&mut acc.durations, acc.self_ns),
-                share_permille: 0,
-                counters: None,
-            })
-            .collect();
+        let Rows {
+            keys: mut rows,
+            self_ns,
+            first,
+            mut more,
+            heads,
+            next,
+            ..
+        } = self.rows;
+        drop((heads, next));
+        for (i, row) in rows.iter_mut().enumerate() {
+            row.stats = match more.remove(&(i as u32)) {
+                Some(mut ds) => {
+                    ds.push(first[i]);
+                    Stats::from_durations(&mut ds, self_ns[i])
+                }
+                None => Stats::from_durations(&mut [first[i]], self_ns[i]),
+            };
+        }
+        drop((self_ns, first, more));
         let of = rows
             .iter()
             .fold(0u64, |a, r| a.saturating_add(r.stats.self_ns));

@@ -1,17 +1,23 @@
 //! What `summary`, `compare` and `export` accept: a recording, a session
-//! (a folder of recordings), an importable file, or summary JSON.
+//! (read through [`crate::session::committed`], the reader `query` uses),
+//! a plain folder of recordings, an importable file, or summary JSON.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use leanscope::interop::{self, Format, ImportOptions};
+use recording::session::MANIFEST_FILE;
 use recording::summary::{GroupBy, Summary, SummaryBuilder};
 use recording::Recording;
+
+use crate::session::committed::{read_recording, CommittedSession};
+use crate::session::regular;
 
 /// An input, classified.
 pub enum Input {
     Recording(PathBuf),
-    /// A session folder's recordings, in path order.
+    /// The recordings of a session's committed files (in the manifest's
+    /// order) or of a plain folder of recordings (in path order).
     Session(Vec<PathBuf>),
     /// A file of another profiler's format.
     Foreign(PathBuf, Format),
@@ -24,6 +30,8 @@ impl Input {
         if path.is_dir() {
             return Ok(Input::Session(session_recordings(path)?));
         }
+        // A FIFO or a device is refused before anything reads it.
+        regular::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let format = match format {
             Some(f) => f,
             None => interop::detect(path)?,
@@ -46,9 +54,22 @@ impl Input {
     }
 }
 
-/// The recordings of a session folder: `files/*.lsrec` (or `*.lsrec` in
-/// the folder itself).
+/// The recordings of a folder: a session's committed files when it has a
+/// `session.json` (an empty or broken manifest is an error, as in `query`;
+/// recordings of uncommitted files are never read), else the plain folder's
+/// `files/*.lsrec` (or `*.lsrec` in the folder itself).
 fn session_recordings(dir: &Path) -> Result<Vec<PathBuf>> {
+    if dir.join(MANIFEST_FILE).symlink_metadata().is_ok() {
+        let session = CommittedSession::open(dir)?;
+        let out: Vec<PathBuf> = session.recordings()?.into_iter().map(|r| r.path).collect();
+        if out.is_empty() {
+            bail!(
+                "the session {} has no committed recordings yet",
+                dir.display()
+            );
+        }
+        return Ok(out);
+    }
     let files = dir.join("files");
     let from = if files.is_dir() {
         files
@@ -62,7 +83,6 @@ fn session_recordings(dir: &Path) -> Result<Vec<PathBuf>> {
         let p = entry?.path();
         if p.extension()
             .is_some_and(|e| e == recording::FILE_EXTENSION)
-            && p.is_file()
         {
             out.push(p);
         }
@@ -82,9 +102,7 @@ fn session_recordings(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Opens a recording, importing another profiler's file first if needed.
 pub fn open_recording(input: &Input, opts: ImportOptions) -> Result<Recording> {
     match input {
-        Input::Recording(p) => {
-            Recording::open(p).with_context(|| format!("cannot read the recording {}", p.display()))
-        }
+        Input::Recording(p) => Ok(read_recording(p)?),
         Input::Foreign(p, f) => interop::import_recording(p, Some(*f), opts)
             .with_context(|| format!("cannot import {}", p.display())),
         Input::Session(_) => bail!("a session holds several recordings; give one of its files"),
@@ -138,8 +156,7 @@ pub fn summarize(
         Input::Session(files) => {
             let mut b = SummaryBuilder::new(group_by);
             for f in files {
-                let rec = Recording::open(f)
-                    .with_context(|| format!("cannot read the recording {}", f.display()))?;
+                let rec = read_recording(f)?;
                 let label = if rec.header.source_path.is_empty() {
                     f.file_name().map(|n| n.to_string_lossy().into_owned())
                 } else {

@@ -1,10 +1,15 @@
 //! `leanscope publish`: a static copy of the viewer and a session's data
 //! that works from any static web server.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use recording::session::{FILES_DIR, INDEX_FILE, MANIFEST_FILE};
+
+use crate::session::committed::CommittedSession;
+use crate::session::regular;
+use crate::staged_dir;
 
 use crate::viewer_site::{self, Target, DATA_DIR, DIFF_FILE, VIEWER_ASSETS};
 
@@ -12,7 +17,9 @@ use crate::viewer_site::{self, Target, DATA_DIR, DIFF_FILE, VIEWER_ASSETS};
 pub struct Args {
     /// A session directory (with session.json) or a recording (.lsrec).
     target: PathBuf,
-    /// The new directory to write (refused when it exists and is not empty).
+    /// The new directory to write: refused when it exists and is not empty
+    /// (an empty one is replaced). The site is written beside it and renamed
+    /// into place, so a failure leaves no partial site.
     #[arg(long, short)]
     out: PathBuf,
     #[command(flatten)]
@@ -23,22 +30,21 @@ pub fn run(a: Args) -> Result<u8> {
     viewer_site::require_built()?;
     let target = Target::open(&a.target)?;
     let diff = a.diff.document(&a.target)?;
-    if a.out.exists()
-        && std::fs::read_dir(&a.out)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-    {
-        bail!("{} exists and is not empty", a.out.display());
-    }
-    let data = a.out.join(DATA_DIR);
+    staged_dir::refuse_non_empty(&a.out)?;
+    // The site is written beside its final place and renamed there at the
+    // end: a failure part-way leaves no partial site (the temporary
+    // directory is removed when `staged` drops).
+    let staged = staged_dir::stage_beside(&a.out)?;
+    let site = staged.path();
+    let data = site.join(DATA_DIR);
     std::fs::create_dir_all(&data).with_context(|| format!("cannot create {}", data.display()))?;
     for (name, bytes) in VIEWER_ASSETS {
         if *name != "index.html" {
-            write(&a.out.join(name), bytes)?;
+            write(&site.join(name), bytes)?;
         }
     }
     if let Some(doc) = &diff {
-        write(&a.out.join(DIFF_FILE), doc)?;
+        write(&site.join(DIFF_FILE), doc)?;
     }
     let copied = match &target {
         Target::Session { dir } => copy_session(dir, &data)?,
@@ -57,9 +63,10 @@ pub fn run(a: Args) -> Result<u8> {
         _ => target,
     };
     write(
-        &a.out.join("index.html"),
+        &site.join("index.html"),
         viewer_site::index_html(&page, diff.is_some())?.as_bytes(),
     )?;
+    staged_dir::publish(staged, &a.out)?;
     println!(
         "{} ({} recording{}; open index.html through any static web server)",
         a.out.display(),
@@ -69,45 +76,53 @@ pub fn run(a: Args) -> Result<u8> {
     Ok(crate::exit::OK)
 }
 
-/// Copies the manifest, the index and the recordings of committed files.
+/// Copies the manifest, the index and the recordings of committed files
+/// (through the session reader `query` uses; regular files only).
 fn copy_session(dir: &Path, data: &Path) -> Result<usize> {
-    let manifest = crate::session::store::read_manifest(dir)
+    let session = CommittedSession::open(dir)
         .with_context(|| format!("cannot open the session {}", dir.display()))?;
-    write(&data.join(MANIFEST_FILE), &manifest.to_json())?;
-    if dir.join(INDEX_FILE).is_file() {
-        copy(&dir.join(INDEX_FILE), &data.join(INDEX_FILE))?;
+    write(&data.join(MANIFEST_FILE), &session.manifest.to_json())?;
+    let index = dir.join(INDEX_FILE);
+    if index.symlink_metadata().is_ok() {
+        copy_prefix(&index, &data.join(INDEX_FILE), session.manifest.index_bytes)?;
     }
     std::fs::create_dir_all(data.join(FILES_DIR))?;
-    let mut n = 0;
-    for f in manifest.files.iter().filter(|f| f.status.is_committed()) {
-        let Some(rel) = &f.recording else { continue };
-        // Only plain relative paths inside the session are copied.
-        let rel_path = Path::new(rel);
-        if rel_path.is_absolute()
-            || rel_path
-                .components()
-                .any(|c| !matches!(c, std::path::Component::Normal(_)))
-        {
-            eprintln!("leanscope: skipping {rel}: not a path inside the session");
-            continue;
-        }
-        let src = dir.join(rel_path);
-        let dst = data.join(rel_path);
+    let recordings = session
+        .recordings()
+        .with_context(|| format!("cannot publish the session {}", dir.display()))?;
+    for r in &recordings {
+        let dst = data.join(r.rel);
         if let Some(parent) = dst.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        copy(&src, &dst)?;
-        n += 1;
+        copy(&r.path, &dst)?;
     }
-    Ok(n)
+    Ok(recordings.len())
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    f.write_all(bytes)
+        .and_then(|_| f.sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Copies a regular file (a FIFO or a device is refused, not waited on).
 fn copy(from: &Path, to: &Path) -> Result<()> {
-    std::fs::copy(from, to)
-        .map(|_| ())
-        .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))
+    copy_limited(from, to, u64::MAX)
+}
+
+/// Copies the first `len` bytes of the index: the rows of committed files
+/// (what a killed writer appended after them is left out).
+fn copy_prefix(from: &Path, to: &Path, len: u64) -> Result<()> {
+    copy_limited(from, to, len)
+}
+
+fn copy_limited(from: &Path, to: &Path, len: u64) -> Result<()> {
+    let what = || format!("cannot copy {} to {}", from.display(), to.display());
+    let src = regular::read(from).with_context(what)?;
+    let mut dst = std::fs::File::create(to).with_context(what)?;
+    std::io::copy(&mut src.take(len), &mut dst).with_context(what)?;
+    dst.sync_all().with_context(what)
 }

@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use recording::session::{
     index_rows, query_index, query_index_parallel, query_rows, Counts, QueryKind, QueryOutcome,
-    QueryRow, QuerySpec, SessionStatus, SortBy, INDEX_FILE, MANIFEST_FILE,
+    QueryRow, QuerySpec, SessionStatus, SortBy, INDEX_FILE,
 };
 use recording::Recording;
 use serde::Serialize;
 
 use crate::exit;
+use crate::session::committed::CommittedSession;
 use crate::session::regular;
-use crate::session::store::{is_being_written, read_manifest};
+use crate::session::store::is_being_written;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Kind {
@@ -122,7 +123,10 @@ pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
     let (facts, outcome) = if source.is_dir() {
         query_session(source, spec).map_err(SourceError::Session)?
     } else {
-        let rec = Recording::open(source).map_err(SourceError::Recording)?;
+        let rec = regular::read(source)
+            .map_err(recording::RecordingError::from)
+            .and_then(Recording::from_file)
+            .map_err(SourceError::Recording)?;
         let path = rec.header.source_path.clone();
         (None, query_rows(index_rows(&rec, 0, 0, &path), spec))
     };
@@ -217,13 +221,7 @@ pub fn run(a: Args) -> Result<u8> {
 }
 
 fn query_session(dir: &Path, spec: &QuerySpec) -> Result<(Option<SessionFacts>, QueryOutcome)> {
-    if !dir.join(MANIFEST_FILE).is_file() {
-        anyhow::bail!(
-            "{} is not a session directory (no {MANIFEST_FILE})",
-            dir.display()
-        );
-    }
-    let manifest = read_manifest(dir)?;
+    let manifest = CommittedSession::open(dir)?.manifest;
     let committed = manifest.committed();
     let index_path = dir.join(INDEX_FILE);
     let outcome = match regular::read(&index_path) {

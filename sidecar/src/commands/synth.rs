@@ -21,7 +21,8 @@ pub struct Args {
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// Write a synthetic session (manifest and index, no recordings) into this new directory
-    /// instead of a recording; --files and --rows size it.
+    /// instead of a recording; --files and --rows size it. Written beside it and renamed into
+    /// place: a failure leaves no session; an existing non-empty directory is refused.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["events", "out"])]
     session: Option<PathBuf>,
     /// Files of a synthetic session.
@@ -34,16 +35,16 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<u8> {
     if let Some(dir) = &a.session {
-        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
-            anyhow::bail!("{} already exists and is not empty", dir.display());
-        }
+        crate::staged_dir::refuse_non_empty(dir)?;
+        let staged = crate::staged_dir::stage_beside(dir)?;
         let p = recording::session::synth::SessionSynthParams {
             seed: a.seed,
             files: a.files,
             rows: a.rows,
         };
-        recording::session::synth::write_synthetic_session(&p, dir)
+        recording::session::synth::write_synthetic_session(&p, staged.path())
             .with_context(|| format!("cannot write the synthetic session {}", dir.display()))?;
+        crate::staged_dir::publish(staged, dir)?;
         println!("{}", dir.display());
         return Ok(crate::exit::OK);
     }

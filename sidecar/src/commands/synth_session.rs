@@ -65,13 +65,7 @@ fn module_of(path: &str) -> String {
 }
 
 pub fn run(a: Args) -> Result<u8> {
-    if a.out.exists()
-        && std::fs::read_dir(&a.out)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-    {
-        bail!("{} exists and is not empty", a.out.display());
-    }
+    crate::staged_dir::refuse_non_empty(&a.out)?;
     let status_override = match a.status.as_deref() {
         None => None,
         Some("running") => Some(SessionStatus::Running),
@@ -107,7 +101,9 @@ pub fn run(a: Args) -> Result<u8> {
             })
             .collect(),
     };
-    let mut store = SessionStore::create(&a.out, manifest)
+    // Written beside the target and renamed into place at the end.
+    let staged = crate::staged_dir::stage_beside(&a.out)?;
+    let mut store = SessionStore::create(staged.path(), manifest)
         .with_context(|| format!("cannot create the session {}", a.out.display()))?;
     for k in 0..a.files {
         let id = k as usize;
@@ -129,7 +125,14 @@ pub fn run(a: Args) -> Result<u8> {
         let lean_error = a.error_every > 0 && k % a.error_every == a.error_every - 1;
         let module = module_of(&path);
         let rel = format!("{FILES_DIR}/{k:05}-{module}-{capture}.lsrec");
-        let rec = write_file(&a, k, events.max(1), &path, lean_error, &a.out.join(&rel))?;
+        let rec = write_file(
+            &a,
+            k,
+            events.max(1),
+            &path,
+            lean_error,
+            &store.dir.join(&rel),
+        )?;
         // The session engine's commit order: recording published, rows
         // appended and synced, then the manifest checkpointed.
         let mut rows = Vec::new();
@@ -174,6 +177,8 @@ pub fn run(a: Args) -> Result<u8> {
         m.completed_unix_ms = Some(0);
     }
     store.checkpoint()?;
+    drop(store);
+    crate::staged_dir::publish(staged, &a.out)?;
     println!("{}", a.out.display());
     Ok(crate::exit::OK)
 }

@@ -153,7 +153,7 @@ pub fn parse(v: &Value) -> Result<Summary> {
             module: s.opt_string(&kp, k, "module")?,
         };
         rows.push(SummaryRow {
-            key: SummaryKey::LeanProfiler(key),
+            key: SummaryKey::LeanProfiler(Box::new(key)),
             stats: s.stats(&p, o)?,
             share_permille: s.nat(&p, o, "share_permille")?,
             counters: Some(LeanProfilerCounters {

@@ -17,51 +17,90 @@ use super::limits::{MAX_JSON_STRING_BYTES, MAX_SUMMARY_BYTES};
 
 const FORMAT: &str = "leanscope summary";
 
-/// A summary as leanscope's summary JSON.
-pub fn to_json(s: &Summary) -> Value {
-    let rows: Vec<Value> = s
-        .rows
-        .iter()
-        .map(|r| {
-            let st = &r.stats;
-            json!({
-                "key": r.key,
-                "calls": st.count,
-                "total_ns": st.total_ns,
-                "self_ns": st.self_ns,
-                "min_ns": st.min_ns,
-                "mean_ns": st.mean_ns,
-                "median_ns": st.median_ns,
-                "p95_ns": st.p95_ns,
-                "max_ns": st.max_ns,
-                "share_permille": r.share_permille,
-            })
-        })
-        .collect();
+/// One row as summary JSON (fields in the order JSON objects sort them).
+fn row_json(r: &SummaryRow) -> Value {
+    let st = &r.stats;
     json!({
-        "format": SUMMARY_FORMAT,
-        "schema_version": SUMMARY_SCHEMA_VERSION,
-        "time_unit": "nanoseconds",
-        "group_by": s.group_by.map(GroupBy::as_str),
-        "event_count": s.event_count,
-        "thread_count": s.thread_count,
-        "max_depth": s.max_depth,
-        "trace_origin_ns": s.trace_origin_ns,
-        "trace_window_ns": s.trace_window_ns,
-        "recorded_thread_time_ns": s.recorded_thread_time_ns,
-        "dropped_events": s.dropped_events,
-        "validation_issue_count": s.validation_issue_count,
-        "validation_issues": s.validation_issues,
-        "rows": rows,
+        "key": r.key,
+        "calls": st.count,
+        "total_ns": st.total_ns,
+        "self_ns": st.self_ns,
+        "min_ns": st.min_ns,
+        "mean_ns": st.mean_ns,
+        "median_ns": st.median_ns,
+        "p95_ns": st.p95_ns,
+        "max_ns": st.max_ns,
+        "share_permille": r.share_permille,
     })
 }
 
-/// Writes a summary as pretty JSON.
-pub fn write<W: Write>(s: &Summary, mut out: W) -> std::io::Result<W> {
-    serde_json::to_writer_pretty(&mut out, &to_json(s)).map_err(std::io::Error::other)?;
+/// The rows, serialized one at a time: only one row's JSON exists at once.
+struct RowsOut<'a>(&'a [SummaryRow]);
+
+impl serde::Serialize for RowsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = ser.serialize_seq(Some(self.0.len()))?;
+        for r in self.0 {
+            seq.serialize_element(&row_json(r))?;
+        }
+        seq.end()
+    }
+}
+
+/// The document, its fields in sorted order (as `serde_json` writes a JSON
+/// object's), with the rows streamed.
+#[derive(serde::Serialize)]
+struct SummaryOut<'a> {
+    dropped_events: u64,
+    event_count: u64,
+    format: &'static str,
+    group_by: Option<&'static str>,
+    max_depth: u64,
+    recorded_thread_time_ns: u64,
+    rows: RowsOut<'a>,
+    schema_version: u64,
+    thread_count: u64,
+    time_unit: &'static str,
+    trace_origin_ns: u64,
+    trace_window_ns: u64,
+    validation_issue_count: u64,
+    /// At most `MAX_SUMMARY_ISSUES`, as JSON objects (sorted fields).
+    validation_issues: Value,
+}
+
+fn document(s: &Summary) -> SummaryOut<'_> {
+    SummaryOut {
+        dropped_events: s.dropped_events,
+        event_count: s.event_count,
+        format: SUMMARY_FORMAT,
+        group_by: s.group_by.map(GroupBy::as_str),
+        max_depth: s.max_depth,
+        recorded_thread_time_ns: s.recorded_thread_time_ns,
+        rows: RowsOut(&s.rows),
+        schema_version: SUMMARY_SCHEMA_VERSION,
+        thread_count: s.thread_count,
+        time_unit: "nanoseconds",
+        trace_origin_ns: s.trace_origin_ns,
+        trace_window_ns: s.trace_window_ns,
+        validation_issue_count: s.validation_issue_count,
+        validation_issues: json!(s.validation_issues),
+    }
+}
+
+/// A summary as leanscope's summary JSON, as one tree ([`write`] streams).
+pub fn to_json(s: &Summary) -> Value {
+    serde_json::to_value(document(s)).unwrap_or(Value::Null)
+}
+
+/// Writes a summary as pretty JSON, row by row: beyond the summary itself,
+/// memory stays that of one row however many rows there are.
+pub fn write<W: Write>(s: &Summary, out: W) -> std::io::Result<W> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut out, &document(s)).map_err(std::io::Error::other)?;
     out.write_all(b"\n")?;
     out.flush()?;
-    Ok(out)
+    out.into_inner().map_err(|e| e.into_error())
 }
 
 /// Reads JSON of at most [`MAX_SUMMARY_BYTES`] with strings bounded.

@@ -2,6 +2,7 @@
 //! for the format), discovery of the files, the engine that captures them,
 //! resumes, and the reader side used by `leanscope query`.
 
+pub mod committed;
 pub mod discover;
 pub mod engine;
 pub mod regular;
