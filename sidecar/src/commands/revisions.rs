@@ -93,7 +93,12 @@ fn describe(p: &Plan) -> String {
     } else {
         s.push_str(&format!("{} .lean files differ:\n", p.files.len()));
         for f in &p.files {
-            s.push_str(&format!("  {:<8}  {}  ({})\n", f.status.as_str(), f.path, f.module));
+            s.push_str(&format!(
+                "  {:<8}  {}  ({})\n",
+                f.status.as_str(),
+                f.path,
+                f.module
+            ));
         }
     }
     if p.files.is_empty() {

@@ -142,7 +142,13 @@ impl Repo {
     /// The full object id of the commit `rev` names.
     pub fn resolve_commit(&self, rev: &str) -> Result<String, GitError> {
         let spec = format!("{rev}^{{commit}}");
-        let out = self.output(&["rev-parse", "--verify", "--quiet", "--end-of-options", &spec])?;
+        let out = self.output(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ])?;
         let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
         if !out.status.success() || !is_object_id(&text) {
             return Err(GitError::UnknownRevision {
@@ -338,13 +344,15 @@ fn read_field(r: &mut impl BufRead, command: &str) -> Result<Option<String>, Git
         });
     }
     buf.pop();
-    String::from_utf8(buf).map(Some).map_err(|e| GitError::Unexpected {
-        command: command.to_owned(),
-        what: format!(
-            "a path that is not UTF-8 ({:?})",
-            String::from_utf8_lossy(e.as_bytes())
-        ),
-    })
+    String::from_utf8(buf)
+        .map(Some)
+        .map_err(|e| GitError::Unexpected {
+            command: command.to_owned(),
+            what: format!(
+                "a path that is not UTF-8 ({:?})",
+                String::from_utf8_lossy(e.as_bytes())
+            ),
+        })
 }
 
 /// `:OLDMODE NEWMODE OLDID NEWID STATUS` and its path.

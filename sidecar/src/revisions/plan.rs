@@ -62,6 +62,8 @@ impl FileStatus {
 pub struct PlannedChange {
     /// Repository-relative path with `/` separators.
     pub path: String,
+    /// Lean's module name: the path from its Lake source folder (from the
+    /// repository's root with `--roots` or without a `lakefile.toml`).
     pub module: String,
     pub status: FileStatus,
     /// The blob at the merge base (`null` for an added file).
@@ -186,7 +188,7 @@ pub fn plan(req: &PlanRequest) -> Result<Plan, PlanError> {
         if refusal.is_some() {
             return Ok(());
         }
-        match classify(&c, &roots) {
+        match classify(&c, &roots, roots_from) {
             Err(e) => refusal = Some(e),
             Ok(None) => ignored += 1,
             Ok(Some(f)) => {
@@ -236,8 +238,8 @@ pub fn plan(req: &PlanRequest) -> Result<Plan, PlanError> {
 fn default_roots(repo: &Repo, merge_base: &str) -> Result<(Vec<String>, RootsFrom), PlanError> {
     if let Some(blob) = repo.blob_at(merge_base, "lakefile.toml")? {
         let bytes = repo.read_blob(&blob, MAX_LAKEFILE_BYTES, "lakefile.toml")?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| RootsError::Lakefile("it is not UTF-8".into()))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| RootsError::Lakefile("it is not UTF-8".into()))?;
         if let Some(r) = roots::from_lakefile_toml(&text)? {
             return Ok((r, RootsFrom::LakefileToml));
         }
@@ -246,7 +248,11 @@ fn default_roots(repo: &Repo, merge_base: &str) -> Result<(Vec<String>, RootsFro
 }
 
 /// A changed entry: refused, ignored (`None`) or a selected file.
-fn classify(c: &Change, roots: &[String]) -> Result<Option<PlannedChange>, PlanError> {
+fn classify(
+    c: &Change,
+    roots: &[String],
+    roots_from: RootsFrom,
+) -> Result<Option<PlannedChange>, PlanError> {
     if BUILD_CONFIGURATION.contains(&c.path.as_str()) {
         return Err(PlanError::BuildConfiguration {
             path: c.path.clone(),
@@ -266,7 +272,20 @@ fn classify(c: &Change, roots: &[String]) -> Result<Option<PlannedChange>, PlanE
     if !c.path.ends_with(".lean") || !roots::covers(roots, &c.path) {
         return Ok(None);
     }
-    let stem = c.path.strip_suffix(".lean").unwrap_or(&c.path);
+    // Module names start at a Lake source folder; with `--roots` or the
+    // whole repository, at the repository's root.
+    let from_source_dir = match roots_from {
+        RootsFrom::LakefileToml => roots
+            .iter()
+            .filter(|r| !r.is_empty() && c.path.starts_with(&format!("{r}/")))
+            .map(|r| &c.path[r.len() + 1..])
+            .min_by_key(|rest| rest.len())
+            .unwrap_or(&c.path),
+        _ => &c.path,
+    };
+    let stem = from_source_dir
+        .strip_suffix(".lean")
+        .unwrap_or(from_source_dir);
     if let Some(bad) = stem.split('/').find(|p| !is_plain_component(p)) {
         return Err(PlanError::NotAModuleName {
             path: c.path.clone(),
@@ -281,7 +300,7 @@ fn classify(c: &Change, roots: &[String]) -> Result<Option<PlannedChange>, PlanE
         _ => FileStatus::Modified,
     };
     Ok(Some(PlannedChange {
-        module: module_name(&c.path),
+        module: module_name(from_source_dir),
         path: c.path.clone(),
         status,
         base_blob,

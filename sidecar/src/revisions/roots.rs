@@ -41,9 +41,9 @@ struct Lakefile {
     src_dir: Option<String>,
     #[serde(default)]
     default_targets: Vec<String>,
-    #[serde(default)]
+    #[serde(default, rename = "lean_lib")]
     lean_lib: Vec<Target>,
-    #[serde(default)]
+    #[serde(default, rename = "lean_exe")]
     lean_exe: Vec<Target>,
 }
 
@@ -97,14 +97,13 @@ pub fn from_lakefile_toml(text: &str) -> Result<Option<Vec<String>>, RootsError>
 
 /// Whether a repository path is a library source under one of `roots`.
 pub fn covers(roots: &[String], path: &str) -> bool {
-    if path
-        .split('/')
-        .any(|c| c.starts_with('.') || c == "build")
-    {
+    if path.split('/').any(|c| c.starts_with('.') || c == "build") {
         return false;
     }
     roots.iter().any(|r| {
-        r.is_empty() || path == r || (path.starts_with(r.as_str()) && path[r.len()..].starts_with('/'))
+        r.is_empty()
+            || path == r
+            || (path.starts_with(r.as_str()) && path[r.len()..].starts_with('/'))
     })
 }
 
