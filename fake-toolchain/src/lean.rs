@@ -138,6 +138,9 @@ pub fn main(args: &[String]) -> i32 {
             }
         }
     }
+    if let Some(code) = crate::elaborate::lean(&file, inv.json) {
+        return code;
+    }
     let all = match cases::load_cases(&fixtures) {
         Ok(all) => all,
         Err(e) => {
