@@ -72,7 +72,10 @@ fn cpu_time() -> Duration {
     unsafe {
         libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts);
     }
-    Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
 }
 
 /// Spends `cost` of CPU time on top of what the process has used.
@@ -81,7 +84,9 @@ pub fn burn(cost: Duration) {
     let mut x: u64 = 1;
     while cpu_time() < until {
         for _ in 0..10_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
         }
         std::hint::black_box(x);
     }
@@ -156,7 +161,10 @@ pub fn lake_build() -> i32 {
     } else {
         failed.sort();
         for f in &failed {
-            println!("error: {}: build failed (leanscope-fake: build-error)", f.display());
+            println!(
+                "error: {}: build failed (leanscope-fake: build-error)",
+                f.display()
+            );
         }
         println!("error: build failed");
         1

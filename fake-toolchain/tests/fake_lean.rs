@@ -521,7 +521,11 @@ fn elaborates_sources_with_directives_at_their_cost() {
         "theorem a : True := by\n  trivial -- leanscope-fake: cost 300ms\n-- leanscope-fake: print 9.99 user\n",
     )
     .unwrap();
-    std::fs::write(proj.join("P/Bad.lean"), "def x := 1 -- leanscope-fake: error\n").unwrap();
+    std::fs::write(
+        proj.join("P/Bad.lean"),
+        "def x := 1 -- leanscope-fake: error\n",
+    )
+    .unwrap();
     let times = sb.root.join("time.txt");
     let out = Command::new("/usr/bin/time")
         .args(["-f", "%U %S", "-o"])
@@ -532,10 +536,17 @@ fn elaborates_sources_with_directives_at_their_cost() {
         .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "9.99 user\n");
     let t = std::fs::read_to_string(&times).unwrap();
-    let cpu: f64 = t.split_whitespace().map(|x| x.parse::<f64>().unwrap()).sum();
+    let cpu: f64 = t
+        .split_whitespace()
+        .map(|x| x.parse::<f64>().unwrap())
+        .sum();
     assert!((0.29..3.0).contains(&cpu), "CPU {cpu} s for a 300 ms cost");
 
     let bad = Command::new(sb.bin("lake"))
@@ -557,7 +568,11 @@ fn elaborates_sources_with_directives_at_their_cost() {
     let ok = build(&proj);
     assert!(ok.status.success());
     assert!(String::from_utf8_lossy(&ok.stdout).contains("Build completed successfully."));
-    std::fs::write(proj.join("P/Broken.lean"), "-- leanscope-fake: build-error\n").unwrap();
+    std::fs::write(
+        proj.join("P/Broken.lean"),
+        "-- leanscope-fake: build-error\n",
+    )
+    .unwrap();
     let failed = build(&proj);
     assert_eq!(failed.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&failed.stdout).contains("P/Broken.lean: build failed"));

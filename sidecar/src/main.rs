@@ -69,7 +69,7 @@ enum Command {
     /// The slowest files, folders, declarations or tactics of a session or recording.
     Query(commands::query::Args),
     /// Exact-revision profiling of a change: `plan` lists the .lean files
-    /// it touches (from Git objects only).
+    /// it touches (from Git objects only); `run` measures both sides.
     Revisions(commands::revisions::Args),
 }
 
