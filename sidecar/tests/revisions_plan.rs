@@ -4,73 +4,26 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
+use common::git_repo::Repo;
 use serde_json::Value;
 
-/// A scratch repository with a fixed identity and no user configuration.
-struct Repo {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
+/// `leanscope revisions plan` on a repository.
+trait PlanCli {
+    fn plan(&self, extra: &[&str]) -> Output;
+    fn plan_json(&self, extra: &[&str]) -> Value;
+    fn refused(&self, extra: &[&str]) -> String;
 }
 
-impl Repo {
-    fn new() -> Repo {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("repo");
-        std::fs::create_dir_all(&path).unwrap();
-        let r = Repo { _dir: dir, path };
-        r.git(&["init", "-q", "-b", "main"]);
-        r
-    }
-
-    fn git_output(&self, args: &[&str]) -> Output {
-        Command::new("git")
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-            .args(["-c", "commit.gpgsign=false", "-c", "core.autocrlf=false"])
-            .args(args)
-            .current_dir(&self.path)
-            .env("HOME", self._dir.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-            .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-            .output()
-            .unwrap()
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        let out = self.git_output(args);
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap().trim().to_owned()
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn commit(&self, msg: &str) -> String {
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "--allow-empty", "-m", msg]);
-        self.git(&["rev-parse", "HEAD"])
-    }
-
-    fn blob(&self, rev_path: &str) -> String {
-        self.git(&["rev-parse", rev_path])
-    }
-
+impl PlanCli for Repo {
     fn plan(&self, extra: &[&str]) -> Output {
         let mut c = Command::new(common::leanscope_bin());
         c.args(["revisions", "plan", "--repo"])
             .arg(&self.path)
             .args(extra)
-            .env("HOME", self._dir.path())
+            .env("HOME", self.dir.path())
             .env("GIT_CONFIG_NOSYSTEM", "1");
         c.output().unwrap()
     }

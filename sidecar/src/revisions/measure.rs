@@ -73,7 +73,7 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
     if !Path::new(GNU_TIME).is_file() {
         return Err(MeasureError::NoGnuTime);
     }
-    let time_file = job.raw.with_extension("time");
+    let time_file = suffixed(&job.raw, ".time");
     let mut cmd = Command::new(GNU_TIME);
     cmd.arg("-f")
         .arg(TIME_FORMAT)
@@ -102,8 +102,8 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
             })
         }
     };
-    let out = job.raw.with_extension("out");
-    let err = job.raw.with_extension("err");
+    let out = suffixed(&job.raw, ".out");
+    let err = suffixed(&job.raw, ".err");
     for (path, bytes) in [(&out, &finished.stdout), (&err, &finished.stderr)] {
         std::fs::write(path, bytes).map_err(|source| MeasureError::Io {
             path: path.clone(),
@@ -130,6 +130,14 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
         file: time_file,
         detail,
     })
+}
+
+/// `raw` with `suffix` appended (module names hold dots, so not
+/// `with_extension`).
+fn suffixed(raw: &Path, suffix: &str) -> PathBuf {
+    let mut name = raw.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// The counters from GNU time's output file (its last marked line).
