@@ -6,7 +6,12 @@
 //!   measured with the process's CPU clock, not the wall clock);
 //! - `-- leanscope-fake: error`: report an error at that line (exit 1);
 //! - `-- leanscope-fake: print TEXT`: print TEXT on stdout and on stderr;
-//! - `-- leanscope-fake: build-error`: `lake build` fails on this file.
+//! - `-- leanscope-fake: build-error`: `lake build` fails on this file;
+//! - `-- leanscope-fake: read PATH`, `write PATH`, `connect HOST:PORT`:
+//!   read a file, create one, open a TCP connection, and report an error
+//!   (exit 1) when that fails: what a sandbox must forbid, made visible.
+//!
+//! Sources with directives need no fixtures (`LEANSCOPE_FAKE_FIXTURES`).
 //!
 //! A source without any directive is not elaborated by this module (the
 //! fake then replays a recording, or says it has none). A clean file makes
@@ -27,6 +32,9 @@ pub enum Directive {
     Error,
     Print(String),
     BuildError,
+    Read(String),
+    Write(String),
+    Connect(String),
 }
 
 /// The directives of a source, in order, or an error naming the line.
@@ -49,6 +57,9 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
             "error" => Directive::Error,
             "print" => Directive::Print(rest.to_owned()),
             "build-error" => Directive::BuildError,
+            "read" => Directive::Read(rest.trim().to_owned()),
+            "write" => Directive::Write(rest.trim().to_owned()),
+            "connect" => Directive::Connect(rest.trim().to_owned()),
             other => return Err(format!("line {}: unknown directive {other:?}", i + 1)),
         };
         out.push((i + 1, d));
@@ -112,23 +123,62 @@ pub fn lean(file: &str, json: bool) -> Option<i32> {
                 println!("{text}");
                 eprintln!("{text}");
             }
+            Directive::Read(path) => match std::fs::read(&path) {
+                Ok(_) => println!("read {path}"),
+                Err(e) => {
+                    code = 1;
+                    report(file, line, json, &format!("cannot read {path}: {e}"));
+                }
+            },
+            Directive::Write(path) => match std::fs::write(&path, "written by the fake lean\n") {
+                Ok(()) => println!("wrote {path}"),
+                Err(e) => {
+                    code = 1;
+                    report(file, line, json, &format!("cannot write {path}: {e}"));
+                }
+            },
+            Directive::Connect(addr) => {
+                let result = addr
+                    .parse::<std::net::SocketAddr>()
+                    .map_err(|e| e.to_string())
+                    .and_then(|a| {
+                        std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2))
+                            .map_err(|e| e.to_string())
+                    });
+                match result {
+                    Ok(_) => println!("connected to {addr}"),
+                    Err(e) => {
+                        code = 1;
+                        report(file, line, json, &format!("cannot connect to {addr}: {e}"));
+                    }
+                }
+            }
             Directive::Error => {
                 code = 1;
-                let msg = "leanscope-fake: an error asked for by the source";
-                if json {
-                    println!(
-                        "{{\"caption\":\"\",\"data\":{},\"endPos\":null,\"fileName\":{},\"isSilent\":false,\"keepFullRange\":false,\"pos\":{{\"column\":0,\"line\":{line}}},\"severity\":\"error\"}}",
-                        crate::lean_format::json_string(msg),
-                        crate::lean_format::json_string(file)
-                    );
-                } else {
-                    println!("{file}:{line}:0: error: {msg}");
-                }
+                report(
+                    file,
+                    line,
+                    json,
+                    "leanscope-fake: an error asked for by the source",
+                );
             }
             Directive::BuildError => {}
         }
     }
     Some(code)
+}
+
+/// An error message as Lean prints it, at `line`.
+fn report(file: &str, line: usize, json: bool, msg: &str) {
+    if json {
+        println!(
+            "{{\"caption\":\"\",\"data\":{},\"endPos\":null,\"fileName\":{},\"isSilent\":false,\"keepFullRange\":false,\"pos\":{{\"column\":0,\"line\":{line}}},\"severity\":\"error\"}}",
+            crate::lean_format::json_string(msg),
+            crate::lean_format::json_string(file)
+        );
+    } else {
+        println!("{file}:{line}:0: error: {msg}");
+    }
 }
 
 /// `lake build [TARGETS…]` in the current directory: fails, naming the

@@ -2,7 +2,8 @@
 //! `plan` reads what changed from Git objects (`git` is the one reader of
 //! Git's plumbing output; `roots` decides which files are the library's);
 //! `run` measures both sides: `materialize` writes each side's tree from
-//! blobs, `measure` runs Lean under GNU time, `report` compares and flags.
+//! blobs, `sandbox` confines every Lean process (bubblewrap), `measure`
+//! runs it under GNU time, `report` compares and flags.
 
 pub mod git;
 pub mod materialize;
@@ -11,3 +12,4 @@ pub mod plan;
 pub mod report;
 pub mod roots;
 pub mod run;
+pub mod sandbox;

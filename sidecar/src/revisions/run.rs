@@ -8,7 +8,8 @@
 //! dependency cone), then each selected file is elaborated directly
 //! (`lake env lean -j1 FILE`, which elaborates the file whatever `.olean`
 //! is cached), base and head alternating, and with `--repeat N` the order
-//! rotates so neither side always runs first.
+//! rotates so neither side always runs first. Every Lean process runs in
+//! the bubblewrap sandbox of `sandbox.rs`, under GNU time (`measure.rs`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -18,6 +19,7 @@ use super::measure::{measure, Job, MeasureError};
 use super::plan::{plan, Plan, PlanRequest};
 use super::report::{compare, markdown, Report, Revisions, Sample, Side, State, Thresholds};
 use super::report::{MEASURE_NOTE, REPORT_SCHEMA_VERSION};
+use super::sandbox::Sandbox;
 
 /// What to run.
 pub struct RunRequest<'a> {
@@ -126,6 +128,12 @@ fn measure_all(
         .and_then(|r| super::git::Repo::open(&r).ok().map(|_| r))
         .map(|r| r.join(".lake/packages"))
         .filter(|p| p.is_dir());
+    let lake = absolute(&req.lake)?;
+    let sandbox = |side: Side, lake: &Path, packages: &Option<PathBuf>| Sandbox {
+        tree: ws.join(side.as_str()),
+        lake: lake.to_path_buf(),
+        packages: packages.clone(),
+    };
     for (side, commit) in [
         (Side::Base, &plan.merge_base),
         (Side::Head, &plan.head.commit),
@@ -138,12 +146,6 @@ fn measure_all(
             &commit[..7]
         ));
         materialize(req.plan.repo, commit, &dir).map_err(|e| e.to_string())?;
-        if let Some(p) = &packages {
-            let lake = dir.join(".lake");
-            std::fs::create_dir_all(&lake)
-                .and_then(|()| std::os::unix::fs::symlink(p, lake.join("packages")))
-                .map_err(|e| format!("linking {} into {}: {e}", p.display(), side.as_str()))?;
-        }
         let modules: Vec<String> = plan
             .files
             .iter()
@@ -163,10 +165,13 @@ fn measure_all(
         ));
         let mut args = vec!["build".to_owned()];
         args.extend(modules);
+        let (program, args) = sandbox(side, &lake, &packages)
+            .wrap(&args)
+            .map_err(|e| e.to_string())?;
         measure(&Job {
             what: format!("prebuild of {} (lake build)", side.as_str()),
             dir: &dir,
-            program: &req.lake,
+            program: &program,
             args,
             raw: raw.join(format!("build-{}", side.as_str())),
             timeout: req.timeout_build,
@@ -202,11 +207,15 @@ fn measure_all(
                 let what = format!("{} {}", side.as_str(), f.path);
                 progress(&format!("[{}/{}] {what}", r + 1, req.repeat));
                 let timeout = req.timeout_file.min(left);
+                let lean = ["env", "lean", "-j1", &f.path].map(str::to_owned);
+                let (program, args) = sandbox(side, &lake, &packages)
+                    .wrap(&lean)
+                    .map_err(|e| e.to_string())?;
                 let counters = measure(&Job {
                     what: what.clone(),
                     dir: &ws.join(side.as_str()),
-                    program: &req.lake,
-                    args: vec!["env".into(), "lean".into(), "-j1".into(), f.path.clone()],
+                    program: &program,
+                    args,
                     raw: raw.join(format!(
                         "{index:04}-{}-{}",
                         side.as_str(),
@@ -235,6 +244,21 @@ fn measure_all(
         }
     }
     Ok(())
+}
+
+/// `lake` as an absolute path (the sandbox runs it from another folder).
+fn absolute(lake: &Path) -> Result<PathBuf, String> {
+    let name = lake
+        .file_name()
+        .ok_or_else(|| format!("{} names no program", lake.display()))?;
+    let dir = lake
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir.join(name))
 }
 
 /// A fresh id: SHA-256 of the plan digest, the time and the process id,
