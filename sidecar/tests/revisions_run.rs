@@ -381,3 +381,110 @@ fn what_lean_prints_never_becomes_a_counter() {
     assert!((280..5000).contains(&cpu), "{n}");
     assert!(n["max_rss_kib"].as_u64().unwrap() > 1);
 }
+
+/// The sandbox: a sample cannot read a file outside its binds, cannot
+/// write outside its own tree (not even into the other side's), and
+/// cannot reach the network; each attempt fails the sample, naming it.
+#[test]
+fn the_sandbox_confines_every_sample() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let r0 = project();
+    let secret = r0.dir.path().join("secret.txt");
+    std::fs::write(&secret, "secret\n").unwrap();
+    // Outside the sandbox each of these works.
+    assert!(std::fs::read(&secret).is_ok());
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    drop(r0);
+    // `Some(message)`: the sample fails saying so; `None`: it may succeed
+    // inside (a write into the sandbox's private /tmp) but the host never
+    // sees it.
+    for (directive, says) in [
+        ("read SECRET", Some("cannot read")),
+        ("write WS/base/Demo/A.lean", Some("cannot write")),
+        (
+            &format!("connect 127.0.0.1:{port}") as &str,
+            Some("cannot connect"),
+        ),
+        ("write OUTSIDE", None),
+    ] {
+        let r = project();
+        let secret = r.dir.path().join("secret.txt");
+        std::fs::write(&secret, "secret\n").unwrap();
+        let outside = r.dir.path().join("outside.txt");
+        let ws = r.dir.path().join("ws");
+        let d = directive
+            .replace("SECRET", &secret.display().to_string())
+            .replace("OUTSIDE", &outside.display().to_string())
+            .replace("WS", &ws.display().to_string());
+        r.write(
+            "Demo/A.lean",
+            &format!("{}-- leanscope-fake: {d}\n", cost(10)),
+        );
+        r.commit("escape");
+        let t = tools();
+        let out = run(&r, &t, &ws, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if let Some(says) = says {
+            assert_eq!(out.status.code(), Some(3), "{directive}: {stderr}");
+            let rep = report(&ws);
+            assert!(
+                rep["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("head Demo/A.lean failed"),
+                "{}",
+                rep["error"]
+            );
+            let lean_out = std::fs::read_to_string(ws.join("raw/0001-head-Demo.A.out")).unwrap();
+            assert!(lean_out.contains(says), "{directive}: {lean_out}");
+        }
+        assert!(!outside.exists(), "{directive}: the write reached the host");
+        assert_eq!(
+            std::fs::read_to_string(ws.join("base/Demo/A.lean")).unwrap(),
+            cost(50)
+        );
+    }
+}
+
+/// The user's prepared `.lake/packages` is seen read-only, never copied.
+#[test]
+fn lake_packages_are_bound_read_only() {
+    let r = project();
+    r.write(".gitignore", ".lake\n");
+    r.commit("ignore .lake");
+    std::fs::create_dir_all(r.path.join(".lake/packages/dep")).unwrap();
+    std::fs::write(r.path.join(".lake/packages/dep/Dep.lean"), "def dep := 1\n").unwrap();
+    r.write(
+        "Demo/A.lean",
+        &format!(
+            "{}-- leanscope-fake: read .lake/packages/dep/Dep.lean\n-- leanscope-fake: write .lake/packages/dep/Dep.lean\n",
+            cost(10)
+        ),
+    );
+    r.commit("uses a dependency");
+    let t = tools();
+    let ws = r.dir.path().join("ws");
+    let out = run(&r, &t, &ws, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    let lean_out = std::fs::read_to_string(ws.join("raw/0001-head-Demo.A.out")).unwrap();
+    assert!(
+        lean_out.contains("read .lake/packages/dep/Dep.lean"),
+        "{lean_out}"
+    );
+    assert!(
+        lean_out.contains("cannot write .lake/packages/dep/Dep.lean"),
+        "{lean_out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(r.path.join(".lake/packages/dep/Dep.lean")).unwrap(),
+        "def dep := 1\n"
+    );
+    // Bound, not copied: the workspace's mount point is empty outside the run.
+    assert_eq!(
+        std::fs::read_dir(ws.join("head/.lake/packages"))
+            .unwrap()
+            .count(),
+        0
+    );
+}
