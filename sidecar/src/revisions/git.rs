@@ -165,7 +165,8 @@ impl Repo {
     pub fn merge_bases(&self, a: &str, b: &str) -> Result<Vec<String>, GitError> {
         let out = self.output(&["merge-base", "--all", a, b])?;
         // Exit 1 with no output: no common ancestor.
-        if !out.status.success() && !(out.status.code() == Some(1) && out.stdout.is_empty()) {
+        let no_ancestor = out.status.code() == Some(1) && out.stdout.is_empty();
+        if !out.status.success() && !no_ancestor {
             return Err(GitError::Failed {
                 command: format!("merge-base --all {a} {b}"),
                 stderr: stderr_text(&out.stderr),

@@ -353,7 +353,8 @@ mod tests {
             compare(&plan(FileStatus::Modified), &samples(&[b], &[h]), &T)[0].flagged
         };
         assert!(flag(60_000, 90_000), "exactly 1.5× and exactly +30 s");
-        assert!(!flag(60_000, 89_990), "just under 1.5×");
+        assert!(flag(100_000, 150_000), "exactly 1.5×, +50 s");
+        assert!(!flag(100_000, 149_990), "+50 s but just under 1.5×");
         assert!(!flag(50_000, 79_990), "1.6× but just under +30 s");
         assert!(flag(50_000, 80_000));
         let added = |h: u64| compare(&plan(FileStatus::Added), &samples(&[], &[h]), &T)[0].flagged;
