@@ -53,9 +53,14 @@ fn tools() -> Tools {
 }
 
 fn run(r: &Repo, t: &Tools, ws: &Path, extra: &[&str]) -> Output {
+    run_at(r, &r.path, t, ws, extra)
+}
+
+/// `--repo` may be any folder inside the repository.
+fn run_at(r: &Repo, repo: &Path, t: &Tools, ws: &Path, extra: &[&str]) -> Output {
     let mut c = Command::new(common::leanscope_bin());
     c.args(["revisions", "run", "--repo"])
-        .arg(&r.path)
+        .arg(repo)
         .args(["--base", "main", "--head", "feature", "--workspace"])
         .arg(ws)
         .args(extra)
@@ -465,7 +470,8 @@ fn lake_packages_are_bound_read_only() {
     r.commit("uses a dependency");
     let t = tools();
     let ws = r.dir.path().join("ws");
-    let out = run(&r, &t, &ws, &[]);
+    // From a subfolder: the packages are found at the repository's top.
+    let out = run_at(&r, &r.path.join("Demo"), &t, &ws, &[]);
     assert_eq!(out.status.code(), Some(3));
     let lean_out = std::fs::read_to_string(ws.join("raw/0001-head-Demo.A.out")).unwrap();
     assert!(

@@ -139,6 +139,19 @@ impl Repo {
         })
     }
 
+    /// The repository's top folder (where tree paths start).
+    pub fn toplevel(&self) -> Result<PathBuf, GitError> {
+        let out = self.output(&["rev-parse", "--show-toplevel"])?;
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        if !out.status.success() || text.is_empty() {
+            return Err(GitError::Failed {
+                command: "rev-parse --show-toplevel".into(),
+                stderr: stderr_text(&out.stderr),
+            });
+        }
+        Ok(PathBuf::from(text))
+    }
+
     /// The full object id of the commit `rev` names.
     pub fn resolve_commit(&self, rev: &str) -> Result<String, GitError> {
         let spec = format!("{rev}^{{commit}}");

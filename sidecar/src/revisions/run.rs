@@ -120,14 +120,12 @@ fn measure_all(
 ) -> Result<(), String> {
     let raw = ws.join("raw");
     std::fs::create_dir(&raw).map_err(|e| format!("creating {}: {e}", raw.display()))?;
-    let packages = req
-        .plan
-        .repo
-        .canonicalize()
-        .ok()
-        .and_then(|r| super::git::Repo::open(&r).ok().map(|_| r))
-        .map(|r| r.join(".lake/packages"))
-        .filter(|p| p.is_dir());
+    // The user's prepared dependencies, at the repository's top folder
+    // (where the trees' paths, and the lakefile, start).
+    let top = super::git::Repo::open(req.plan.repo)
+        .and_then(|r| r.toplevel())
+        .map_err(|e| e.to_string())?;
+    let packages = Some(top.join(".lake/packages")).filter(|p| p.is_dir());
     let lake = absolute(&req.lake)?;
     let sandbox = |side: Side, lake: &Path, packages: &Option<PathBuf>| Sandbox {
         tree: ws.join(side.as_str()),
