@@ -1,4 +1,4 @@
-//! `lake` mode: `--version`, `env` and `env CMD ARGS…`.
+//! `lake` mode: `--version`, `env`, `env CMD ARGS…` and `build`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -108,8 +108,11 @@ pub fn main(argv0: &Path, args: &[String]) -> i32 {
                 }
             }
         }
+        Some("build") => crate::elaborate::lake_build(),
         Some(other) => {
-            eprintln!("error: the fake lake only supports `--version` and `env`, not `{other}`");
+            eprintln!(
+                "error: the fake lake only supports `--version`, `env` and `build`, not `{other}`"
+            );
             1
         }
         None => {

@@ -101,6 +101,11 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
+    if let Some(file) = inv.file.as_deref().filter(|_| !inv.version && !inv.help) {
+        if let Some(code) = crate::elaborate::lean(file, inv.json) {
+            return code;
+        }
+    }
     let fixtures = match fixtures_dir() {
         Ok(dir) => dir,
         Err(e) => {

@@ -6,7 +6,10 @@
 //!   with `LEAN_PATH`, `LEAN_SRC_PATH`, `LAKE`, `LEAN_SYSROOT` set and the fake's `bin`
 //!   directory first on `PATH`, as a child process, and exits with its status).
 //! - `lean --version`, and `lean [--json] [-D name=value]… FILE`, which replays the recorded
-//!   output of the case whose `source` is a path suffix of `FILE`.
+//!   output of the case whose `source` is a path suffix of `FILE`; a source carrying
+//!   `-- leanscope-fake:` directives is elaborated instead, at the costs it asks for
+//!   (`src/elaborate.rs`).
+//! - `lake build [TARGETS…]`: succeeds unless a source asks it to fail (`src/elaborate.rs`).
 //!
 //! Environment:
 //! - `LEANSCOPE_FAKE_FIXTURES` (required for replay and versions): the `fixtures/lean-output`
@@ -23,6 +26,7 @@
 
 pub mod cases;
 pub mod dialect;
+pub mod elaborate;
 pub mod huge;
 pub mod lake;
 pub mod lean;

@@ -269,7 +269,7 @@ fn lake_env_sets_lean_variables() {
     assert!(text.contains(&format!("PATH={}:", bin.display())));
     let unsupported = run({
         let mut c = Command::new(sb.bin("lake"));
-        c.arg("build");
+        c.arg("test");
         c
     });
     assert_eq!(unsupported.status.code(), Some(1));
@@ -506,4 +506,75 @@ fn one_case_speaks_every_release_line() {
     let (traces, _) = render("v4.7.0", false);
     assert!(traces.contains("[Elab.async] [0.001564s] Lean.addDecl"));
     assert!(!traces.contains('\u{FE0F}'));
+}
+
+/// A source with directives is elaborated at the CPU cost it asks for
+/// (measured from outside by GNU time), its errors and prints are Lean's
+/// output, and `lake build` fails only on a `build-error` directive.
+#[test]
+fn elaborates_sources_with_directives_at_their_cost() {
+    let sb = Sandbox::new("elaborate");
+    let proj = sb.root.join("proj");
+    std::fs::create_dir_all(proj.join("P")).unwrap();
+    std::fs::write(
+        proj.join("P/Costly.lean"),
+        "theorem a : True := by\n  trivial -- leanscope-fake: cost 300ms\n-- leanscope-fake: print 9.99 user\n",
+    )
+    .unwrap();
+    std::fs::write(
+        proj.join("P/Bad.lean"),
+        "def x := 1 -- leanscope-fake: error\n",
+    )
+    .unwrap();
+    let times = sb.root.join("time.txt");
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%U %S", "-o"])
+        .arg(&times)
+        .arg(sb.bin("lake"))
+        .args(["env", "lean", "--json", "-j1", "P/Costly.lean"])
+        .current_dir(&proj)
+        .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "9.99 user\n");
+    let t = std::fs::read_to_string(&times).unwrap();
+    let cpu: f64 = t
+        .split_whitespace()
+        .map(|x| x.parse::<f64>().unwrap())
+        .sum();
+    assert!((0.29..3.0).contains(&cpu), "CPU {cpu} s for a 300 ms cost");
+
+    let bad = Command::new(sb.bin("lake"))
+        .args(["env", "lean", "P/Bad.lean"])
+        .current_dir(&proj)
+        .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("P/Bad.lean:1:0: error:"));
+
+    let build = |dir: &Path| {
+        Command::new(sb.bin("lake"))
+            .args(["build", "P"])
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    };
+    let ok = build(&proj);
+    assert!(ok.status.success());
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("Build completed successfully."));
+    std::fs::write(
+        proj.join("P/Broken.lean"),
+        "-- leanscope-fake: build-error\n",
+    )
+    .unwrap();
+    let failed = build(&proj);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failed.stdout).contains("P/Broken.lean: build failed"));
+    let _ = std::fs::remove_dir_all(&sb.root);
 }

@@ -4,6 +4,7 @@ mod capture;
 mod commands;
 mod first_view;
 mod output;
+mod revisions;
 mod serve;
 mod session;
 mod staged_dir;
@@ -68,6 +69,9 @@ enum Command {
     Serve(commands::serve::Args),
     /// The slowest files, folders, declarations or tactics of a session or recording.
     Query(commands::query::Args),
+    /// Exact-revision profiling of a change: `plan` lists the .lean files
+    /// it touches (from Git objects only); `run` measures both sides.
+    Revisions(commands::revisions::Args),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
         Command::Export(a) => commands::export::run(a),
         Command::Serve(a) => commands::serve::run(a),
         Command::Query(a) => commands::query::run(a),
+        Command::Revisions(a) => commands::revisions::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

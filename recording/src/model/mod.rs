@@ -26,7 +26,7 @@ pub use explore::{
     line_operations,
 };
 pub use folders::{FolderNode, FolderTree};
-pub use stats::Stats;
+pub use stats::{nearest_rank, Stats};
 pub use timing::{self_pieces, union_ns, Interval};
 pub use validate::{IssueKind, ValidationIssue, MAX_REPORTED_ISSUES};
 

@@ -85,14 +85,7 @@ pub fn module_name(relative: &str) -> String {
     stem.split('/')
         .filter(|c| !c.is_empty())
         .map(|c| {
-            let plain = c
-                .chars()
-                .next()
-                .is_some_and(|f| f.is_alphabetic() || f == '_')
-                && c.chars().all(|ch| {
-                    ch.is_alphanumeric() || ch == '_' || ch == '\'' || ch == '!' || ch == '?'
-                });
-            if plain {
+            if is_plain_component(c) {
                 c.to_string()
             } else {
                 format!("«{c}»")
@@ -100,6 +93,17 @@ pub fn module_name(relative: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(".")
+}
+
+/// Whether a module name component is a plain Lean identifier (a letter
+/// or `_`, then letters, digits, `_`, `'`, `!`, `?`), so that Lean prints
+/// it without «guillemets».
+pub fn is_plain_component(c: &str) -> bool {
+    c.chars()
+        .next()
+        .is_some_and(|f| f.is_alphabetic() || f == '_')
+        && c.chars()
+            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '\'' || ch == '!' || ch == '?')
 }
 
 /// Where to look for `lake`: the explicit path, then `PATH`, then

@@ -9,6 +9,7 @@ pub mod profile;
 pub mod profile_session;
 pub mod publish;
 pub mod query;
+pub mod revisions;
 pub mod serve;
 pub mod summary;
 pub mod synth;

@@ -3,6 +3,8 @@
 //! project in a temporary directory.
 #![allow(dead_code)]
 
+pub mod git_repo;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

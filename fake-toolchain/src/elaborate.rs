@@ -1,0 +1,258 @@
+//! `lean FILE` for a source the fixtures have no recording for, and
+//! `lake build`: the fake "elaborates" a source that carries directives in
+//! comments, so that a test controls what the run costs and prints:
+//!
+//! - `-- leanscope-fake: cost 200ms`: spend that much CPU time (user time,
+//!   measured with the process's CPU clock, not the wall clock);
+//! - `-- leanscope-fake: error`: report an error at that line (exit 1);
+//! - `-- leanscope-fake: print TEXT`: print TEXT on stdout and on stderr;
+//! - `-- leanscope-fake: build-error`: `lake build` fails on this file;
+//! - `-- leanscope-fake: read PATH`, `write PATH`, `connect HOST:PORT`:
+//!   read a file, create one, open a TCP connection, and report an error
+//!   (exit 1) when that fails: what a sandbox must forbid, made visible.
+//!
+//! Sources with directives need no fixtures (`LEANSCOPE_FAKE_FIXTURES`).
+//!
+//! A source without any directive is not elaborated by this module (the
+//! fake then replays a recording, or says it has none). A clean file makes
+//! Lean print nothing, as the fake does here.
+
+use std::path::Path;
+use std::time::Duration;
+
+/// What marks a directive.
+pub const DIRECTIVE: &str = "-- leanscope-fake:";
+/// The largest cost one directive may ask for.
+pub const MAX_COST: Duration = Duration::from_secs(3600);
+
+/// One directive and its 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Directive {
+    Cost(Duration),
+    Error,
+    Print(String),
+    BuildError,
+    Read(String),
+    Write(String),
+    Connect(String),
+}
+
+/// The directives of a source, in order, or an error naming the line.
+pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
+    let mut out = Vec::new();
+    for (i, line) in source.lines().enumerate() {
+        let Some(at) = line.find(DIRECTIVE) else {
+            continue;
+        };
+        let text = line[at + DIRECTIVE.len()..].trim();
+        let (word, rest) = text.split_once(' ').unwrap_or((text, ""));
+        let d = match word {
+            "cost" => Directive::Cost(parse_ms(rest.trim()).ok_or_else(|| {
+                format!(
+                    "line {}: `cost` wants milliseconds such as `200ms` (at most {} s), got {rest:?}",
+                    i + 1,
+                    MAX_COST.as_secs()
+                )
+            })?),
+            "error" => Directive::Error,
+            "print" => Directive::Print(rest.to_owned()),
+            "build-error" => Directive::BuildError,
+            "read" => Directive::Read(rest.trim().to_owned()),
+            "write" => Directive::Write(rest.trim().to_owned()),
+            "connect" => Directive::Connect(rest.trim().to_owned()),
+            other => return Err(format!("line {}: unknown directive {other:?}", i + 1)),
+        };
+        out.push((i + 1, d));
+    }
+    Ok(out)
+}
+
+fn parse_ms(s: &str) -> Option<Duration> {
+    let ms: u64 = s.strip_suffix("ms")?.parse().ok()?;
+    let d = Duration::from_millis(ms);
+    (d <= MAX_COST).then_some(d)
+}
+
+/// The process's CPU time so far.
+fn cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid pointer to a timespec the call fills.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts);
+    }
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
+}
+
+/// Spends `cost` of CPU time on top of what the process has used.
+pub fn burn(cost: Duration) {
+    let until = cpu_time() + cost;
+    let mut x: u64 = 1;
+    while cpu_time() < until {
+        for _ in 0..10_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+        }
+        std::hint::black_box(x);
+    }
+}
+
+/// `lean FILE` on a source with directives: returns the exit status, or
+/// `None` when the source has none.
+pub fn lean(file: &str, json: bool) -> Option<i32> {
+    let source = std::fs::read_to_string(file).ok()?;
+    let list = match directives(&source) {
+        Ok(l) if l.is_empty() => return None,
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("fake-lean: {file}: {e}");
+            return Some(crate::EXIT_FAKE_MISCONFIGURED);
+        }
+    };
+    let mut code = 0;
+    for (line, d) in list {
+        match d {
+            Directive::Cost(c) => burn(c),
+            Directive::Print(text) => {
+                println!("{text}");
+                eprintln!("{text}");
+            }
+            Directive::Read(path) => match std::fs::read(&path) {
+                Ok(_) => println!("read {path}"),
+                Err(e) => {
+                    code = 1;
+                    report(file, line, json, &format!("cannot read {path}: {e}"));
+                }
+            },
+            Directive::Write(path) => match std::fs::write(&path, "written by the fake lean\n") {
+                Ok(()) => println!("wrote {path}"),
+                Err(e) => {
+                    code = 1;
+                    report(file, line, json, &format!("cannot write {path}: {e}"));
+                }
+            },
+            Directive::Connect(addr) => {
+                let result = addr
+                    .parse::<std::net::SocketAddr>()
+                    .map_err(|e| e.to_string())
+                    .and_then(|a| {
+                        std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2))
+                            .map_err(|e| e.to_string())
+                    });
+                match result {
+                    Ok(_) => println!("connected to {addr}"),
+                    Err(e) => {
+                        code = 1;
+                        report(file, line, json, &format!("cannot connect to {addr}: {e}"));
+                    }
+                }
+            }
+            Directive::Error => {
+                code = 1;
+                report(
+                    file,
+                    line,
+                    json,
+                    "leanscope-fake: an error asked for by the source",
+                );
+            }
+            Directive::BuildError => {}
+        }
+    }
+    Some(code)
+}
+
+/// An error message as Lean prints it, at `line`.
+fn report(file: &str, line: usize, json: bool, msg: &str) {
+    if json {
+        println!(
+            "{{\"caption\":\"\",\"data\":{},\"endPos\":null,\"fileName\":{},\"isSilent\":false,\"keepFullRange\":false,\"pos\":{{\"column\":0,\"line\":{line}}},\"severity\":\"error\"}}",
+            crate::lean_format::json_string(msg),
+            crate::lean_format::json_string(file)
+        );
+    } else {
+        println!("{file}:{line}:0: error: {msg}");
+    }
+}
+
+/// `lake build [TARGETS…]` in the current directory: fails, naming the
+/// file, when a `.lean` file outside hidden and `build` folders carries
+/// `build-error`; otherwise says the build completed.
+pub fn lake_build() -> i32 {
+    let mut stack = vec![std::path::PathBuf::from(".")];
+    let mut failed = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            eprintln!("error: cannot read {}", dir.display());
+            return 1;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Ok(kind) = e.file_type() else { continue };
+            if name.starts_with('.') || name == "build" {
+                continue;
+            }
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if kind.is_file() && name.ends_with(".lean") && has_build_error(&e.path()) {
+                failed.push(e.path());
+            }
+        }
+    }
+    if failed.is_empty() {
+        println!("Build completed successfully.");
+        0
+    } else {
+        failed.sort();
+        for f in &failed {
+            println!(
+                "error: {}: build failed (leanscope-fake: build-error)",
+                f.display()
+            );
+        }
+        println!("error: build failed");
+        1
+    }
+}
+
+fn has_build_error(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| directives(&s).ok())
+        .is_some_and(|l| l.iter().any(|(_, d)| *d == Directive::BuildError))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_directives() {
+        let s = "def a := 1 -- leanscope-fake: cost 200ms\n-- leanscope-fake: print user 9.99\n-- leanscope-fake: error\n";
+        assert_eq!(
+            directives(s).unwrap(),
+            vec![
+                (1, Directive::Cost(Duration::from_millis(200))),
+                (2, Directive::Print("user 9.99".into())),
+                (3, Directive::Error),
+            ]
+        );
+        assert!(directives("-- leanscope-fake: cost 2s\n").is_err());
+        assert!(directives("-- leanscope-fake: cost 3600001ms\n").is_err());
+        assert!(directives("-- leanscope-fake: frobnicate\n").is_err());
+        assert_eq!(directives("def x := 1\n").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn burns_cpu_time() {
+        let before = cpu_time();
+        burn(Duration::from_millis(50));
+        assert!(cpu_time() - before >= Duration::from_millis(50));
+    }
+}

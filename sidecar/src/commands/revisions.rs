@@ -1,0 +1,232 @@
+//! `leanscope revisions plan`: which `.lean` files a change touches, from
+//! Git objects only (no checkout, no Lean, no network); `revisions run`:
+//! measure both sides of that plan, file by file.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::capture::project::find_lake;
+use crate::exit;
+use crate::revisions::plan::{plan, Plan, PlanRequest, DEFAULT_MAX_FILES};
+use crate::revisions::report::{
+    markdown, State, Thresholds, DEFAULT_FLAG_ADDED_MS, DEFAULT_FLAG_MIN_INCREASE_MS,
+    DEFAULT_FLAG_RATIO,
+};
+use crate::revisions::run::{run as run_revisions, RunRequest};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(clap::Subcommand)]
+enum Sub {
+    /// List the .lean files that differ between the merge base of BASE
+    /// and HEAD and the head, or refuse (naming the path) when a per-file
+    /// measurement would be meaningless.
+    Plan(PlanArgs),
+    /// Measure both sides of the plan in a new workspace: build each side,
+    /// elaborate each selected file under GNU time, base and head
+    /// alternating, and write report.json and report.md.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    revs: Revs,
+    /// Print the plan as JSON (schemas/revisions-plan.schema.json).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    revs: Revs,
+    /// The new folder that receives plan.json, base/, head/, raw/ and the
+    /// reports (it must not exist).
+    #[arg(long)]
+    workspace: PathBuf,
+    /// Samples per file and side (medians and spread when more than one).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_REPEAT))]
+    repeat: u64,
+    /// Seconds per sample.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout_file: u64,
+    /// Seconds per side for the prebuild (`lake build`).
+    #[arg(long, default_value_t = 900, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout_build: u64,
+    /// Seconds for the whole elaboration phase.
+    #[arg(long, default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout_total: u64,
+    /// The `lake` to run (default: PATH, then ~/.elan/bin).
+    #[arg(long)]
+    lake: Option<PathBuf>,
+    /// A modified file is flagged when head ≥ this × base (and the
+    /// increase is at least --flag-min-increase-ms).
+    #[arg(long, default_value_t = DEFAULT_FLAG_RATIO)]
+    flag_ratio: f64,
+    /// A modified file is flagged when head − base ≥ this many CPU ms (and
+    /// the ratio holds).
+    #[arg(long, default_value_t = DEFAULT_FLAG_MIN_INCREASE_MS)]
+    flag_min_increase_ms: u64,
+    /// An added file is flagged at this many CPU ms.
+    #[arg(long, default_value_t = DEFAULT_FLAG_ADDED_MS)]
+    flag_added_ms: u64,
+    /// Exit 1 when a file is flagged (flags are advisory otherwise).
+    #[arg(long)]
+    fail_on_flag: bool,
+}
+
+/// The largest `--repeat`.
+pub const MAX_REPEAT: u64 = 100;
+
+#[derive(clap::Args)]
+struct Revs {
+    /// The Git repository (any folder inside it).
+    #[arg(long, default_value = ".")]
+    repo: PathBuf,
+    /// The base revision (branch, tag, commit); the measured base is its
+    /// merge base with HEAD.
+    #[arg(long)]
+    base: String,
+    /// The revision under test.
+    #[arg(long)]
+    head: String,
+    /// Library roots, repository-relative folders or files, comma-separated
+    /// (default: the source folders of lakefile.toml's default targets,
+    /// else the whole repository).
+    #[arg(long, value_delimiter = ',')]
+    roots: Option<Vec<String>>,
+    /// Refuse a change of more .lean files than this.
+    #[arg(long, default_value_t = DEFAULT_MAX_FILES)]
+    max_files: usize,
+}
+
+impl Revs {
+    fn request(&self) -> PlanRequest<'_> {
+        PlanRequest {
+            repo: &self.repo,
+            base: &self.base,
+            head: &self.head,
+            roots: self.roots.clone(),
+            max_files: self.max_files,
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<u8> {
+    match args.command {
+        Sub::Plan(a) => run_plan(a),
+        Sub::Run(a) => run_run(a),
+    }
+}
+
+fn run_run(a: RunArgs) -> Result<u8> {
+    if !(a.flag_ratio.is_finite() && a.flag_ratio >= 1.0) {
+        eprintln!(
+            "leanscope: error: --flag-ratio {} must be a number ≥ 1",
+            a.flag_ratio
+        );
+        return Ok(exit::USAGE);
+    }
+    let lake = match find_lake(
+        a.lake.as_deref(),
+        std::env::var("PATH").ok().as_deref(),
+        std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+    ) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("leanscope: error: {e}");
+            return Ok(exit::CAPTURE_FAILED);
+        }
+    };
+    let req = RunRequest {
+        plan: a.revs.request(),
+        workspace: &a.workspace,
+        lake,
+        repeat: a.repeat,
+        timeout_file: Duration::from_secs(a.timeout_file),
+        timeout_build: Duration::from_secs(a.timeout_build),
+        timeout_total: Duration::from_secs(a.timeout_total),
+        thresholds: Thresholds {
+            ratio: a.flag_ratio,
+            min_increase_ms: a.flag_min_increase_ms,
+            added_ms: a.flag_added_ms,
+        },
+    };
+    let report = match run_revisions(&req, &mut |m| eprintln!("leanscope: {m}")) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("leanscope: error: {e}");
+            return Ok(exit::USAGE);
+        }
+    };
+    print!("{}", markdown(&report));
+    Ok(match report.state {
+        State::Error => {
+            eprintln!(
+                "leanscope: error: {}",
+                report.error.as_deref().unwrap_or("the run failed")
+            );
+            exit::CAPTURE_FAILED
+        }
+        _ if a.fail_on_flag && report.flagged > 0 => exit::POLICY_FAILED,
+        _ => exit::OK,
+    })
+}
+
+fn run_plan(a: PlanArgs) -> Result<u8> {
+    let p = match plan(&a.revs.request()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("leanscope: error: {e}");
+            return Ok(exit::USAGE);
+        }
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&p)?);
+    } else {
+        print!("{}", describe(&p));
+    }
+    Ok(exit::OK)
+}
+
+/// The plan for a reader: revisions with seven-character labels, then one
+/// line per file.
+fn describe(p: &Plan) -> String {
+    let short = |c: &str| c.chars().take(7).collect::<String>();
+    let mut s = format!(
+        "base {} at {} (measured: merge base {})\nhead {} at {}\n",
+        p.base.rev,
+        short(&p.base.commit),
+        short(&p.merge_base),
+        p.head.rev,
+        short(&p.head.commit)
+    );
+    if p.files.is_empty() {
+        s.push_str("no library .lean file differs");
+    } else {
+        s.push_str(&format!("{} .lean files differ:\n", p.files.len()));
+        for f in &p.files {
+            s.push_str(&format!(
+                "  {:<8}  {}  ({})\n",
+                f.status.as_str(),
+                f.path,
+                f.module
+            ));
+        }
+    }
+    if p.files.is_empty() {
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "{} other changed entries not measured\nplan digest {}\n",
+        p.ignored_changes, p.plan_digest
+    ));
+    s
+}

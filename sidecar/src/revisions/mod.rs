@@ -1,0 +1,15 @@
+//! Exact-revision profiling: did a branch make Lean slower, and where?
+//! `plan` reads what changed from Git objects (`git` is the one reader of
+//! Git's plumbing output; `roots` decides which files are the library's);
+//! `run` measures both sides: `materialize` writes each side's tree from
+//! blobs, `sandbox` confines every Lean process (bubblewrap), `measure`
+//! runs it under GNU time, `report` compares and flags.
+
+pub mod git;
+pub mod materialize;
+pub mod measure;
+pub mod plan;
+pub mod report;
+pub mod roots;
+pub mod run;
+pub mod sandbox;

@@ -1,0 +1,385 @@
+//! The report of a revision run: per file the base and head medians,
+//! their spread, the ratio and change, and the advisory flag, as
+//! `report.json` (`schemas/revisions-report.schema.json`) and
+//! `report.md`.
+//!
+//! Flags follow the usual advisory thresholds: a modified file is flagged
+//! when head ≥ ratio × base **and** head − base ≥ the minimum increase; an
+//! added file when head ≥ the added-file cost; a removed file never. With
+//! several samples per side, a change no larger than the spread (the
+//! larger of the two sides' max − min) is noise, never flagged.
+
+use serde::{Deserialize, Serialize};
+
+use super::measure::Counters;
+use super::plan::{FileStatus, Plan};
+
+/// The report format's version.
+pub const REPORT_SCHEMA_VERSION: u64 = 1;
+/// `--flag-ratio` by default.
+pub const DEFAULT_FLAG_RATIO: f64 = 1.5;
+/// `--flag-min-increase-ms` by default (30 CPU s).
+pub const DEFAULT_FLAG_MIN_INCREASE_MS: u64 = 30_000;
+/// `--flag-added-ms` by default (150 CPU s).
+pub const DEFAULT_FLAG_ADDED_MS: u64 = 150_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    pub ratio: f64,
+    pub min_increase_ms: u64,
+    pub added_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Base,
+    Head,
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Base => "base",
+            Side::Head => "head",
+        }
+    }
+}
+
+/// One measured sample, bound to its run, side and revision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    pub run_id: String,
+    /// 0-based, in the order the samples ran.
+    pub index: u64,
+    pub repeat: u64,
+    pub side: Side,
+    pub commit: String,
+    pub path: String,
+    pub counters: Counters,
+}
+
+/// One side of one file: its samples' CPU, the median, the spread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideSummary {
+    pub samples: u64,
+    pub cpu_ms: Vec<u64>,
+    pub median_cpu_ms: u64,
+    pub median_wall_ms: u64,
+    pub max_rss_kib: u64,
+    pub spread_cpu_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileReport {
+    pub path: String,
+    pub module: String,
+    pub status: FileStatus,
+    pub base: Option<SideSummary>,
+    pub head: Option<SideSummary>,
+    /// head / base median CPU; `null` unless modified with a non-zero base.
+    pub ratio: Option<f64>,
+    /// head − base median CPU; `null` unless modified.
+    pub change_cpu_ms: Option<i64>,
+    /// The change is within the spread of repeated samples.
+    pub noise: bool,
+    pub flagged: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    Complete,
+    NoChanges,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Revisions {
+    pub base_tip: String,
+    pub merge_base: String,
+    pub head: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u64,
+    pub advisory: bool,
+    pub state: State,
+    pub run_id: String,
+    pub plan_digest: String,
+    pub revisions: Revisions,
+    /// What the comparison uses: `cpu_time` (user + system, GNU time).
+    pub measure: String,
+    pub measure_note: String,
+    pub repeat: u64,
+    pub thresholds: Thresholds,
+    /// Empty unless `state` is `complete`: partial counts never enter a
+    /// comparison.
+    pub files: Vec<FileReport>,
+    pub samples: Vec<Sample>,
+    /// Why the state is `error`.
+    pub error: Option<String>,
+    pub flagged: u64,
+}
+
+/// What GNU time measures, said in every report.
+pub const MEASURE_NOTE: &str = "CPU time (user + system) of `lake env lean -j1 FILE` from GNU time, 10 ms resolution; instruction counts (perf) are not used. One file at a time, base and head alternating; other load on the machine still disturbs CPU time.";
+
+/// The median of `values` (nearest rank), and max − min.
+fn median_spread(values: &[u64]) -> (u64, u64) {
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    if v.is_empty() {
+        return (0, 0);
+    }
+    let n = v.len() as u64;
+    let median = v[recording::model::nearest_rank(50, n) - 1];
+    (median, v[v.len() - 1] - v[0])
+}
+
+fn summarize(samples: &[&Sample]) -> Option<SideSummary> {
+    if samples.is_empty() {
+        return None;
+    }
+    let cpu: Vec<u64> = samples.iter().map(|s| s.counters.cpu_ms).collect();
+    let wall: Vec<u64> = samples.iter().map(|s| s.counters.wall_ms).collect();
+    let (median_cpu_ms, spread_cpu_ms) = median_spread(&cpu);
+    Some(SideSummary {
+        samples: samples.len() as u64,
+        median_cpu_ms,
+        median_wall_ms: median_spread(&wall).0,
+        max_rss_kib: samples
+            .iter()
+            .map(|s| s.counters.max_rss_kib)
+            .max()
+            .unwrap_or(0),
+        spread_cpu_ms,
+        cpu_ms: cpu,
+    })
+}
+
+/// The per-file comparison of a complete run.
+pub fn compare(plan: &Plan, samples: &[Sample], t: &Thresholds) -> Vec<FileReport> {
+    plan.files
+        .iter()
+        .map(|f| {
+            let of = |side| {
+                let s: Vec<&Sample> = samples
+                    .iter()
+                    .filter(|s| s.path == f.path && s.side == side)
+                    .collect();
+                summarize(&s)
+            };
+            let (base, head) = (of(Side::Base), of(Side::Head));
+            let mut r = FileReport {
+                path: f.path.clone(),
+                module: f.module.clone(),
+                status: f.status,
+                ratio: None,
+                change_cpu_ms: None,
+                noise: false,
+                flagged: false,
+                base,
+                head,
+            };
+            match (f.status, &r.base, &r.head) {
+                (FileStatus::Modified, Some(b), Some(h)) => {
+                    let change = h.median_cpu_ms as i64 - b.median_cpu_ms as i64;
+                    r.change_cpu_ms = Some(change);
+                    r.ratio = (b.median_cpu_ms > 0)
+                        .then(|| h.median_cpu_ms as f64 / b.median_cpu_ms as f64);
+                    let spread = b.spread_cpu_ms.max(h.spread_cpu_ms);
+                    r.noise = b.samples > 1 && change.unsigned_abs() <= spread;
+                    r.flagged = !r.noise
+                        && h.median_cpu_ms as f64 >= t.ratio * b.median_cpu_ms as f64
+                        && change >= t.min_increase_ms as i64;
+                }
+                (FileStatus::Added, _, Some(h)) => r.flagged = h.median_cpu_ms >= t.added_ms,
+                _ => {}
+            }
+            r
+        })
+        .collect()
+}
+
+fn secs(ms: u64) -> String {
+    format!("{}.{:02}", ms / 1000, (ms % 1000) / 10)
+}
+
+/// `report.md`: a table per file, seven-character revision labels, the
+/// measurement's limits.
+pub fn markdown(r: &Report) -> String {
+    let short = |c: &str| c.chars().take(7).collect::<String>();
+    let mut s = format!(
+        "# leanscope revisions run {}\n\nbase {} (merge base of base tip {}) → head {}; state **{}**{}; advisory.\n\n",
+        r.run_id,
+        short(&r.revisions.merge_base),
+        short(&r.revisions.base_tip),
+        short(&r.revisions.head),
+        match r.state {
+            State::Complete => "complete",
+            State::NoChanges => "no_changes",
+            State::Error => "error",
+        },
+        if r.repeat > 1 {
+            format!(", {} samples per side (medians, spread = max − min)", r.repeat)
+        } else {
+            String::new()
+        }
+    );
+    if let Some(e) = &r.error {
+        s.push_str(&format!(
+            "**Error:** {e}\n\nNo comparison is made from a partial run.\n\n"
+        ));
+    }
+    if r.state == State::Complete {
+        s.push_str("| file | status | base CPU s | head CPU s | base wall s | head wall s | ratio | change CPU s | spread s | flag |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for f in &r.files {
+            let cpu = |x: &Option<SideSummary>| {
+                x.as_ref().map_or("—".into(), |x| secs(x.median_cpu_ms))
+            };
+            let wall = |x: &Option<SideSummary>| {
+                x.as_ref().map_or("—".into(), |x| secs(x.median_wall_ms))
+            };
+            let spread = [&f.base, &f.head]
+                .iter()
+                .filter_map(|x| x.as_ref().map(|x| x.spread_cpu_ms))
+                .max()
+                .unwrap_or(0);
+            let change = f.change_cpu_ms.map_or("—".into(), |c| {
+                format!(
+                    "{}{}",
+                    if c < 0 { "−" } else { "+" },
+                    secs(c.unsigned_abs())
+                )
+            });
+            let flag = if f.flagged {
+                "**flagged**"
+            } else if f.noise {
+                "noise"
+            } else {
+                ""
+            };
+            s.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                f.path,
+                f.status.as_str(),
+                cpu(&f.base),
+                cpu(&f.head),
+                wall(&f.base),
+                wall(&f.head),
+                f.ratio.map_or("—".into(), |x| format!("{x:.2}×")),
+                change,
+                secs(spread),
+                flag
+            ));
+        }
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "Flags: a modified file when head ≥ {:.2}× base and ≥ +{} CPU s; an added file at ≥ {} CPU s; removed files never{}.\n\n",
+        r.thresholds.ratio,
+        secs(r.thresholds.min_increase_ms),
+        secs(r.thresholds.added_ms),
+        if r.repeat > 1 { "; a change within the spread is noise" } else { "" }
+    ));
+    s.push_str(&format!("Measurement: {}\n", r.measure_note));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::revisions::plan::{PlannedChange, Revision};
+    use crate::revisions::roots::RootsFrom;
+
+    fn plan(status: FileStatus) -> Plan {
+        Plan {
+            schema_version: 1,
+            base: Revision {
+                rev: "b".into(),
+                commit: "b".repeat(40),
+            },
+            head: Revision {
+                rev: "h".into(),
+                commit: "h".repeat(40),
+            },
+            merge_base: "m".repeat(40),
+            roots: vec![String::new()],
+            roots_from: RootsFrom::Repository,
+            max_files: 32,
+            files: vec![PlannedChange {
+                path: "A.lean".into(),
+                module: "A".into(),
+                status,
+                base_blob: None,
+                head_blob: None,
+            }],
+            ignored_changes: 0,
+            plan_digest: String::new(),
+        }
+    }
+
+    fn samples(base: &[u64], head: &[u64]) -> Vec<Sample> {
+        let mk = |side, cpu_ms| Sample {
+            run_id: "r".into(),
+            index: 0,
+            repeat: 0,
+            side,
+            commit: String::new(),
+            path: "A.lean".into(),
+            counters: Counters {
+                cpu_ms,
+                wall_ms: cpu_ms,
+                max_rss_kib: 1,
+            },
+        };
+        base.iter()
+            .map(|&c| mk(Side::Base, c))
+            .chain(head.iter().map(|&c| mk(Side::Head, c)))
+            .collect()
+    }
+
+    const T: Thresholds = Thresholds {
+        ratio: 1.5,
+        min_increase_ms: 30_000,
+        added_ms: 150_000,
+    };
+
+    #[test]
+    fn thresholds_at_their_edges() {
+        let flag = |b: u64, h: u64| {
+            compare(&plan(FileStatus::Modified), &samples(&[b], &[h]), &T)[0].flagged
+        };
+        assert!(flag(60_000, 90_000), "exactly 1.5× and exactly +30 s");
+        assert!(flag(100_000, 150_000), "exactly 1.5×, +50 s");
+        assert!(!flag(100_000, 149_990), "+50 s but just under 1.5×");
+        assert!(!flag(50_000, 79_990), "1.6× but just under +30 s");
+        assert!(flag(50_000, 80_000));
+        let added = |h: u64| compare(&plan(FileStatus::Added), &samples(&[], &[h]), &T)[0].flagged;
+        assert!(added(150_000));
+        assert!(!added(149_990));
+        let removed = compare(&plan(FileStatus::Removed), &samples(&[900_000], &[]), &T);
+        assert!(!removed[0].flagged);
+    }
+
+    #[test]
+    fn a_change_within_the_spread_is_noise() {
+        let p = plan(FileStatus::Modified);
+        let r = &compare(
+            &p,
+            &samples(&[60_000, 100_000, 61_000], &[95_000, 96_000, 97_000]),
+            &T,
+        )[0];
+        assert_eq!(r.base.as_ref().unwrap().median_cpu_ms, 61_000);
+        assert_eq!(r.change_cpu_ms, Some(35_000));
+        assert!(r.noise && !r.flagged, "35 s change within a 40 s spread");
+        let r = &compare(
+            &p,
+            &samples(&[60_000, 61_000, 62_000], &[95_000, 96_000, 97_000]),
+            &T,
+        )[0];
+        assert!(!r.noise && r.flagged);
+    }
+}

@@ -1,0 +1,292 @@
+//! `leanscope revisions run`: measure both sides of a plan, file by file.
+//!
+//! The workspace is new (never resumed or overwritten) and holds
+//! `plan.json`, `base/` (the merge base's tree) and `head/` (the head's),
+//! both written from Git blobs; `raw/` (GNU time's counters and Lean's
+//! output per command); `report.json` and `report.md`. Each side is first
+//! built (`lake build` of the selected modules, which builds their
+//! dependency cone), then each selected file is elaborated directly
+//! (`lake env lean -j1 FILE`, which elaborates the file whatever `.olean`
+//! is cached), base and head alternating, and with `--repeat N` the order
+//! rotates so neither side always runs first. Every Lean process runs in
+//! the bubblewrap sandbox of `sandbox.rs`, under GNU time (`measure.rs`).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::materialize::materialize;
+use super::measure::{measure, Job, MeasureError};
+use super::plan::{plan, Plan, PlanRequest};
+use super::report::{compare, markdown, Report, Revisions, Sample, Side, State, Thresholds};
+use super::report::{MEASURE_NOTE, REPORT_SCHEMA_VERSION};
+use super::sandbox::Sandbox;
+
+/// What to run.
+pub struct RunRequest<'a> {
+    pub plan: PlanRequest<'a>,
+    pub workspace: &'a Path,
+    pub lake: PathBuf,
+    pub repeat: u64,
+    pub timeout_file: Duration,
+    pub timeout_build: Duration,
+    pub timeout_total: Duration,
+    pub thresholds: Thresholds,
+}
+
+/// Why a run could not start (nothing measured; the workspace may hold
+/// `plan.json` only).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Plan(#[from] super::plan::PlanError),
+    #[error("the workspace {} already exists; a revision run never resumes or overwrites one, name a new folder", .0.display())]
+    WorkspaceExists(PathBuf),
+    #[error("cannot create the workspace {}: {source}", path.display())]
+    Workspace {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("writing {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Runs the measurement; the report says `complete`, `no_changes` or
+/// `error` (a failed step is an `error` report, not an `Err`).
+pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, RunError> {
+    let plan = plan(&req.plan)?;
+    match std::fs::create_dir(req.workspace) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(RunError::WorkspaceExists(req.workspace.to_path_buf()))
+        }
+        Err(source) => {
+            return Err(RunError::Workspace {
+                path: req.workspace.to_path_buf(),
+                source,
+            })
+        }
+    }
+    let ws = req
+        .workspace
+        .canonicalize()
+        .map_err(|source| RunError::Workspace {
+            path: req.workspace.to_path_buf(),
+            source,
+        })?;
+    write_json(&ws.join("plan.json"), &plan)?;
+    let mut report = Report {
+        schema_version: REPORT_SCHEMA_VERSION,
+        advisory: true,
+        state: State::Complete,
+        run_id: run_id(&plan),
+        plan_digest: plan.plan_digest.clone(),
+        revisions: Revisions {
+            base_tip: plan.base.commit.clone(),
+            merge_base: plan.merge_base.clone(),
+            head: plan.head.commit.clone(),
+        },
+        measure: "cpu_time".into(),
+        measure_note: MEASURE_NOTE.into(),
+        repeat: req.repeat,
+        thresholds: req.thresholds,
+        files: Vec::new(),
+        samples: Vec::new(),
+        error: None,
+        flagged: 0,
+    };
+    if plan.files.is_empty() {
+        report.state = State::NoChanges;
+    } else if let Err(e) = measure_all(req, &plan, &ws, &mut report, progress) {
+        report.state = State::Error;
+        report.error = Some(e);
+    } else {
+        report.files = compare(&plan, &report.samples, &req.thresholds);
+        report.flagged = report.files.iter().filter(|f| f.flagged).count() as u64;
+    }
+    write_json(&ws.join("report.json"), &report)?;
+    write_text(&ws.join("report.md"), &markdown(&report))?;
+    Ok(report)
+}
+
+fn measure_all(
+    req: &RunRequest,
+    plan: &Plan,
+    ws: &Path,
+    report: &mut Report,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    let raw = ws.join("raw");
+    std::fs::create_dir(&raw).map_err(|e| format!("creating {}: {e}", raw.display()))?;
+    // The user's prepared dependencies, at the repository's top folder
+    // (where the trees' paths, and the lakefile, start).
+    let top = super::git::Repo::open(req.plan.repo)
+        .and_then(|r| r.toplevel())
+        .map_err(|e| e.to_string())?;
+    let packages = Some(top.join(".lake/packages")).filter(|p| p.is_dir());
+    let lake = absolute(&req.lake)?;
+    let sandbox = |side: Side, lake: &Path, packages: &Option<PathBuf>| Sandbox {
+        tree: ws.join(side.as_str()),
+        lake: lake.to_path_buf(),
+        packages: packages.clone(),
+    };
+    for (side, commit) in [
+        (Side::Base, &plan.merge_base),
+        (Side::Head, &plan.head.commit),
+    ] {
+        let dir = ws.join(side.as_str());
+        std::fs::create_dir(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        progress(&format!(
+            "writing {} ({}) from Git objects",
+            side.as_str(),
+            &commit[..7]
+        ));
+        materialize(req.plan.repo, commit, &dir).map_err(|e| e.to_string())?;
+        let modules: Vec<String> = plan
+            .files
+            .iter()
+            .filter(|f| match side {
+                Side::Base => f.base_blob.is_some(),
+                Side::Head => f.head_blob.is_some(),
+            })
+            .map(|f| f.module.clone())
+            .collect();
+        if modules.is_empty() {
+            continue;
+        }
+        progress(&format!(
+            "building {} ({} modules)",
+            side.as_str(),
+            modules.len()
+        ));
+        let mut args = vec!["build".to_owned()];
+        args.extend(modules);
+        let (program, args) = sandbox(side, &lake, &packages)
+            .wrap(&args)
+            .map_err(|e| e.to_string())?;
+        measure(&Job {
+            what: format!("prebuild of {} (lake build)", side.as_str()),
+            dir: &dir,
+            program: &program,
+            args,
+            raw: raw.join(format!("build-{}", side.as_str())),
+            timeout: req.timeout_build,
+        })
+        .map_err(|e| e.to_string())?;
+    }
+    let started = Instant::now();
+    let mut index = 0u64;
+    for r in 0..req.repeat {
+        for (i, f) in plan.files.iter().enumerate() {
+            let order = if (r as usize + i) % 2 == 0 {
+                [Side::Base, Side::Head]
+            } else {
+                [Side::Head, Side::Base]
+            };
+            for side in order {
+                let (present, commit) = match side {
+                    Side::Base => (f.base_blob.is_some(), &plan.merge_base),
+                    Side::Head => (f.head_blob.is_some(), &plan.head.commit),
+                };
+                if !present {
+                    continue;
+                }
+                let left = req.timeout_total.saturating_sub(started.elapsed());
+                if left.is_zero() {
+                    return Err(format!(
+                        "the elaboration phase ran out of its {} s (--timeout-total) before {} {}",
+                        req.timeout_total.as_secs(),
+                        side.as_str(),
+                        f.path
+                    ));
+                }
+                let what = format!("{} {}", side.as_str(), f.path);
+                progress(&format!("[{}/{}] {what}", r + 1, req.repeat));
+                let timeout = req.timeout_file.min(left);
+                let lean = ["env", "lean", "-j1", &f.path].map(str::to_owned);
+                let (program, args) = sandbox(side, &lake, &packages)
+                    .wrap(&lean)
+                    .map_err(|e| e.to_string())?;
+                let counters = measure(&Job {
+                    what: what.clone(),
+                    dir: &ws.join(side.as_str()),
+                    program: &program,
+                    args,
+                    raw: raw.join(format!(
+                        "{index:04}-{}-{}",
+                        side.as_str(),
+                        f.module.replace(['«', '»'], "_")
+                    )),
+                    timeout,
+                })
+                .map_err(|e| match e {
+                    MeasureError::TimedOut { .. } if timeout < req.timeout_file => format!(
+                        "{what} was stopped when the elaboration phase reached its {} s (--timeout-total)",
+                        req.timeout_total.as_secs()
+                    ),
+                    e => e.to_string(),
+                })?;
+                report.samples.push(Sample {
+                    run_id: report.run_id.clone(),
+                    index,
+                    repeat: r,
+                    side,
+                    commit: commit.clone(),
+                    path: f.path.clone(),
+                    counters,
+                });
+                index += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `lake` as an absolute path (the sandbox runs it from another folder).
+fn absolute(lake: &Path) -> Result<PathBuf, String> {
+    let name = lake
+        .file_name()
+        .ok_or_else(|| format!("{} names no program", lake.display()))?;
+    let dir = lake
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir.join(name))
+}
+
+/// A fresh id: SHA-256 of the plan digest, the time and the process id,
+/// 16 hex digits.
+fn run_id(plan: &Plan) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!("{} {now} {}", plan.plan_digest, std::process::id());
+    recording::sha256_hex(seed.as_bytes())[..16].to_owned()
+}
+
+fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), RunError> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| RunError::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    write_text(path, &(text + "\n"))
+}
+
+fn write_text(path: &Path, text: &str) -> Result<(), RunError> {
+    use std::io::Write;
+    let err = |source| RunError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (file, mut out) = recording::AtomicFile::create(path)
+        .map_err(|e| err(std::io::Error::other(e.to_string())))?;
+    out.write_all(text.as_bytes()).map_err(err)?;
+    file.publish(out)
+        .map_err(|e| err(std::io::Error::other(e.to_string())))?;
+    Ok(())
+}

@@ -1,0 +1,496 @@
+//! `leanscope revisions run` end to end: a real Git repository the test
+//! builds, the real binary, the fake toolchain elaborating sources at the
+//! CPU costs their `-- leanscope-fake:` comments ask for, GNU time's
+//! counters, the report and its exit codes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::git_repo::Repo;
+use serde_json::Value;
+
+const LAKEFILE: &str =
+    "name = \"demo\"\ndefaultTargets = [\"Demo\"]\n\n[[lean_lib]]\nname = \"Demo\"\n";
+
+fn cost(ms: u64) -> String {
+    format!("theorem t : True := by\n  trivial -- leanscope-fake: cost {ms}ms\n")
+}
+
+/// `main` with three files, `feature` making A costlier, adding N and
+/// removing R.
+fn project() -> Repo {
+    let r = Repo::new();
+    r.write("lakefile.toml", LAKEFILE);
+    r.write("lean-toolchain", "leanprover/lean4:v4.18.0\n");
+    r.write("Demo/A.lean", &cost(50));
+    r.write("Demo/R.lean", &cost(20));
+    r.write("Demo/Same.lean", &cost(20));
+    r.commit("base");
+    r.git(&["checkout", "-q", "-b", "feature"]);
+    r.write("Demo/A.lean", &cost(450));
+    r.write("Demo/N.lean", &cost(300));
+    std::fs::remove_file(r.path.join("Demo/R.lean")).unwrap();
+    r.commit("feature");
+    r
+}
+
+struct Tools {
+    bin: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn tools() -> Tools {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = common::fake_lean();
+    for name in ["lake", "lean"] {
+        std::os::unix::fs::symlink(&fake, bin.join(name)).unwrap();
+    }
+    Tools { bin, _dir: dir }
+}
+
+fn run(r: &Repo, t: &Tools, ws: &Path, extra: &[&str]) -> Output {
+    run_at(r, &r.path, t, ws, extra)
+}
+
+/// `--repo` may be any folder inside the repository.
+fn run_at(r: &Repo, repo: &Path, t: &Tools, ws: &Path, extra: &[&str]) -> Output {
+    let mut c = Command::new(common::leanscope_bin());
+    c.args(["revisions", "run", "--repo"])
+        .arg(repo)
+        .args(["--base", "main", "--head", "feature", "--workspace"])
+        .arg(ws)
+        .args(extra)
+        .env("PATH", format!("{}:/usr/bin:/bin", t.bin.display()))
+        .env("HOME", r.dir.path())
+        .env(
+            "LEANSCOPE_FAKE_FIXTURES",
+            common::repo().join("fixtures/lean-output"),
+        );
+    c.output().unwrap()
+}
+
+fn report(ws: &Path) -> Value {
+    let v: Value = serde_json::from_slice(&std::fs::read(ws.join("report.json")).unwrap()).unwrap();
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/revisions-report.schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let errors: Vec<String> = jsonschema::draft202012::new(&schema)
+        .unwrap()
+        .iter_errors(&v)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    v
+}
+
+fn file<'a>(rep: &'a Value, path: &str) -> &'a Value {
+    rep["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == path)
+        .unwrap()
+}
+
+const FLAGS: [&str; 6] = [
+    "--flag-ratio",
+    "1.5",
+    "--flag-min-increase-ms",
+    "200",
+    "--flag-added-ms",
+    "250",
+];
+
+#[test]
+fn both_sides_measured_alternating_and_flagged() {
+    let r = project();
+    let t = tools();
+    // An uncommitted edit never reaches the measured trees.
+    r.write("Demo/A.lean", &cost(3000));
+    let ws = r.dir.path().join("ws");
+    let mut args = FLAGS.to_vec();
+    args.extend(["--repeat", "2"]);
+    let out = run(&r, &t, &ws, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rep = report(&ws);
+    assert_eq!(rep["state"], "complete");
+    assert_eq!(rep["advisory"], true);
+    assert_eq!(rep["measure"], "cpu_time");
+    let plan: Value =
+        serde_json::from_slice(&std::fs::read(ws.join("plan.json")).unwrap()).unwrap();
+    assert_eq!(rep["plan_digest"], plan["plan_digest"]);
+    let merge_base = r.git(&["rev-parse", "main"]);
+    let head = r.git(&["rev-parse", "feature"]);
+    assert_eq!(rep["revisions"]["merge_base"], merge_base.as_str());
+
+    // Both trees come from the blobs.
+    assert_eq!(
+        std::fs::read_to_string(ws.join("base/Demo/A.lean")).unwrap(),
+        cost(50)
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("head/Demo/A.lean")).unwrap(),
+        cost(450)
+    );
+    assert!(!ws.join("head/Demo/R.lean").exists());
+    assert!(!ws.join("base/Demo/N.lean").exists());
+
+    // Alternation, rotating with the repeat and the file.
+    let samples = rep["samples"].as_array().unwrap();
+    let order: Vec<(String, String, u64)> = samples
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_owned(),
+                s["side"].as_str().unwrap().to_owned(),
+                s["repeat"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let o = |p: &str, s: &str, r: u64| (p.to_owned(), s.to_owned(), r);
+    assert_eq!(
+        order,
+        vec![
+            o("Demo/A.lean", "base", 0),
+            o("Demo/A.lean", "head", 0),
+            o("Demo/N.lean", "head", 0),
+            o("Demo/R.lean", "base", 0),
+            o("Demo/A.lean", "head", 1),
+            o("Demo/A.lean", "base", 1),
+            o("Demo/N.lean", "head", 1),
+            o("Demo/R.lean", "base", 1),
+        ]
+    );
+    for (i, s) in samples.iter().enumerate() {
+        assert_eq!(s["run_id"], rep["run_id"]);
+        assert_eq!(s["index"], i as u64);
+        let want = if s["side"] == "base" {
+            &merge_base
+        } else {
+            &head
+        };
+        assert_eq!(s["commit"], want.as_str());
+    }
+
+    let a = file(&rep, "Demo/A.lean");
+    let (b, h) = (
+        a["base"]["median_cpu_ms"].as_u64().unwrap(),
+        a["head"]["median_cpu_ms"].as_u64().unwrap(),
+    );
+    // GNU time truncates user and system time to 10 ms each.
+    assert!(
+        (30..400).contains(&b) && h >= 430,
+        "base {b} ms, head {h} ms"
+    );
+    assert_eq!(a["flagged"], true, "{a}");
+    assert_eq!(file(&rep, "Demo/N.lean")["flagged"], true);
+    assert_eq!(file(&rep, "Demo/R.lean")["flagged"], false);
+    assert_eq!(file(&rep, "Demo/R.lean")["head"], Value::Null);
+    assert_eq!(rep["flagged"], 2);
+
+    let md = std::fs::read_to_string(ws.join("report.md")).unwrap();
+    assert!(
+        md.contains(&format!(
+            "base {} (merge base of base tip {})",
+            &merge_base[..7],
+            &merge_base[..7]
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `Demo/A.lean` | modified |") && md.contains("**flagged**"),
+        "{md}"
+    );
+    assert!(md.contains("GNU time"), "{md}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), md);
+    // GNU time's counters and Lean's output are kept apart in raw/.
+    assert!(ws.join("raw/0000-base-Demo.A.time").is_file());
+    assert!(ws.join("raw/0000-base-Demo.A.out").is_file());
+
+    // Flags are advisory unless --fail-on-flag; a workspace is never reused.
+    let again = run(&r, &t, &ws, &FLAGS);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"));
+    assert_eq!(report(&ws)["run_id"], rep["run_id"], "untouched");
+    let ws2 = r.dir.path().join("ws2");
+    let mut fail = FLAGS.to_vec();
+    fail.push("--fail-on-flag");
+    let out = run(&r, &t, &ws2, &fail);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(report(&ws2)["run_id"], rep["run_id"], "a fresh run id");
+    // Default thresholds (1.5× and +30 s): nothing here is flagged.
+    let ws3 = r.dir.path().join("ws3");
+    let out = run(&r, &t, &ws3, &["--fail-on-flag"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(report(&ws3)["flagged"], 0);
+}
+
+#[test]
+fn non_lean_changes_only_are_no_changes() {
+    let r = Repo::new();
+    r.write("lakefile.toml", LAKEFILE);
+    r.write("Demo/A.lean", &cost(10));
+    r.commit("base");
+    r.git(&["checkout", "-q", "-b", "feature"]);
+    r.write("README.md", "docs\n");
+    r.commit("docs");
+    let t = tools();
+    let ws = r.dir.path().join("ws");
+    let out = run(&r, &t, &ws, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rep = report(&ws);
+    assert_eq!(rep["state"], "no_changes");
+    assert_eq!(rep["files"], serde_json::json!([]));
+    assert_eq!(rep["samples"], serde_json::json!([]));
+}
+
+#[test]
+fn a_failed_elaboration_or_prebuild_is_an_error_without_a_comparison() {
+    for (text, says) in [
+        (
+            "def x := 1 -- leanscope-fake: error\n",
+            "head Demo/A.lean failed",
+        ),
+        (
+            "-- leanscope-fake: build-error\n",
+            "prebuild of head (lake build) failed",
+        ),
+    ] {
+        let r = project();
+        r.write("Demo/A.lean", text);
+        r.commit("broken");
+        let t = tools();
+        let ws = r.dir.path().join("ws");
+        let out = run(&r, &t, &ws, &[]);
+        assert_eq!(out.status.code(), Some(3));
+        let rep = report(&ws);
+        assert_eq!(rep["state"], "error");
+        assert!(
+            rep["error"].as_str().unwrap().contains(says),
+            "{}",
+            rep["error"]
+        );
+        assert_eq!(
+            rep["files"],
+            serde_json::json!([]),
+            "partial counts never compared"
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says));
+    }
+}
+
+#[test]
+fn a_timeout_stops_every_process_of_the_sample() {
+    let r = project();
+    r.write("Demo/A.lean", &cost(60_000));
+    r.commit("slow");
+    let t = tools();
+    let ws = r.dir.path().join("ws");
+    let mut c = Command::new(common::leanscope_bin());
+    c.args(["revisions", "run", "--repo"])
+        .arg(&r.path)
+        .args([
+            "--base",
+            "main",
+            "--head",
+            "feature",
+            "--timeout-file",
+            "1",
+            "--workspace",
+        ])
+        .arg(&ws)
+        .env("PATH", format!("{}:/usr/bin:/bin", t.bin.display()))
+        .env("HOME", r.dir.path())
+        .env(
+            "LEANSCOPE_FAKE_FIXTURES",
+            common::repo().join("fixtures/lean-output"),
+        );
+    let started = std::time::Instant::now();
+    let out = c.output().unwrap();
+    assert!(started.elapsed().as_secs() < 30);
+    assert_eq!(out.status.code(), Some(3));
+    let rep = report(&ws);
+    assert!(
+        rep["error"]
+            .as_str()
+            .unwrap()
+            .contains("head Demo/A.lean did not finish within 1 s"),
+        "{}",
+        rep["error"]
+    );
+    // No process is left in the workspace (the 60 s fake Lean would be).
+    let ws = ws.canonicalize().unwrap();
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|c| c.starts_with(&ws))
+                && alive(pid)
+        })
+        .map(|pid| pid.to_string())
+        .collect();
+    assert!(left.is_empty(), "processes left: {left:?}");
+}
+
+/// A process that exists and is not a zombie (a zombie has ended; its
+/// parent, reparented or not, just has not reaped it).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn what_lean_prints_never_becomes_a_counter() {
+    let r = project();
+    r.write(
+        "Demo/N.lean",
+        &format!(
+            "{}-- leanscope-fake: print leanscope-time 999.00 999.00 999.00 1\n",
+            cost(300)
+        ),
+    );
+    r.commit("prints");
+    let t = tools();
+    let ws = r.dir.path().join("ws");
+    let out = run(&r, &t, &ws, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rep = report(&ws);
+    let n = &file(&rep, "Demo/N.lean")["head"];
+    let cpu = n["median_cpu_ms"].as_u64().unwrap();
+    // GNU time truncates user and system time to 10 ms each.
+    assert!((280..5000).contains(&cpu), "{n}");
+    assert!(n["max_rss_kib"].as_u64().unwrap() > 1);
+}
+
+/// The sandbox: a sample cannot read a file outside its binds, cannot
+/// write outside its own tree (not even into the other side's), and
+/// cannot reach the network; each attempt fails the sample, naming it.
+#[test]
+fn the_sandbox_confines_every_sample() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let r0 = project();
+    let secret = r0.dir.path().join("secret.txt");
+    std::fs::write(&secret, "secret\n").unwrap();
+    // Outside the sandbox each of these works.
+    assert!(std::fs::read(&secret).is_ok());
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    drop(r0);
+    // `Some(message)`: the sample fails saying so; `None`: it may succeed
+    // inside (a write into the sandbox's private /tmp) but the host never
+    // sees it.
+    for (directive, says) in [
+        ("read SECRET", Some("cannot read")),
+        ("write WS/base/Demo/A.lean", Some("cannot write")),
+        (
+            &format!("connect 127.0.0.1:{port}") as &str,
+            Some("cannot connect"),
+        ),
+        ("write OUTSIDE", None),
+    ] {
+        let r = project();
+        let secret = r.dir.path().join("secret.txt");
+        std::fs::write(&secret, "secret\n").unwrap();
+        let outside = r.dir.path().join("outside.txt");
+        let ws = r.dir.path().join("ws");
+        let d = directive
+            .replace("SECRET", &secret.display().to_string())
+            .replace("OUTSIDE", &outside.display().to_string())
+            .replace("WS", &ws.display().to_string());
+        r.write(
+            "Demo/A.lean",
+            &format!("{}-- leanscope-fake: {d}\n", cost(10)),
+        );
+        r.commit("escape");
+        let t = tools();
+        let out = run(&r, &t, &ws, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if let Some(says) = says {
+            assert_eq!(out.status.code(), Some(3), "{directive}: {stderr}");
+            let rep = report(&ws);
+            assert!(
+                rep["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("head Demo/A.lean failed"),
+                "{}",
+                rep["error"]
+            );
+            let lean_out = std::fs::read_to_string(ws.join("raw/0001-head-Demo.A.out")).unwrap();
+            assert!(lean_out.contains(says), "{directive}: {lean_out}");
+        }
+        assert!(!outside.exists(), "{directive}: the write reached the host");
+        assert_eq!(
+            std::fs::read_to_string(ws.join("base/Demo/A.lean")).unwrap(),
+            cost(50)
+        );
+    }
+}
+
+/// The user's prepared `.lake/packages` is seen read-only, never copied.
+#[test]
+fn lake_packages_are_bound_read_only() {
+    let r = project();
+    r.write(".gitignore", ".lake\n");
+    r.commit("ignore .lake");
+    std::fs::create_dir_all(r.path.join(".lake/packages/dep")).unwrap();
+    std::fs::write(r.path.join(".lake/packages/dep/Dep.lean"), "def dep := 1\n").unwrap();
+    r.write(
+        "Demo/A.lean",
+        &format!(
+            "{}-- leanscope-fake: read .lake/packages/dep/Dep.lean\n-- leanscope-fake: write .lake/packages/dep/Dep.lean\n",
+            cost(10)
+        ),
+    );
+    r.commit("uses a dependency");
+    let t = tools();
+    let ws = r.dir.path().join("ws");
+    // From a subfolder: the packages are found at the repository's top.
+    let out = run_at(&r, &r.path.join("Demo"), &t, &ws, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    let lean_out = std::fs::read_to_string(ws.join("raw/0001-head-Demo.A.out")).unwrap();
+    assert!(
+        lean_out.contains("read .lake/packages/dep/Dep.lean"),
+        "{lean_out}"
+    );
+    assert!(
+        lean_out.contains("cannot write .lake/packages/dep/Dep.lean"),
+        "{lean_out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(r.path.join(".lake/packages/dep/Dep.lean")).unwrap(),
+        "def dep := 1\n"
+    );
+    // Bound, not copied: the workspace's mount point is empty outside the run.
+    assert_eq!(
+        std::fs::read_dir(ws.join("head/.lake/packages"))
+            .unwrap()
+            .count(),
+        0
+    );
+}
