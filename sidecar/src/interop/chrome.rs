@@ -1511,6 +1511,7 @@ fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool
 }
 
 pub use super::chrome_export::{export, HEADER_CHUNK_BYTES};
+pub use super::chrome_lanes::LANE_EVENTS;
 
 #[cfg(test)]
 mod tests {
