@@ -251,3 +251,105 @@ fn export_names_files_as_each_tool_expects() {
     );
     assert!(back.status.success(), "{back:?}");
 }
+
+#[test]
+fn a_big_thread_is_written_in_lanes_of_whole_subtrees_and_read_back_as_one() {
+    let rec = synthetic(5, 120_000, 3);
+    let json = chrome::export(&rec, Vec::new()).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    let mut per_tid = std::collections::BTreeMap::<u64, u32>::new();
+    for e in events.iter().filter(|e| e["ph"] == "X") {
+        *per_tid.entry(e["tid"].as_u64().unwrap()).or_default() += 1;
+    }
+    let lanes: Vec<_> = events
+        .iter()
+        .filter(|e| e["name"] == "leanscope_lane")
+        .collect();
+    // The main thread alone has far more than a lane's events.
+    assert!(
+        lanes.len() >= 120_000 / 2 / chrome::LANE_EVENTS as usize,
+        "{} lanes",
+        lanes.len()
+    );
+    assert_eq!(per_tid.len(), rec.header.threads.len() + lanes.len());
+    for (tid, n) in &per_tid {
+        assert!(*n <= chrome::LANE_EVENTS, "tid {tid} has {n} events");
+    }
+    for l in &lanes {
+        let (tid, of) = (
+            l["tid"].as_u64().unwrap(),
+            l["args"]["thread"].as_u64().unwrap(),
+        );
+        assert!(of < rec.header.threads.len() as u64 && tid >= rec.header.threads.len() as u64);
+        let name = events
+            .iter()
+            .find(|e| e["name"] == "thread_name" && e["tid"] == tid)
+            .unwrap();
+        let owner = &rec.header.threads[of as usize].name;
+        assert!(name["args"]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{owner} (part ")));
+    }
+    // Each lane nests for the independent reader.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lanes.trace.json");
+    std::fs::write(&path, &json).unwrap();
+    let (ok, report) = check_nesting(&path);
+    assert!(ok, "{report}");
+    let back = import(&json).unwrap();
+    assert_eq!(intervals(&back), intervals(&rec));
+    let names = |r: &Recording| {
+        r.header
+            .threads
+            .iter()
+            .map(|t| t.name.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&back), names(&rec));
+}
+
+#[test]
+fn lanes_are_refused_when_they_would_not_merge_cleanly() {
+    let refused = |events: &str, want: &str| {
+        let t = format!(r#"{{"traceEvents":[{events}]}}"#);
+        let e = import(t.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    };
+    let lane = |tid: u32, of: i64| {
+        format!(
+            r#"{{"ph":"M","name":"leanscope_lane","pid":1,"tid":{tid},"args":{{"thread":{of}}}}}"#
+        )
+    };
+    let x = |tid: u32| {
+        format!(r#"{{"ph":"X","name":"a","cat":"c","ts":1,"dur":1,"pid":1,"tid":{tid}}}"#)
+    };
+    refused(
+        &format!("{},{}", x(5), lane(5, 0)),
+        "after events of that thread",
+    );
+    refused(&lane(2, 2), "a lane of itself");
+    refused(
+        &format!("{},{}", lane(3, 0), lane(4, 3)),
+        "which is a lane itself",
+    );
+    refused(
+        &format!("{},{}", lane(3, 0), lane(3, 1)),
+        "a second `leanscope_lane`",
+    );
+    refused(
+        r#"{"ph":"M","name":"leanscope_lane","pid":1,"tid":3,"args":{"thread":"main"}}"#,
+        "traceEvents[0].args",
+    );
+    // A lane's events land on its thread.
+    let t = format!(
+        r#"{{"traceEvents":[{},{},{}]}}"#,
+        lane(7, 0),
+        x(0),
+        x(7).replace("\"ts\":1", "\"ts\":5")
+    );
+    let back = import(t.as_bytes()).unwrap();
+    assert_eq!(back.header.threads.len(), 1);
+    assert_eq!(back.len(), 2);
+}

@@ -52,20 +52,28 @@ function capturedRecording() {
 }
 
 /** Per thread (by tid), from leanscope's own Chrome export: its events and
- *  the exact first start and last end (`args.ns`). */
-function threadsOf(traceFile) {
+ *  the exact first start and last end (`args.ns`). With `merged`, a lane
+ *  (a tid its `leanscope_lane` event gives to a thread) counts as its
+ *  thread, as in the recording; else each tid on its own, as speedscope
+ *  reads a trace. */
+function threadsOf(traceFile, merged = false) {
   const doc = JSON.parse(readFileSync(traceFile, 'utf8'));
+  const laneOf = new Map();
+  for (const e of doc.traceEvents) {
+    if (merged && e.ph === 'M' && e.name === 'leanscope_lane') laneOf.set(e.tid, e.args.thread);
+  }
   const threads = new Map();
   for (const e of doc.traceEvents) {
     if (e.ph !== 'X') continue;
     const [start, dur] = e.args.ns;
-    const t = threads.get(e.tid) || { events: 0, first: Infinity, last: 0, frames: new Set() };
+    const tid = laneOf.get(e.tid) ?? e.tid;
+    const t = threads.get(tid) || { events: 0, first: Infinity, last: 0, frames: new Set() };
     t.events += 1;
     t.first = Math.min(t.first, start);
     t.last = Math.max(t.last, start + dur);
     // speedscope's frame of a trace event: its name and its `args`.
     t.frames.add(`${e.name || '(unnamed)'} ${JSON.stringify(e.args)}`);
-    threads.set(e.tid, t);
+    threads.set(tid, t);
   }
   return threads;
 }
@@ -82,7 +90,8 @@ before(async () => {
       const file = `${name}.${format === 'chrome' ? 'trace' : 'speedscope'}.json`;
       leanscope('export', rec, '--format', format, '--out', join(site.dir, file));
     }
-    recordings[name] = { events, threads: threadsOf(join(site.dir, `${name}.trace.json`)) };
+    const trace = join(site.dir, `${name}.trace.json`);
+    recordings[name] = { events, threads: threadsOf(trace), recorded: threadsOf(trace, true) };
   }
 });
 
@@ -123,7 +132,7 @@ for (const name of ['captured', 'synth']) {
   });
 
   test(`speedscope reads the speedscope export of the ${name} recording as recorded`, async () => {
-    const { events, threads } = recordings[name];
+    const { events, recorded: threads } = recordings[name];
     const file = `${name}.speedscope.json`;
     const { page, warnings } = await loadInSpeedscope(browser, site.url, file);
     assert.deepEqual(warnings, []);

@@ -35,10 +35,11 @@ use serde_json::value::RawValue;
 
 use super::chrome_event::{parse_event, ArgSpans, EventSpans, IdSpan, Num, Span};
 use super::chrome_export::{DECLARATIONS_EVENT, DIAGNOSTICS_EVENT, HEADER_EVENT, SOURCE_EVENT};
+use super::chrome_lanes::LANE_EVENT;
 use super::error::{InteropError, Result};
 use super::json_scan::Scanner;
 use super::limits::{
-    MAX_CHROME_EVENT_BYTES, MAX_HEADER_ITEMS, MAX_OPEN_SPANS, MAX_PENDING_EVENTS,
+    MAX_CHROME_EVENT_BYTES, MAX_CHROME_LANES, MAX_HEADER_ITEMS, MAX_OPEN_SPANS, MAX_PENDING_EVENTS,
     MAX_REORDER_EVENTS, MAX_STACK_DEPTH,
 };
 use super::sink::{IdEvent, TraceSink};
@@ -502,6 +503,9 @@ struct Importer<'s> {
     last: Option<(TrackKey, usize)>,
     process_names: HashMap<Id<'static>, String>,
     thread_names: HashMap<(Id<'static>, Id<'static>), String>,
+    /// Lanes (`leanscope_lane`): a `(pid, tid)` whose events belong to the
+    /// thread `tid` of the same process.
+    lanes: HashMap<(Id<'static>, Id<'static>), Id<'static>>,
     keys: Vec<TrackKey>,
     waiting: usize,
     ignored: std::collections::BTreeMap<String, u64>,
@@ -527,7 +531,14 @@ fn at(seq: u64) -> String {
 }
 
 impl<'s> Importer<'s> {
-    fn track(&mut self, key: TrackKey, seq: u64) -> Result<usize> {
+    fn track(&mut self, mut key: TrackKey, seq: u64) -> Result<usize> {
+        if !self.lanes.is_empty() {
+            if let TrackKey::Thread(pid, tid) = &key {
+                if let Some(owner) = self.lanes.get(&(pid.clone(), tid.clone())) {
+                    key = TrackKey::Thread(pid.clone(), owner.clone());
+                }
+            }
+        }
         if let Some((k, i)) = &self.last {
             if *k == key {
                 return Ok(*i);
@@ -861,6 +872,45 @@ impl<'s> Importer<'s> {
         r.map(|(r, k)| (self.sink.intern_range(r), k))
     }
 
+    /// Makes `ev`'s `(pid, tid)` a lane of the thread `owner` (see
+    /// `chrome_lanes`): before any event of it, and of a thread that is no
+    /// lane itself.
+    fn lane(&mut self, ev: &RawEvent, owner: Id<'static>, seq: u64) -> Result<()> {
+        let pid = ev.pid.as_ref().map_or(Id::Num(0), Id::to_static);
+        let tid = ev.tid.as_ref().map_or(Id::Num(0), Id::to_static);
+        let bad = |why: String| Err(InteropError::invalid(FORMAT, at(seq), why));
+        if tid == owner {
+            return bad(format!("`{LANE_EVENT}` makes tid {tid} a lane of itself"));
+        }
+        if self.lanes.contains_key(&(pid.clone(), owner.clone())) {
+            return bad(format!(
+                "`{LANE_EVENT}` makes tid {tid} a lane of tid {owner}, which is a lane itself"
+            ));
+        }
+        if self.lanes.contains_key(&(pid.clone(), tid.clone())) {
+            return bad(format!("a second `{LANE_EVENT}` for tid {tid}"));
+        }
+        if self
+            .track_index
+            .contains_key(&TrackKey::Thread(pid.clone(), tid.clone()))
+        {
+            return bad(format!(
+                "`{LANE_EVENT}` for pid {pid} tid {tid} after events of that thread"
+            ));
+        }
+        if self.lanes.len() >= MAX_CHROME_LANES {
+            return Err(InteropError::limit(
+                FORMAT,
+                at(seq),
+                "lanes",
+                MAX_CHROME_LANES as u64,
+                "MAX_CHROME_LANES",
+            ));
+        }
+        self.lanes.insert((pid, tid), owner);
+        Ok(())
+    }
+
     fn metadata(&mut self, ev: &RawEvent, seq: u64) -> Result<()> {
         let name = ev.name.as_deref().unwrap_or("");
         if name.starts_with(HEADER_PREFIX) {
@@ -903,6 +953,10 @@ impl<'s> Importer<'s> {
             ));
         };
         let read = |e: serde_json::Error| InteropError::invalid(FORMAT, where_(), e.to_string());
+        if name == LANE_EVENT {
+            let a: LaneArgs = serde_json::from_str(args).map_err(read)?;
+            return self.lane(ev, Id::Num(a.thread), seq);
+        }
         let parts = &mut self.header_parts;
         let items = parts.declarations.len() + parts.diagnostics.len();
         let too_many = || {
@@ -1247,6 +1301,11 @@ struct HeaderArgs {
 }
 
 #[derive(Deserialize)]
+struct LaneArgs {
+    thread: i64,
+}
+
+#[derive(Deserialize)]
 struct SourceArgs {
     text: String,
 }
@@ -1305,6 +1364,7 @@ fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<Ch
         last: None,
         process_names: HashMap::new(),
         thread_names: HashMap::new(),
+        lanes: HashMap::new(),
         keys: Vec::new(),
         waiting: 0,
         ignored: Default::default(),
@@ -1451,6 +1511,7 @@ fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool
 }
 
 pub use super::chrome_export::{export, HEADER_CHUNK_BYTES};
+pub use super::chrome_lanes::LANE_EVENTS;
 
 #[cfg(test)]
 mod tests {

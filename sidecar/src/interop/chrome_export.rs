@@ -17,6 +17,10 @@
 //! nanoseconds ride along in `args.ns` (`[start, duration]`), which
 //! leanscope's import reads back, so a round trip is exact.
 //!
+//! A thread of more than [`super::chrome_lanes::LANE_EVENTS`] events is
+//! written as several trace threads, its lanes (see `chrome_lanes`), which
+//! keeps speedscope's import linear; leanscope's import merges them back.
+//!
 //! File-level data (leanscope's header: source text, declarations,
 //! diagnostics, ...) is written after the events as metadata events
 //! (`ph: "M"`) named `leanscope_header`, `leanscope_source`,
@@ -29,6 +33,7 @@ use std::io::Write;
 
 use recording::{Header, Recording};
 
+use super::chrome_lanes::{Lanes, LANE_EVENT};
 use super::json_write::{flush_when_full, string, uint};
 
 /// Most bytes of source text, or of serialized declarations or
@@ -90,18 +95,24 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
     );
     string(&mut b, &process);
     b.extend_from_slice(b"}}");
+    let lanes = Lanes::of(rec);
+    let mut sort_index = 0u64;
     for (t, thread) in h.threads.iter().enumerate() {
-        b.extend_from_slice(b",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":");
-        uint(&mut b, t as u64);
-        b.extend_from_slice(b",\"args\":{\"name\":");
-        string(&mut b, &thread.name);
-        b.extend_from_slice(
-            b"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":",
-        );
-        uint(&mut b, t as u64);
-        b.extend_from_slice(b",\"args\":{\"sort_index\":");
-        uint(&mut b, t as u64);
-        b.extend_from_slice(b"}}");
+        thread_metadata(&mut b, u64::from(t as u32), &thread.name, sort_index);
+        sort_index += 1;
+        for (k, &tid) in lanes.extra(t).iter().enumerate() {
+            let name = format!("{} (part {})", thread.name, k + 2);
+            thread_metadata(&mut b, u64::from(tid), &name, sort_index);
+            sort_index += 1;
+            b.extend_from_slice(b",\n{\"ph\":\"M\",\"name\":");
+            string(&mut b, LANE_EVENT);
+            b.extend_from_slice(b",\"pid\":1,\"tid\":");
+            uint(&mut b, u64::from(tid));
+            b.extend_from_slice(b",\"args\":{\"thread\":");
+            uint(&mut b, t as u64);
+            b.extend_from_slice(b"}}");
+            flush_when_full(&mut out, &mut b)?;
+        }
     }
     let mut file = Vec::new();
     string(&mut file, &h.source_path);
@@ -117,7 +128,7 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
         b.extend_from_slice(b",\"dur\":");
         micros(&mut b, end - ts);
         b.extend_from_slice(b",\"pid\":1,\"tid\":");
-        uint(&mut b, u64::from(rec.thread(i)));
+        uint(&mut b, u64::from(lanes.tid(i)));
         b.extend_from_slice(b",\"args\":{\"ns\":[");
         uint(&mut b, start);
         b.push(b',');
@@ -152,6 +163,19 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
     out.write_all(&b)?;
     out.flush()?;
     Ok(out)
+}
+
+/// The metadata events naming `tid` and placing it (`thread_sort_index`).
+fn thread_metadata(b: &mut Vec<u8>, tid: u64, name: &str, sort_index: u64) {
+    b.extend_from_slice(b",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":");
+    uint(b, tid);
+    b.extend_from_slice(b",\"args\":{\"name\":");
+    string(b, name);
+    b.extend_from_slice(b"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":");
+    uint(b, tid);
+    b.extend_from_slice(b",\"args\":{\"sort_index\":");
+    uint(b, sort_index);
+    b.extend_from_slice(b"}}");
 }
 
 /// One metadata event named `name` whose `args` has the one member `key`

@@ -11,6 +11,11 @@ pub const MAX_CHROME_EVENT_BYTES: usize = 16 << 20;
 /// `leanscope_diagnostics` metadata events).
 pub const MAX_HEADER_ITEMS: usize = 4_000_000;
 
+/// Most lanes (`leanscope_lane` events: extra `tid`s of one thread) a
+/// Chrome trace may declare: enough for 16 billion events in lanes of
+/// 16,384.
+pub const MAX_CHROME_LANES: usize = 1 << 20;
+
 /// Most completed Chrome events one thread may hold back while waiting for
 /// earlier-starting events (the trace's out-of-order reach per thread).
 pub const MAX_REORDER_EVENTS: usize = 64 * 1024;

@@ -6,6 +6,7 @@
 pub mod chrome;
 mod chrome_event;
 mod chrome_export;
+mod chrome_lanes;
 pub mod error;
 pub mod firefox;
 pub mod folded;

@@ -12,7 +12,6 @@
 //! name after them (`shared.frames`), as JSON's members may come in any
 //! order.
 
-use std::collections::HashMap;
 use std::io::Write;
 
 use recording::Recording;
@@ -23,8 +22,8 @@ use super::json_write::{flush_when_full, string, uint, FLUSH_BYTES};
 pub const SCHEMA_URL: &str = "https://www.speedscope.app/file-format-schema.json";
 
 /// Writes `rec` as a speedscope file, streaming: besides the output
-/// buffer it holds one index per event (to order a thread's events) and
-/// one entry per distinct frame, never the document.
+/// buffer it holds two numbers per event (its frame, and its place in its
+/// thread's order) and one per distinct frame, never the document.
 pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
     let h = &rec.header;
     let mut b: Vec<u8> = Vec::with_capacity(2 * FLUSH_BYTES);
@@ -42,10 +41,7 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
         },
     );
     b.extend_from_slice(b",\"activeProfileIndex\":0,\"profiles\":[");
-    // Frames: distinct (class, label, line), numbered as first met; each
-    // keeps the event it was first met at, for its name and column.
-    let mut frame_ids: HashMap<(&str, &str, Option<u32>), u32> = HashMap::new();
-    let mut frames: Vec<u32> = Vec::new();
+    let (frame_of, frames) = frames_of(rec);
     let mut by_thread: Vec<Vec<u32>> = vec![Vec::new(); h.threads.len().max(1)];
     for i in 0..rec.len() as u32 {
         by_thread[rec.thread(i) as usize].push(i);
@@ -97,14 +93,7 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
                 end = end.min(e);
             }
             end = end.max(start);
-            let line = rec.range(i).map(|r| r.start_line + 1);
-            let next = frames.len() as u32;
-            let frame = *frame_ids
-                .entry((rec.class(i), rec.label(i), line))
-                .or_insert_with(|| {
-                    frames.push(i);
-                    next
-                });
+            let frame = frame_of[i as usize];
             event(&mut b, b'O', frame, start);
             open.push((end, frame));
             last = start;
@@ -123,6 +112,7 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
         flush_when_full(&mut out, &mut b)?;
     }
     drop(by_thread);
+    drop(frame_of);
     b.extend_from_slice(b"],\"shared\":{\"frames\":[");
     for (k, &i) in frames.iter().enumerate() {
         if k > 0 {
@@ -149,4 +139,33 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
     out.write_all(&b)?;
     out.flush()?;
     Ok(out)
+}
+
+/// Each event's frame, and each frame's first event: frames are the
+/// distinct (class, label, line), numbered in the order of their keys
+/// (strings by their index in the recording's table), found by sorting
+/// the events rather than hashing them (12 bytes an event at most).
+fn frames_of(rec: &Recording) -> (Vec<u32>, Vec<u32>) {
+    let key = |i: u32| {
+        let line = rec.range(i).map_or(0, |r| u64::from(r.start_line) + 1);
+        (
+            rec.events.class[i as usize],
+            rec.events.label[i as usize],
+            line,
+        )
+    };
+    let mut order: Vec<u32> = (0..rec.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| (key(i), i));
+    let mut frame_of = vec![0u32; rec.len()];
+    let mut frames: Vec<u32> = Vec::new();
+    let mut last = None;
+    for &i in &order {
+        let k = key(i);
+        if last != Some(k) {
+            frames.push(i);
+            last = Some(k);
+        }
+        frame_of[i as usize] = frames.len() as u32 - 1;
+    }
+    (frame_of, frames)
 }
