@@ -56,6 +56,18 @@ fn run(r: &Repo, t: &Tools, ws: &Path, extra: &[&str]) -> Output {
     run_at(r, &r.path, t, ws, extra)
 }
 
+/// [`run`], which must exit 0; its report, checked against the schema.
+fn run_ok(r: &Repo, t: &Tools, ws: &Path, extra: &[&str]) -> Value {
+    let out = run(r, t, ws, extra);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    report(ws)
+}
+
 /// `--repo` may be any folder inside the repository.
 fn run_at(r: &Repo, repo: &Path, t: &Tools, ws: &Path, extra: &[&str]) -> Output {
     let mut c = Command::new(common::leanscope_bin());
@@ -246,14 +258,7 @@ fn non_lean_changes_only_are_no_changes() {
     r.commit("docs");
     let t = tools();
     let ws = r.dir.path().join("ws");
-    let out = run(&r, &t, &ws, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rep = report(&ws);
+    let rep = run_ok(&r, &t, &ws, &[]);
     assert_eq!(rep["state"], "no_changes");
     assert_eq!(rep["files"], serde_json::json!([]));
     assert_eq!(rep["samples"], serde_json::json!([]));
@@ -338,25 +343,14 @@ fn a_timeout_stops_every_process_of_the_sample() {
     let left: Vec<String> = std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&pid| {
             std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|c| c.starts_with(&ws))
-                && alive(pid)
+                && common::is_running(pid)
         })
         .map(|pid| pid.to_string())
         .collect();
     assert!(left.is_empty(), "processes left: {left:?}");
-}
-
-/// A process that exists and is not a zombie (a zombie has ended; its
-/// parent, reparented or not, just has not reaped it).
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
 }
 
 #[test]
@@ -372,14 +366,7 @@ fn what_lean_prints_never_becomes_a_counter() {
     r.commit("prints");
     let t = tools();
     let ws = r.dir.path().join("ws");
-    let out = run(&r, &t, &ws, &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rep = report(&ws);
+    let rep = run_ok(&r, &t, &ws, &[]);
     let n = &file(&rep, "Demo/N.lean")["head"];
     let cpu = n["median_cpu_ms"].as_u64().unwrap();
     // GNU time truncates user and system time to 10 ms each.
