@@ -83,15 +83,7 @@ impl Repo {
     }
 
     fn command(&self) -> Command {
-        let mut c = Command::new("git");
-        c.arg("-C")
-            .arg(&self.dir)
-            // No pager, no prompts, no replace refs (objects as stored).
-            .env("GIT_PAGER", "cat")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_NO_REPLACE_OBJECTS", "1")
-            .stdin(Stdio::null());
-        c
+        command(&self.dir)
     }
 
     fn output(&self, args: &[&str]) -> Result<std::process::Output, GitError> {
@@ -391,6 +383,19 @@ fn parse_change(meta: &str, path: String) -> Option<Change> {
 }
 
 /// A full SHA-1 (40) or SHA-256 (64) object id in lower-case hex.
+/// `git -C DIR` as every git run here starts: no pager, no prompts, no
+/// replace refs (objects as stored), stdin closed.
+pub fn command(dir: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.arg("-C")
+        .arg(dir)
+        .env("GIT_PAGER", "cat")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .stdin(Stdio::null());
+    c
+}
+
 pub fn is_object_id(s: &str) -> bool {
     (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }

@@ -5,9 +5,9 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use super::git::{is_object_id, MAX_PATH_BYTES, MODE_GITLINK, MODE_SYMLINK};
+use super::git::{self, is_object_id, MAX_PATH_BYTES, MODE_GITLINK, MODE_SYMLINK};
 
 /// The longest symbolic link target written (bytes).
 pub const MAX_SYMLINK_TARGET: u64 = 4096;
@@ -37,11 +37,8 @@ struct Entry {
 /// (which exists and is empty); returns the number of files written.
 pub fn materialize(repo: &Path, commit: &str, dest: &Path) -> Result<u64, MaterializeError> {
     let entries = list(repo, commit)?;
-    let mut batch = Command::new("git")
-        .arg("-C")
-        .arg(repo)
+    let mut batch = git::command(repo)
         .args(["cat-file", "--batch"])
-        .env("GIT_NO_REPLACE_OBJECTS", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -151,12 +148,8 @@ fn parse_header(header: &str, id: &str) -> Option<u64> {
 }
 
 fn list(repo: &Path, commit: &str) -> Result<Vec<Entry>, MaterializeError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repo)
+    let out = git::command(repo)
         .args(["ls-tree", "-r", "-z", "--full-tree", commit])
-        .env("GIT_NO_REPLACE_OBJECTS", "1")
-        .stdin(Stdio::null())
         .output()
         .map_err(MaterializeError::Spawn)?;
     if !out.status.success() {
