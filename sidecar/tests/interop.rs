@@ -177,6 +177,22 @@ fn folded_round_trip_keeps_self_time_per_stack() {
     };
     assert_eq!(per_stack(&back), per_stack(&rec));
     assert_eq!(back.header.clock, recording::ClockKind::DurationsOnly);
+    // One line per distinct stack, depth first with the frames under a
+    // stack in name order: the order of the stacks as lists of frames.
+    let lines: Vec<(Vec<String>, u64)> = std::str::from_utf8(&text)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (stack, n) = l.rsplit_once(' ').unwrap();
+            (
+                stack.split(';').map(str::to_owned).collect(),
+                n.parse().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(Vec<String>, u64)> = per_stack(&rec).into_iter().collect();
+    assert!(want.len() < rec.len(), "the case merges some stacks");
+    assert_eq!(lines, want);
 }
 
 #[test]

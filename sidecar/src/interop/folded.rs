@@ -210,74 +210,111 @@ pub fn import<R: BufRead>(mut input: R, sink: &mut TraceSink, unit_ns: u64) -> R
     Ok(())
 }
 
-/// A name as a folded-stacks frame.
-fn frame_name(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            ';' => ':',
-            '\n' | '\r' => ' ',
-            c => c,
-        })
-        .collect()
+/// The frame an event stands for in a stack: its label, or its class when
+/// it has none.
+fn frame_of(rec: &Recording, i: u32) -> &str {
+    let label = rec.label(i);
+    if label.is_empty() {
+        rec.class(i)
+    } else {
+        label
+    }
+}
+
+/// Sorts `events` by frame and appends the runs of equal frames to
+/// `groups` as ranges of `events`, offset by `at`.
+fn group_by_frame(rec: &Recording, events: &mut [u32], at: usize, groups: &mut Vec<(u32, u32)>) {
+    events.sort_unstable_by(|&a, &b| frame_of(rec, a).cmp(frame_of(rec, b)));
+    let mut start = 0;
+    for k in 1..=events.len() {
+        if k == events.len() || frame_of(rec, events[k]) != frame_of(rec, events[start]) {
+            groups.push(((at + start) as u32, (at + k) as u32));
+            start = k;
+        }
+    }
+}
+
+/// The stacks of one depth under the stack being written: `events[start..]`
+/// holds them grouped by frame, `groups[first..end]` the groups, `next` the
+/// group to write next, `path` the length of the stack above them.
+struct Level {
+    start: usize,
+    first: usize,
+    end: usize,
+    next: usize,
+    path: usize,
 }
 
 /// Writes the self time of each distinct stack of `rec`, in nanoseconds,
-/// streaming: it holds one entry per distinct stack (a tree of them), not
-/// one per event. Stacks come depth first, the frames under one stack in
-/// name order.
+/// streaming: the events of one distinct stack are grouped when their
+/// parent stack is written, so it holds at most one index per event on the
+/// path being written (a few bytes an event at worst), never a table of
+/// all stacks. Stacks come depth first, the frames under one stack in name
+/// order.
 pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
-    // Node 0 is the virtual root; node n > 0 is (parent node, frame name).
-    let mut parent_of: Vec<u32> = vec![NONE];
-    let mut names: Vec<&str> = vec![""];
-    let mut self_ns: Vec<u64> = vec![0];
-    let mut node: HashMap<(u32, &str), u32> = HashMap::new();
-    let mut work: Vec<(u32, u32)> = rec.roots().map(|r| (r, 0)).collect();
-    work.reverse();
-    while let Some((i, under)) = work.pop() {
-        let name = if rec.label(i).is_empty() {
-            rec.class(i)
-        } else {
-            rec.label(i)
-        };
-        let next = names.len() as u32;
-        let n = *node.entry((under, name)).or_insert_with(|| {
-            parent_of.push(under);
-            names.push(name);
-            self_ns.push(0);
-            next
-        });
-        self_ns[n as usize] += rec.self_ns(i);
-        work.extend(rec.children(i).iter().rev().map(|&c| (c, n)));
-    }
-    drop(node);
-    let mut kids: Vec<Vec<u32>> = vec![Vec::new(); names.len()];
-    for n in 1..names.len() {
-        kids[parent_of[n] as usize].push(n as u32);
-    }
-    for k in kids.iter_mut() {
-        k.sort_unstable_by_key(|&n| names[n as usize]);
-    }
+    let mut events: Vec<u32> = rec.roots().collect();
+    let mut groups: Vec<(u32, u32)> = Vec::new();
+    group_by_frame(rec, &mut events, 0, &mut groups);
+    let mut levels = vec![Level {
+        start: 0,
+        first: 0,
+        end: groups.len(),
+        next: 0,
+        path: 0,
+    }];
     let mut b: Vec<u8> = Vec::with_capacity(2 * FLUSH_BYTES);
-    // Depth first: (node, length of the path before it).
     let mut path: Vec<u8> = Vec::new();
-    let mut stack: Vec<(u32, usize)> = kids[0].iter().rev().map(|&n| (n, 0)).collect();
-    while let Some((n, len)) = stack.pop() {
-        path.truncate(len);
-        if len > 0 {
+    while let Some(level) = levels.last_mut() {
+        if level.next == level.end {
+            events.truncate(level.start);
+            groups.truncate(level.first);
+            levels.pop();
+            continue;
+        }
+        let (a, z) = groups[level.next];
+        level.next += 1;
+        path.truncate(level.path);
+        if level.path > 0 {
             path.push(b';');
         }
-        path.extend_from_slice(frame_name(names[n as usize]).as_bytes());
-        if self_ns[n as usize] > 0 {
+        push_frame(&mut path, frame_of(rec, events[a as usize]));
+        let group = a as usize..z as usize;
+        let self_ns: u64 = events[group.clone()].iter().map(|&i| rec.self_ns(i)).sum();
+        if self_ns > 0 {
             b.extend_from_slice(&path);
             b.push(b' ');
-            uint(&mut b, self_ns[n as usize]);
+            uint(&mut b, self_ns);
             b.push(b'\n');
             flush_when_full(&mut out, &mut b)?;
         }
-        let here = path.len();
-        stack.extend(kids[n as usize].iter().rev().map(|&c| (c, here)));
+        let start = events.len();
+        for k in group {
+            let i = events[k];
+            events.extend_from_slice(rec.children(i));
+        }
+        if events.len() > start {
+            let first = groups.len();
+            group_by_frame(rec, &mut events[start..], start, &mut groups);
+            levels.push(Level {
+                start,
+                first,
+                end: groups.len(),
+                next: first,
+                path: path.len(),
+            });
+        }
     }
     out.write_all(&b)?;
     out.flush()?;
     Ok(out)
+}
+
+/// Appends a name as a folded-stacks frame: `;` and line breaks, which
+/// the format gives meaning to, become `:` and spaces.
+fn push_frame(path: &mut Vec<u8>, name: &str) {
+    path.extend(name.bytes().map(|c| match c {
+        b';' => b':',
+        b'\n' | b'\r' => b' ',
+        c => c,
+    }));
 }
