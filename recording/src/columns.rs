@@ -80,7 +80,7 @@ impl Events {
 #[derive(Debug, Default, Clone)]
 pub struct Columns {
     pub events: Events,
-    pub strings: Vec<String>,
+    pub strings: crate::strings::StringTable,
     pub ranges: Vec<SourceRange>,
 }
 

@@ -15,6 +15,7 @@ pub mod model;
 pub mod reader;
 pub mod session;
 pub mod source_check;
+pub mod strings;
 pub mod summary;
 pub mod synth;
 pub mod types;

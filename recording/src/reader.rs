@@ -19,7 +19,7 @@ use crate::{END_MAGIC, MAGIC, SCHEMA_VERSION, TRAILER_LEN};
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct DecodedBatch {
     pub first_event: u64,
-    pub new_strings: Vec<String>,
+    pub new_strings: crate::strings::StringTable,
     pub new_ranges: Vec<SourceRange>,
     pub parent: Vec<u32>,
     pub class: Vec<u32>,

@@ -359,7 +359,7 @@ impl Viewer {
         let f = self.file(k)?;
         let out: Vec<&str> = ids
             .iter()
-            .map(|&i| f.rec.strings.get(i as usize).map_or("", String::as_str))
+            .map(|&i| f.rec.strings.get(i as usize).unwrap_or(""))
             .collect();
         Ok(text(json!(out)))
     }

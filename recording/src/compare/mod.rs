@@ -88,7 +88,7 @@ impl Metric {
     /// The row's value of this metric (0 for counters the row lacks).
     pub fn value(self, row: &SummaryRow) -> u64 {
         let s = &row.stats;
-        let c = row.counters.unwrap_or_default();
+        let c = row.counters.as_deref().copied().unwrap_or_default();
         match self {
             Metric::TotalNs => s.total_ns,
             Metric::SelfNs => s.self_ns,

@@ -43,7 +43,7 @@ use crate::types::{Header, RangeKind, SourceRange};
 #[derive(Debug, Clone)]
 pub struct Recording {
     pub header: Header,
-    pub strings: Vec<String>,
+    pub strings: crate::strings::StringTable,
     pub ranges: Vec<SourceRange>,
     pub events: Events,
     child_offsets: Vec<u32>,
@@ -137,7 +137,7 @@ impl RecordingBuilder {
     }
 
     fn add_columns(&mut self, b: DecodedBatch) {
-        self.columns.strings.extend(b.new_strings);
+        self.columns.strings.append(&b.new_strings);
         self.columns.ranges.extend(b.new_ranges);
         let e = &mut self.columns.events;
         e.parent.extend_from_slice(&b.parent);

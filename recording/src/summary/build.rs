@@ -3,44 +3,41 @@
 use std::collections::HashMap;
 
 use super::{
-    share_permille, sort_rows, GroupBy, LeanscopeKey, Summary, SummaryIssue, SummaryKey,
-    SummaryKind, SummaryRow, MAX_SUMMARY_ISSUES,
+    share_permille, sort_rows, GroupBy, LeanscopeKey, SharedName, Summary, SummaryIssue,
+    SummaryKey, SummaryKind, SummaryRow, MAX_SUMMARY_ISSUES,
 };
 use crate::model::{declaration_times, file_time, tactic_rows, Interval, Recording, Stats};
 
-/// The rows being accumulated, in compact form: each key once, in a vector
-/// indexed by a small hash table of row numbers (4 bytes a row, chained on
-/// collisions); the first call's duration inline, later calls' durations
-/// (the values exact median and p95 need) only for keys called again.
+/// The rows being accumulated, in compact form: each key once, found
+/// through a table of row numbers (4 bytes a row); while accumulating, a
+/// row's `stats.self_ns` sums its self time and `stats.total_ns` holds its
+/// first call's duration, and later calls' durations (the values exact
+/// median and p95 need) are kept only for keys called again.
 struct Rows {
     /// The rows themselves (statistics filled in by `finish`, in place).
     keys: Vec<SummaryRow>,
-    self_ns: Vec<u64>,
-    first: Vec<u64>,
     /// Durations of the second and later calls, by row.
     more: HashMap<u32, Vec<u64>>,
-    /// Row number of the first key with a hash, then `next` along the chain.
-    heads: HashMap<u64, u32>,
-    next: Vec<u32>,
+    table: hashbrown::HashTable<u32>,
     hasher: std::collections::hash_map::RandomState,
 }
 
-/// End of a chain of `Rows::next`.
-const NO_ROW: u32 = u32::MAX;
+/// Rows a summary can hold (row numbers are `u32`).
+pub const MAX_SUMMARY_ROWS: usize = u32::MAX as usize;
 
-/// Rows a summary can hold (row numbers are `u32`, one value is the end of
-/// a chain).
-pub const MAX_SUMMARY_ROWS: usize = (u32::MAX - 1) as usize;
+fn leanscope_key(row: &SummaryRow) -> Option<&LeanscopeKey> {
+    match &row.key {
+        SummaryKey::Leanscope(k) => Some(k),
+        SummaryKey::LeanProfiler(_) => None,
+    }
+}
 
 impl Rows {
     fn new() -> Rows {
         Rows {
             keys: Vec::new(),
-            self_ns: Vec::new(),
-            first: Vec::new(),
             more: HashMap::new(),
-            heads: HashMap::new(),
-            next: Vec::new(),
+            table: hashbrown::HashTable::new(),
             hasher: Default::default(),
         }
     }
@@ -48,29 +45,33 @@ impl Rows {
     /// The row of `key`, added when new (`None` past [`MAX_SUMMARY_ROWS`]).
     fn row(&mut self, key: LeanscopeKey, duration: u64) -> Option<(u32, bool)> {
         use std::hash::BuildHasher;
-        let h = self.hasher.hash_one(&key);
-        let head = self.heads.get(&h).copied().unwrap_or(NO_ROW);
-        let mut at = head;
-        while at != NO_ROW {
-            if matches!(&self.keys[at as usize].key, SummaryKey::Leanscope(k) if *k == key) {
-                return Some((at, false));
-            }
-            at = self.next[at as usize];
+        let Rows {
+            keys,
+            table,
+            hasher,
+            ..
+        } = self;
+        let h = hasher.hash_one(&key);
+        let same = |&r: &u32| leanscope_key(&keys[r as usize]) == Some(&key);
+        if let Some(&r) = table.find(h, same) {
+            return Some((r, false));
         }
-        if self.keys.len() >= MAX_SUMMARY_ROWS {
+        if keys.len() >= MAX_SUMMARY_ROWS {
             return None;
         }
-        let n = self.keys.len() as u32;
-        self.keys.push(SummaryRow {
+        let n = keys.len() as u32;
+        table.insert_unique(h, n, |&r| {
+            hasher.hash_one(leanscope_key(&keys[r as usize]).expect("a leanscope row"))
+        });
+        keys.push(SummaryRow {
             key: SummaryKey::Leanscope(key),
-            stats: Stats::default(),
+            stats: Stats {
+                total_ns: duration,
+                ..Stats::default()
+            },
             share_permille: 0,
             counters: None,
         });
-        self.self_ns.push(0);
-        self.first.push(duration);
-        self.next.push(head);
-        self.heads.insert(h, n);
         Some((n, true))
     }
 
@@ -85,8 +86,32 @@ impl Rows {
         if !more.is_empty() {
             self.more.entry(row).or_default().extend_from_slice(more);
         }
-        let s = &mut self.self_ns[row as usize];
+        let s = &mut self.keys[row as usize].stats.self_ns;
         *s = s.saturating_add(self_ns);
+    }
+}
+
+/// The names a recording's rows share, made once per recording.
+#[derive(Default)]
+struct SharedNames {
+    classes: HashMap<u32, SharedName>,
+    declarations: HashMap<usize, SharedName>,
+}
+
+impl SharedNames {
+    fn class(&mut self, rec: &Recording, i: u32) -> SharedName {
+        let id = rec.events.class[i as usize];
+        self.classes
+            .entry(id)
+            .or_insert_with(|| rec.class(i).into())
+            .clone()
+    }
+
+    fn declaration(&mut self, rec: &Recording, d: usize) -> SharedName {
+        self.declarations
+            .entry(d)
+            .or_insert_with(|| rec.header.declarations[d].name.as_str().into())
+            .clone()
     }
 }
 
@@ -122,9 +147,8 @@ impl SummaryBuilder {
     /// Adds a recording. `file` names it in row keys and issues; the
     /// header's source path is used when it is `None`.
     pub fn add(&mut self, rec: &Recording, file: Option<&str>) {
-        let file = file
-            .map(str::to_owned)
-            .unwrap_or_else(|| rec.header.source_path.clone());
+        let file: SharedName = file.unwrap_or(&rec.header.source_path).into();
+        let mut shared = SharedNames::default();
         self.event_count += rec.len() as u64;
         self.thread_count += rec.active_thread_count() as u64;
         self.max_depth = self.max_depth.max(u64::from(rec.max_depth()));
@@ -144,7 +168,7 @@ impl SummaryBuilder {
                 break;
             }
             self.issues.push(SummaryIssue {
-                file: Some(file.clone()),
+                file: Some(file.to_string()),
                 event_index: Some(u64::from(issue.event)),
                 kind: Some(issue_kind_name(issue.kind).to_owned()),
                 message: issue.detail.clone(),
@@ -154,7 +178,7 @@ impl SummaryBuilder {
             GroupBy::Name => {
                 for i in 0..rec.len() as u32 {
                     let mut key = LeanscopeKey::named(rec.label(i));
-                    key.class = Some(rec.class(i).to_owned());
+                    key.class = Some(shared.class(rec, i));
                     self.call(key, rec.inclusive_ns(i), rec.self_ns(i));
                 }
             }
@@ -167,7 +191,7 @@ impl SummaryBuilder {
                     acc.1 = acc.1.saturating_add(rec.self_ns(i));
                 }
                 for (class, (durations, self_ns)) in by_class {
-                    let key = LeanscopeKey::named(rec.strings[class as usize].clone());
+                    let key = LeanscopeKey::named(&rec.strings[class as usize]);
                     self.rows.add(key, &durations, self_ns);
                 }
             }
@@ -182,11 +206,10 @@ impl SummaryBuilder {
                 }
             }
             GroupBy::Tactic => {
-                let decls = &rec.header.declarations;
                 for row in tactic_rows(rec) {
                     let mut key = LeanscopeKey::named(row.label.clone());
                     key.file = Some(file.clone());
-                    key.declaration = row.declaration.map(|d| decls[d].name.clone());
+                    key.declaration = row.declaration.map(|d| shared.declaration(rec, d));
                     key.line = Some(row.range.start_line.saturating_add(1));
                     key.column = Some(row.range.start_col);
                     let outermost = outermost_events(rec, &row.events);
@@ -202,7 +225,7 @@ impl SummaryBuilder {
             GroupBy::File => {
                 let t = file_time(rec);
                 let total = t.elapsed_ns.unwrap_or(t.traced_ns);
-                self.call(LeanscopeKey::named(file), total, total);
+                self.call(LeanscopeKey::named(file.to_string()), total, total);
             }
         }
     }
@@ -214,24 +237,22 @@ impl SummaryBuilder {
     pub fn finish(self) -> Summary {
         let Rows {
             keys: mut rows,
-            self_ns,
-            first,
             mut more,
-            heads,
-            next,
+            table,
             ..
         } = self.rows;
-        drop((heads, next));
+        drop(table);
         for (i, row) in rows.iter_mut().enumerate() {
+            let (first, self_ns) = (row.stats.total_ns, row.stats.self_ns);
             row.stats = match more.remove(&(i as u32)) {
                 Some(mut ds) => {
-                    ds.push(first[i]);
-                    Stats::from_durations(&mut ds, self_ns[i])
+                    ds.push(first);
+                    Stats::from_durations(&mut ds, self_ns)
                 }
-                None => Stats::from_durations(&mut [first[i]], self_ns[i]),
+                None => Stats::from_durations(&mut [first], self_ns),
             };
         }
-        drop((self_ns, first, more));
+        drop(more);
         let of = rows
             .iter()
             .fold(0u64, |a, r| a.saturating_add(r.stats.self_ns));

@@ -92,14 +92,18 @@ impl std::fmt::Display for GroupBy {
     }
 }
 
+/// A name that many rows of a summary carry (a class, a file, a
+/// declaration): one allocation for all of them.
+pub type SharedName = std::sync::Arc<str>;
+
 /// The key of a row of a leanscope summary. Fields that the grouping does
 /// not use are `None`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct LeanscopeKey {
     pub name: String,
-    pub class: Option<String>,
-    pub file: Option<String>,
-    pub declaration: Option<String>,
+    pub class: Option<SharedName>,
+    pub file: Option<SharedName>,
+    pub declaration: Option<SharedName>,
     /// 1-based line of a tactic span's start.
     pub line: Option<u32>,
     /// 0-based UTF-16 column of a tactic span's start.
@@ -146,9 +150,9 @@ impl SummaryKey {
             SummaryKey::Leanscope(k) => (
                 &k.name,
                 [
-                    ("class", k.class.clone()),
-                    ("file", k.file.clone()),
-                    ("declaration", k.declaration.clone()),
+                    ("class", k.class.as_deref().map(str::to_owned)),
+                    ("file", k.file.as_deref().map(str::to_owned)),
+                    ("declaration", k.declaration.as_deref().map(str::to_owned)),
                     ("line", k.line.map(|l| l.to_string())),
                     ("column", k.column.map(|c| c.to_string())),
                 ]
@@ -233,7 +237,9 @@ pub struct SummaryRow {
     pub key: SummaryKey,
     pub stats: Stats,
     pub share_permille: u64,
-    pub counters: Option<LeanProfilerCounters>,
+    /// Boxed: only LeanProfiler summaries have them, and a summary may hold
+    /// millions of rows.
+    pub counters: Option<Box<LeanProfilerCounters>>,
 }
 
 /// A validation issue of the summarized input.

@@ -156,13 +156,13 @@ pub fn parse(v: &Value) -> Result<Summary> {
             key: SummaryKey::LeanProfiler(Box::new(key)),
             stats: s.stats(&p, o)?,
             share_permille: s.nat(&p, o, "share_permille")?,
-            counters: Some(LeanProfilerCounters {
+            counters: Some(Box::new(LeanProfilerCounters {
                 total_heartbeats: s.nat(&p, o, "total_heartbeats")?,
                 self_heartbeats: s.nat(&p, o, "self_heartbeats")?,
                 alloc_bytes: s.nat(&p, o, "alloc_bytes")?,
                 peak_live_bytes: s.nat(&p, o, "peak_live_bytes")?,
                 alloc_delta_bytes: s.int(&p, o, "alloc_delta_bytes")?,
-            }),
+            })),
         });
     }
     let mut issues = Vec::new();
@@ -237,13 +237,13 @@ pub fn parse(v: &Value) -> Result<Summary> {
         ),
         (
             "total_heartbeats",
-            sum(|r| r.counters.unwrap_or_default().total_heartbeats),
+            sum(|r| r.counters.as_ref().map_or(0, |c| c.total_heartbeats)),
             t_hb_total,
             "event timing heartbeat total",
         ),
         (
             "self_heartbeats",
-            sum(|r| r.counters.unwrap_or_default().self_heartbeats),
+            sum(|r| r.counters.as_ref().map_or(0, |c| c.self_heartbeats)),
             t_hb_self,
             "event timing self heartbeat total",
         ),

@@ -379,9 +379,9 @@ pub fn parse(v: &Value) -> Result<Summary> {
         };
         let key = LeanscopeKey {
             name: s.string(&kp, k, "name")?,
-            class: s.opt_string(&kp, k, "class")?,
-            file: s.opt_string(&kp, k, "file")?,
-            declaration: s.opt_string(&kp, k, "declaration")?,
+            class: s.opt_string(&kp, k, "class")?.map(Into::into),
+            file: s.opt_string(&kp, k, "file")?.map(Into::into),
+            declaration: s.opt_string(&kp, k, "declaration")?.map(Into::into),
             line: narrow("line")?,
             column: narrow("column")?,
         };
