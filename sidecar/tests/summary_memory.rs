@@ -2,7 +2,8 @@
 //! summary_memory -- --ignored --nocapture`): resident memory of
 //! `leanscope summary --json -` on a 1M-event synthetic recording and on
 //! recordings imported from folded stacks with 1M and 3M distinct stacks
-//! (targets: 256 MB and 1 GB). Prints the peak resident size of the
+//! (issue 19's targets: 256 MB for the 1M-event recording, 1 GB for 3M
+//! distinct stacks; 1M distinct stacks has none and is shown for scale). Prints the peak resident size of the
 //! `leanscope` process (`wait4`'s `ru_maxrss`) and bytes per result row.
 
 use std::io::Write;
@@ -87,8 +88,8 @@ fn summary_json_resident_memory() {
         "-o",
         events.to_str().unwrap(),
     ]);
-    let mut cases = vec![("1M-event synthetic recording", events, 256u64 << 20)];
-    for (n, target) in [(1_000_000u64, 256u64 << 20), (3_000_000, 1 << 30)] {
+    let mut cases = vec![("1M-event synthetic recording", events, Some(256u64 << 20))];
+    for (n, target) in [(1_000_000u64, None), (3_000_000, Some(1u64 << 30))] {
         let f = dir.path().join(format!("stacks-{n}.folded"));
         folded(&f, n);
         let rec = dir.path().join(format!("stacks-{n}.lsrec"));
@@ -106,10 +107,13 @@ fn summary_json_resident_memory() {
     }
     for (what, input, target) in cases {
         let (peak, rows) = summary_peak(&input);
+        let target = match target {
+            Some(t) => format!("target {} MB", t >> 20),
+            None => "no target".to_string(),
+        };
         println!(
-            "summary --json of {what}: {rows} rows, peak resident {:.1} MB (target {} MB), {} bytes per row",
+            "summary --json of {what}: {rows} rows, peak resident {:.1} MB ({target}), {} bytes per row",
             peak as f64 / 1e6,
-            target >> 20,
             peak / rows.max(1)
         );
     }
