@@ -110,11 +110,14 @@ fn exported_chrome_trace_is_well_formed() {
             "M" => {}
             "X" => {
                 // ts and dur are microseconds in exact steps of 1/1024:
-                // the start and the end rounded down to a step; args.ns
-                // has the exact nanoseconds.
+                // the start and the end rounded down to a step; the event's
+                // `ns` has the exact nanoseconds, and `args` only the
+                // source location (speedscope names frames by `args`).
                 let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
                 let (ts_ns, dur_ns) = (rec.start(x), rec.inclusive_ns(x));
-                assert_eq!(e["args"]["ns"], serde_json::json!([ts_ns, dur_ns]));
+                assert_eq!(e["ns"], serde_json::json!([ts_ns, dur_ns]));
+                assert!(e["args"].get("ns").is_none(), "{e}");
+                assert_eq!(e.get("args").is_some(), rec.range(x).is_some(), "{e}");
                 let step = |ns: u64| (u128::from(ns) * 128 / 125) as f64;
                 assert_eq!(ts * 1024.0, step(ts_ns));
                 assert_eq!((ts + dur) * 1024.0, step(ts_ns + dur_ns));

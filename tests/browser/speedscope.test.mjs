@@ -52,7 +52,7 @@ function capturedRecording() {
 }
 
 /** Per thread (by tid), from leanscope's own Chrome export: its events and
- *  the exact first start and last end (`args.ns`). With `merged`, a lane
+ *  the exact first start and last end (the events' `ns`). With `merged`, a lane
  *  (a tid its `leanscope_lane` event gives to a thread) counts as its
  *  thread, as in the recording; else each tid on its own, as speedscope
  *  reads a trace. */
@@ -65,14 +65,17 @@ function threadsOf(traceFile, merged = false) {
   const threads = new Map();
   for (const e of doc.traceEvents) {
     if (e.ph !== 'X') continue;
-    const [start, dur] = e.args.ns;
+    const [start, dur] = e.ns;
     const tid = laneOf.get(e.tid) ?? e.tid;
     const t = threads.get(tid) || { events: 0, first: Infinity, last: 0, frames: new Set() };
     t.events += 1;
     t.first = Math.min(t.first, start);
     t.last = Math.max(t.last, start + dur);
-    // speedscope's frame of a trace event: its name and its `args`.
-    t.frames.add(`${e.name || '(unnamed)'} ${JSON.stringify(e.args)}`);
+    // speedscope's frame of a trace event: its name, and its `args` when
+    // it has them (the source location; the exact times are not there, so
+    // the calls of one step at one place are one frame).
+    const name = e.name || '(unnamed)';
+    t.frames.add(e.args ? `${name} ${JSON.stringify(e.args)}` : name);
     threads.set(tid, t);
   }
   return threads;
@@ -125,7 +128,7 @@ for (const name of ['captured', 'synth']) {
     }
     assert.equal(calls, events);
     // Its frames: each event's name with its `args` (speedscope's frame
-    // of a trace event), which hold the event's exact times.
+    // of a trace event): one per step and source location, not per call.
     const want = new Set([...threads.values()].flatMap((t) => [...t.frames]));
     assert.equal(got.frames.length, want.size);
     for (const f of got.frames) assert.ok(want.has(f.name), f.name);

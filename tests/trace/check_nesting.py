@@ -5,7 +5,7 @@ Checks that the complete (`X`) and duration (`B`/`E`) events of each thread
 (pid, tid) nest: no event ends after the event it starts in. It checks this
 twice: with exact decimal arithmetic (`decimal`), and with binary floating
 point as a JavaScript reader (speedscope, chrome://tracing) computes
-`ts + dur`. With `--exact-ns`, it also checks leanscope's `args.ns` (exact
+`ts + dur`. With `--exact-ns`, it also checks leanscope's `ns` (exact
 start and duration in nanoseconds) against `ts` and `dur`, which leanscope
 writes rounded down to a step of 1/1024 microsecond.
 
@@ -67,9 +67,10 @@ def exact_ns_problems(events):
     for k, e in enumerate(events):
         if e.get("ph") != "X":
             continue
-        ns = (e.get("args") or {}).get("ns")
+        # The event's own `ns`; exports before it was moved wrote `args.ns`.
+        ns = e.get("ns", (e.get("args") or {}).get("ns"))
         if ns is None:
-            problems.append(f"traceEvents[{k}] has no args.ns")
+            problems.append(f"traceEvents[{k}] has no ns")
             continue
         start, dur = int(ns[0]), int(ns[1])
         ts, d = Decimal(e["ts"]), Decimal(e["dur"])

@@ -18,7 +18,7 @@
 //!
 //! Export (`chrome_export`) writes the object form with one `X` event per
 //! event, in exact binary fractions of a microsecond, the exact nanoseconds
-//! in `args.ns` (read back here) and leanscope's header in bounded
+//! in the event's `ns` (read back here; `args.ns` in older exports) and leanscope's header in bounded
 //! `leanscope_*` metadata events (read back here; the header in
 //! `otherData.leanscope`, as leanscope wrote it before, is read too), so
 //! that importing an exported trace gives back the same recording, except
@@ -121,6 +121,7 @@ struct SerdeEvent<'a> {
     tid: Option<Id<'a>>,
     #[serde(borrow)]
     id: Option<Id<'a>>,
+    ns: Option<[u64; 2]>,
     #[serde(borrow)]
     args: Option<&'a RawValue>,
 }
@@ -142,6 +143,7 @@ impl<'a> SerdeEvent<'a> {
             pid: self.pid,
             tid: self.tid,
             id: self.id,
+            ns: self.ns,
             args: self.args.map(|a| Args::Raw(a.get())),
         }
     }
@@ -158,6 +160,8 @@ struct RawEvent<'a> {
     pid: Option<Id<'a>>,
     tid: Option<Id<'a>>,
     id: Option<Id<'a>>,
+    /// leanscope's exact `[start, duration]` (the event's `ns`).
+    ns: Option<[u64; 2]>,
     args: Option<Args<'a>>,
 }
 
@@ -232,6 +236,7 @@ impl<'a> RawEvent<'a> {
             pid: id(ev.pid)?,
             tid: id(ev.tid)?,
             id: id(ev.id)?,
+            ns: ev.ns,
             args,
         })
     }
@@ -662,7 +667,7 @@ impl<'s> Importer<'s> {
                 // SAFETY: `bytes` is all ASCII, which is UTF-8.
                 .map(|b| unsafe { std::str::from_utf8_unchecked(b) }),
         };
-        let ns = ev.args.and_then(|a| a.ns);
+        let ns = exact_ns(ev.ns, ev.args.and_then(|a| a.ns));
         let range = match ev.args {
             Some(ArgSpans {
                 range: Some(r),
@@ -744,6 +749,7 @@ impl<'s> Importer<'s> {
             Some(Args::Read { ns, .. }) => (None, *ns),
             _ => (None, None),
         };
+        let ns = exact_ns(ev.ns, ns);
         match ph {
             "X" => {
                 let dur = time_field(ev.dur, "dur", &where_)?.ok_or_else(|| {
@@ -1243,20 +1249,32 @@ fn range_arg(args: &str, where_: &dyn Fn() -> String) -> Result<EventArgs> {
     ))
 }
 
-/// An `X` event's start and duration in nanoseconds: those of `args.ns`
+/// leanscope's exact times of an event, and the field they came from: the
+/// event's own `ns`, else (as exports before it was moved wrote them)
+/// `args.ns`. In `args` they made every event its own frame in readers that
+/// name frames by their arguments (speedscope).
+fn exact_ns(own: Option<[u64; 2]>, in_args: Option<[u64; 2]>) -> Option<([u64; 2], &'static str)> {
+    match (own, in_args) {
+        (Some(ns), _) => Some((ns, "ns")),
+        (None, Some(ns)) => Some((ns, "args.ns")),
+        (None, None) => None,
+    }
+}
+
+/// An `X` event's start and duration in nanoseconds: those of `ns`
 /// (leanscope's exact times) when present, which must agree with `ts` and
 /// `dur` (read as nanoseconds) as leanscope writes them: each time rounded
 /// down to a step of 1/1024 µs, so `ts` and `ts + dur` are within
 /// [`NS_SLACK`] of the start and the end.
 fn exact_times(
     (ts, dur): (u64, u64),
-    ns: Option<[u64; 2]>,
+    ns: Option<([u64; 2], &'static str)>,
     where_: &dyn Fn() -> String,
 ) -> Result<(u64, u64)> {
-    let Some([start, d]) = ns else {
+    let Some(([start, d], field)) = ns else {
         return Ok((ts, dur));
     };
-    let bad = |why: String| InteropError::invalid(FORMAT, format!("{}.args.ns", where_()), why);
+    let bad = |why: String| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), why);
     let end = start
         .checked_add(d)
         .filter(|&e| e <= recording::limits::MAX_TIME_NS)
@@ -1272,7 +1290,7 @@ fn exact_times(
 }
 
 /// How far `ts` and `ts + dur`, read as whole nanoseconds, may be from
-/// the exact times of `args.ns`: a step (under 1 ns) of rounding down on
+/// the exact times of `ns`: a step (under 1 ns) of rounding down on
 /// writing, and the rounding of each of `ts` and `dur` to nanoseconds.
 const NS_SLACK: u64 = 2;
 

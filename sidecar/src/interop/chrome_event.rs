@@ -86,6 +86,9 @@ pub struct EventSpans {
     pub pid: Option<IdSpan>,
     pub tid: Option<IdSpan>,
     pub id: Option<IdSpan>,
+    /// leanscope's exact `[start, duration]` in nanoseconds (the event's
+    /// own `ns`; exports before it was moved there wrote `args.ns`).
+    pub ns: Option<[u64; 2]>,
     pub args: Option<ArgSpans>,
 }
 
@@ -122,6 +125,7 @@ pub fn parse_event(bytes: &[u8], ev: &mut EventSpans) -> Parsed<usize> {
         const TID: u64 = key_code(b"tid");
         const ID: u64 = key_code(b"id");
         const ARGS: u64 = key_code(b"args");
+        const NS: u64 = key_code(b"ns");
         match key {
             PH => set(&mut ev.ph, p.string()?)?,
             NAME => set(&mut ev.name, p.string()?)?,
@@ -132,6 +136,7 @@ pub fn parse_event(bytes: &[u8], ev: &mut EventSpans) -> Parsed<usize> {
             TID => set(&mut ev.tid, p.id()?)?,
             ID => set(&mut ev.id, p.id()?)?,
             ARGS => set(&mut ev.args, p.args()?)?,
+            NS => set(&mut ev.ns, p.pair()?)?,
             _ => p.skip_value(1)?,
         }
         p.ws()?;

@@ -14,8 +14,11 @@
 //! sum of two can land past a parent's end of equal exact value; whole
 //! microseconds would keep the nesting but make short events last zero,
 //! which readers order wrongly against their parents.) The exact
-//! nanoseconds ride along in `args.ns` (`[start, duration]`), which
-//! leanscope's import reads back, so a round trip is exact.
+//! nanoseconds ride along in the event's own `ns` (`[start, duration]`),
+//! which leanscope's import reads back, so a round trip is exact. They are
+//! not in `args`: speedscope names a frame by its event's name and `args`,
+//! so there they made every event its own frame; `args` holds only the
+//! source location, and calls of one step at one place are one frame.
 //!
 //! A thread of more than [`super::chrome_lanes::LANE_EVENTS`] events is
 //! written as several trace threads, its lanes (see `chrome_lanes`), which
@@ -129,13 +132,13 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
         micros(&mut b, end - ts);
         b.extend_from_slice(b",\"pid\":1,\"tid\":");
         uint(&mut b, u64::from(lanes.tid(i)));
-        b.extend_from_slice(b",\"args\":{\"ns\":[");
+        b.extend_from_slice(b",\"ns\":[");
         uint(&mut b, start);
         b.push(b',');
         uint(&mut b, dur);
         b.push(b']');
         if let Some(r) = rec.range(i) {
-            b.extend_from_slice(b",\"file\":");
+            b.extend_from_slice(b",\"args\":{\"file\":");
             b.extend_from_slice(&file);
             b.extend_from_slice(b",\"line\":");
             uint(&mut b, u64::from(r.start_line) + 1);
@@ -153,9 +156,9 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
             }
             b.extend_from_slice(b"],\"range_kind\":\"");
             b.extend_from_slice(rec.range_kind(i).as_str().as_bytes());
-            b.push(b'"');
+            b.extend_from_slice(b"\"}");
         }
-        b.extend_from_slice(b"}}");
+        b.push(b'}');
         flush_when_full(&mut out, &mut b)?;
     }
     write_header(h, &mut out, &mut b)?;
