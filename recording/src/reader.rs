@@ -94,7 +94,7 @@ pub struct ChunkInfo {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
     Header(Box<Header>),
-    Batch(DecodedBatch),
+    Batch(Box<DecodedBatch>),
     /// The footer and trailer were read and agree with what came before.
     End(FooterInfo),
 }
@@ -664,7 +664,7 @@ impl StreamDecoder {
         Ok(self.next_into(&mut batch)?.map(|step| match step {
             Step::Header(h) => Item::Header(h),
             Step::Batch { first_event, .. } => {
-                Item::Batch(DecodedBatch::from_columns(first_event, batch))
+                Item::Batch(Box::new(DecodedBatch::from_columns(first_event, batch)))
             }
             Step::End(f) => Item::End(f),
         }))
@@ -887,7 +887,7 @@ impl<R: Read> ChunkReader<R> {
     /// read and checked.
     pub fn next_batch(&mut self) -> Result<Option<DecodedBatch>> {
         match self.next_raw()? {
-            Some(Item::Batch(b)) => Ok(Some(b)),
+            Some(Item::Batch(b)) => Ok(Some(*b)),
             Some(Item::End(f)) => {
                 self.footer = Some(f);
                 // Nothing may follow the trailer.
