@@ -4,6 +4,9 @@
 //!
 //! - `-- leanscope-fake: cost 200ms`: spend that much CPU time (user time,
 //!   measured with the process's CPU clock, not the wall clock);
+//! - `-- leanscope-fake: profiling-cost 4%`: when Lean runs with profiling
+//!   on (`-Dtrace.profiler=true`), spend that share of the file's `cost`
+//!   more (what profiling costs Lean itself: `leanscope bench` measures it);
 //! - `-- leanscope-fake: error`: report an error at that line (exit 1);
 //! - `-- leanscope-fake: print TEXT`: print TEXT on stdout and on stderr;
 //! - `-- leanscope-fake: build-error`: `lake build` fails on this file;
@@ -29,6 +32,9 @@ pub const MAX_COST: Duration = Duration::from_secs(3600);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
     Cost(Duration),
+    /// Extra CPU time with profiling on, in hundredths of a percent of the
+    /// file's `cost`.
+    ProfilingCost(u32),
     Error,
     Print(String),
     BuildError,
@@ -54,6 +60,12 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
                     MAX_COST.as_secs()
                 )
             })?),
+            "profiling-cost" => Directive::ProfilingCost(parse_percent(rest.trim()).ok_or_else(|| {
+                format!(
+                    "line {}: `profiling-cost` wants a percentage such as `4%` or `2.5%` (at most {MAX_PROFILING_COST_PERCENT} %), got {rest:?}",
+                    i + 1
+                )
+            })?),
             "error" => Directive::Error,
             "print" => Directive::Print(rest.to_owned()),
             "build-error" => Directive::BuildError,
@@ -65,6 +77,25 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
         out.push((i + 1, d));
     }
     Ok(out)
+}
+
+/// The largest `profiling-cost`.
+pub const MAX_PROFILING_COST_PERCENT: u32 = 1000;
+
+/// `4%` or `2.5%` in hundredths of a percent (at most two decimals).
+fn parse_percent(s: &str) -> Option<u32> {
+    let n = s.strip_suffix('%')?;
+    let (whole, frac) = n.split_once('.').unwrap_or((n, ""));
+    if whole.is_empty()
+        || frac.len() > 2
+        || !(whole.bytes().chain(frac.bytes())).all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let whole: u32 = whole.parse().ok()?;
+    let frac: u32 = format!("{frac:0<2}").parse().ok()?;
+    let v = whole.checked_mul(100)?.checked_add(frac)?;
+    (v <= MAX_PROFILING_COST_PERCENT * 100).then_some(v)
 }
 
 fn parse_ms(s: &str) -> Option<Duration> {
@@ -103,9 +134,10 @@ pub fn burn(cost: Duration) {
     }
 }
 
-/// `lean FILE` on a source with directives: returns the exit status, or
-/// `None` when the source has none.
-pub fn lean(file: &str, json: bool) -> Option<i32> {
+/// `lean FILE` on a source with directives (`profiling`: Lean's
+/// `trace.profiler` is on): returns the exit status, or `None` when the
+/// source has none.
+pub fn lean(file: &str, json: bool, profiling: bool) -> Option<i32> {
     let source = std::fs::read_to_string(file).ok()?;
     let list = match directives(&source) {
         Ok(l) if l.is_empty() => return None,
@@ -116,9 +148,20 @@ pub fn lean(file: &str, json: bool) -> Option<i32> {
         }
     };
     let mut code = 0;
+    let cost: Duration = list
+        .iter()
+        .filter_map(|(_, d)| match d {
+            Directive::Cost(c) => Some(*c),
+            _ => None,
+        })
+        .sum();
     for (line, d) in list {
         match d {
             Directive::Cost(c) => burn(c),
+            Directive::ProfilingCost(hundredths) if profiling => {
+                burn(cost * hundredths / 10_000);
+            }
+            Directive::ProfilingCost(_) => {}
             Directive::Print(text) => {
                 println!("{text}");
                 eprintln!("{text}");
@@ -247,6 +290,31 @@ mod tests {
         assert!(directives("-- leanscope-fake: cost 3600001ms\n").is_err());
         assert!(directives("-- leanscope-fake: frobnicate\n").is_err());
         assert_eq!(directives("def x := 1\n").unwrap(), vec![]);
+    }
+
+    #[test]
+    fn reads_profiling_costs() {
+        let one = |text: &str| directives(&format!("-- leanscope-fake: profiling-cost {text}\n"));
+        assert_eq!(one("4%").unwrap(), vec![(1, Directive::ProfilingCost(400))]);
+        assert_eq!(
+            one("2.5%").unwrap(),
+            vec![(1, Directive::ProfilingCost(250))]
+        );
+        assert_eq!(
+            one("0.07%").unwrap(),
+            vec![(1, Directive::ProfilingCost(7))]
+        );
+        assert_eq!(
+            one("1000%").unwrap(),
+            vec![(1, Directive::ProfilingCost(100_000))]
+        );
+        for bad in ["4", "%", "4.125%", "-1%", "1001%", "x%", "4 %", ".5%"] {
+            let e = one(bad).unwrap_err();
+            assert!(
+                e.contains("`profiling-cost` wants a percentage"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

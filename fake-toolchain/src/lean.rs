@@ -102,7 +102,8 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     if let Some(file) = inv.file.as_deref().filter(|_| !inv.version && !inv.help) {
-        if let Some(code) = crate::elaborate::lean(file, inv.json) {
+        let profiling = inv.option("trace.profiler") == Some("true");
+        if let Some(code) = crate::elaborate::lean(file, inv.json, profiling) {
             return code;
         }
     }

@@ -1,5 +1,6 @@
 //! `leanscope`: find where Lean 4 spends its time.
 
+mod bench;
 mod capture;
 mod commands;
 mod first_view;
@@ -72,6 +73,9 @@ enum Command {
     /// Exact-revision profiling of a change: `plan` lists the .lean files
     /// it touches (from Git objects only); `run` measures both sides.
     Revisions(commands::revisions::Args),
+    /// What profiling costs: plain `lake env lean FILE` against `leanscope profile FILE`,
+    /// interleaved and rotated over repeats, timed by the host.
+    Bench(commands::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,7 +83,7 @@ fn main() -> ExitCode {
     write_errors_not_signals();
     if !matches!(
         cli.command,
-        Command::Serve(_) | Command::View(_) | Command::Profile(_)
+        Command::Serve(_) | Command::View(_) | Command::Profile(_) | Command::Bench(_)
     ) {
         quiet_on_closed_stdout();
     }
@@ -97,6 +101,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => commands::serve::run(a),
         Command::Query(a) => commands::query::run(a),
         Command::Revisions(a) => commands::revisions::run(a),
+        Command::Bench(a) => commands::bench::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
