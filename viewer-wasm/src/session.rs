@@ -90,6 +90,7 @@ impl SessionModel {
                 path: path.to_owned(),
             },
             threshold_ms: 0,
+            measure: recording::Measure::Time,
             toolchains: Vec::new(),
             lean_versions: Vec::new(),
             started_unix_ms: 0,
