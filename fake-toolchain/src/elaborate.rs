@@ -146,10 +146,15 @@ pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
                 let text = source.lines().nth(line - 1).unwrap_or("");
                 let code_text = text[..text.find(DIRECTIVE).unwrap_or(text.len())].trim_end();
                 let indented = code_text.starts_with(char::is_whitespace);
+                let end = (line as u64, code_text.chars().count() as u64);
                 match traces.last_mut() {
-                    Some(cmd) if indented => cmd.steps.push((n, code_text.trim().to_owned())),
+                    Some(cmd) if indented => {
+                        cmd.steps.push((n, code_text.trim().to_owned()));
+                        cmd.end = end;
+                    }
                     _ => traces.push(TracedCommand {
                         line,
+                        end,
                         text: code_text.trim().to_owned(),
                         heartbeats: n,
                         steps: Vec::new(),
@@ -215,6 +220,8 @@ pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
 struct TracedCommand {
     /// 1-based.
     line: usize,
+    /// Where the command's text ends (its last step's line): Lean's `endPos`.
+    end: (u64, u64),
     text: String,
     heartbeats: u64,
     steps: Vec<(u64, String)>,
@@ -236,13 +243,12 @@ fn print_trace(file: &str, json: bool, cmd: &TracedCommand, threshold: u64) {
         ));
     }
     if json {
-        let end = cmd.text.chars().count() as u64;
         println!(
             "{}",
             crate::lean_format::message_line(
                 file,
                 (cmd.line as u64, 0),
-                Some((cmd.line as u64, end)),
+                Some(cmd.end),
                 "information",
                 &data,
                 "trace",
