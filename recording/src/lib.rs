@@ -24,7 +24,7 @@ mod varint;
 pub mod writer;
 
 pub use error::RecordingError;
-pub use measure::{Measure, MixedMeasures};
+pub use measure::Measure;
 pub use model::{Recording, ValidationIssue};
 pub use reader::{ChunkReader, DecodedBatch, RecordingFile};
 pub use types::*;

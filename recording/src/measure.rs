@@ -20,19 +20,6 @@ pub enum Measure {
     Heartbeats,
 }
 
-/// Two recordings (or a recording and a request) disagree on their measure.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{baseline_name} is measured in {} and {candidate_name} in {}; a recording measured in {} cannot be compared with one measured in {}: capture both with the same --measure",
-    .baseline.unit_name(), .candidate.unit_name(), .baseline.unit_name(), .candidate.unit_name()
-)]
-pub struct MixedMeasures {
-    pub baseline_name: String,
-    pub baseline: Measure,
-    pub candidate_name: String,
-    pub candidate: Measure,
-}
-
 impl Measure {
     /// Every measure, in the order of their schema values.
     pub const ALL: [Measure; 2] = [Measure::Time, Measure::Heartbeats];
@@ -90,24 +77,6 @@ impl Measure {
         }
     }
 
-    /// `Ok` when `baseline` and `candidate` count the same thing; else the error naming both.
-    pub fn check_same(
-        baseline_name: &str,
-        baseline: Measure,
-        candidate_name: &str,
-        candidate: Measure,
-    ) -> Result<Measure, MixedMeasures> {
-        if baseline == candidate {
-            Ok(baseline)
-        } else {
-            Err(MixedMeasures {
-                baseline_name: baseline_name.to_string(),
-                baseline,
-                candidate_name: candidate_name.to_string(),
-                candidate,
-            })
-        }
-    }
 }
 
 impl std::fmt::Display for Measure {
@@ -179,18 +148,5 @@ mod tests {
         }
         assert_eq!(Measure::parse("seconds"), None);
         assert_eq!(Measure::from_u8(2), None);
-    }
-
-    #[test]
-    fn mixing_names_both_units() {
-        let e = Measure::check_same("a.lsrec", Measure::Time, "b.lsrec", Measure::Heartbeats)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("a.lsrec is measured in time (nanoseconds)"), "{e}");
-        assert!(e.contains("b.lsrec in heartbeats"), "{e}");
-        assert_eq!(
-            Measure::check_same("a", Measure::Heartbeats, "b", Measure::Heartbeats),
-            Ok(Measure::Heartbeats)
-        );
     }
 }

@@ -3,7 +3,6 @@
 mod capture;
 mod commands;
 mod first_view;
-mod output;
 mod revisions;
 mod serve;
 mod session;
