@@ -76,7 +76,6 @@ impl Measure {
             _ => None,
         }
     }
-
 }
 
 impl std::fmt::Display for Measure {

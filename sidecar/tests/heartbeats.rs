@@ -62,7 +62,10 @@ fn capture_records_the_planned_heartbeats() {
     capture_heartbeats(&w, &out);
     let rec = Recording::open(&out).unwrap();
     assert_eq!(rec.header.measure, Measure::Heartbeats);
-    assert_eq!(rec.header.threshold_ns, 1000, "the threshold is kept in heartbeats");
+    assert_eq!(
+        rec.header.threshold_ns, 1000,
+        "the threshold is kept in heartbeats"
+    );
     let mut got: Vec<(String, String, u64)> = (0..rec.len() as u32)
         .map(|i| {
             (
@@ -95,7 +98,10 @@ fn lean_is_run_in_heartbeat_mode_only_when_asked() {
     // carries the planned counts.
     let w = world_with_source();
     let out = w.path("time.lsrec");
-    let o = w.profile_command("Demo/Planned.lean", &out).output().unwrap();
+    let o = w
+        .profile_command("Demo/Planned.lean", &out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
     let rec = Recording::open(&out).unwrap();
     assert_eq!(rec.header.measure, Measure::Time);
@@ -130,7 +136,10 @@ fn every_output_speaks_heartbeats() {
     assert_eq!(summary["time_unit"], "heartbeats", "{summary}");
     let summary = w.run(&["summary", path, "--group-by", "class"]);
     let summary = text(&summary.stdout);
-    assert!(summary.contains("recorded thread heartbeats 2.55 M hb"), "{summary}");
+    assert!(
+        summary.contains("recorded thread heartbeats 2.55 M hb"),
+        "{summary}"
+    );
     assert!(summary.contains("2.44 M hb"), "{summary}");
 
     let query = json_of(&w, &["query", path, "--kind", "declaration", "--json"]);
@@ -139,7 +148,10 @@ fn every_output_speaks_heartbeats() {
     assert_eq!(top["name"], "c");
     assert_eq!(top["durationMs"], 2_500_000.0, "{query}");
     let tsv = text(&w.run(&["query", path, "--kind", "declaration"]).stdout);
-    assert!(tsv.starts_with("kind\tname\tpath\tdurationHeartbeats\tselfHeartbeats"), "{tsv}");
+    assert!(
+        tsv.starts_with("kind\tname\tpath\tdurationHeartbeats\tselfHeartbeats"),
+        "{tsv}"
+    );
 
     let speedscope = w.path("hb.speedscope.json");
     let o = w.run(&[
@@ -166,7 +178,14 @@ fn a_time_recording_reads_as_time() {
     assert_eq!(info["measure"], "time");
     let summary = json_of(
         &w,
-        &["summary", out.to_str().unwrap(), "--json", "-", "--group-by", "class"],
+        &[
+            "summary",
+            out.to_str().unwrap(),
+            "--json",
+            "-",
+            "--group-by",
+            "class",
+        ],
     );
     assert_eq!(summary["time_unit"], "nanoseconds");
 }
@@ -243,11 +262,15 @@ fn serve_compare(w: &World, baseline: &Path, candidate: &Path) -> Value {
         stdin.write_all(&body).unwrap();
         stdin.flush().unwrap();
     };
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"processId": null, "rootUri": null, "capabilities": {}}}));
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"processId": null, "rootUri": null, "capabilities": {}}}),
+    );
     send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "leanscope/compare",
-        "params": {"baseline": baseline, "candidate": candidate, "groupBy": "class"}}));
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "leanscope/compare",
+        "params": {"baseline": baseline, "candidate": candidate, "groupBy": "class"}}),
+    );
     let mut r = BufReader::new(child.stdout.take().unwrap());
     let answer = loop {
         let mut len = 0usize;
@@ -300,7 +323,13 @@ fn a_folder_session_keeps_its_measure() {
     assert_eq!(manifest["thresholdMs"], 1000);
     let query = json_of(
         &w,
-        &["query", session.to_str().unwrap(), "--kind", "declaration", "--json"],
+        &[
+            "query",
+            session.to_str().unwrap(),
+            "--kind",
+            "declaration",
+            "--json",
+        ],
     );
     assert_eq!(query["unit"], "heartbeats");
     assert_eq!(query["rows"][0]["durationMs"], 2_500_000.0, "{query}");

@@ -186,6 +186,7 @@ impl SessionModel {
             .count();
         json!({
             "single": self.single,
+            "measure": m.measure.as_str(),
             "status": m.status,
             "statusLabel": m.status.reader_label(),
             "target": if m.target.path.is_empty() { "project".to_owned() } else { m.target.path.clone() },

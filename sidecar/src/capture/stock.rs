@@ -6,7 +6,8 @@ use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use recording::{
-    CaptureMode, CaptureStatus, Header, Measure, NewEvent, RecordingError, RecordingWriter, Severity,
+    CaptureMode, CaptureStatus, Header, Measure, NewEvent, RecordingError, RecordingWriter,
+    Severity,
 };
 
 use super::declarations;

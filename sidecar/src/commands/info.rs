@@ -7,7 +7,6 @@ use recording::model::{declaration_times, file_time, time_account, TimeAccount};
 use recording::{Recording, Severity};
 use serde_json::json;
 
-
 #[derive(clap::Args)]
 pub struct Args {
     /// The recording (.lsrec).

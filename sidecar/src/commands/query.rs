@@ -133,7 +133,11 @@ pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
             .map_err(SourceError::Recording)?;
         let path = rec.header.source_path.clone();
         let measure = rec.header.measure;
-        (None, query_rows(index_rows(&rec, 0, 0, &path), spec), measure)
+        (
+            None,
+            query_rows(index_rows(&rec, 0, 0, &path), spec),
+            measure,
+        )
     };
     Ok(Answer {
         session: facts,

@@ -5,11 +5,11 @@
 use std::io::{Read, Write};
 
 use recording::model::Stats;
-use recording::Measure;
 use recording::summary::{
     GroupBy, LeanscopeKey, Summary, SummaryIssue, SummaryKey, SummaryKind, SummaryRow,
     SUMMARY_FORMAT, SUMMARY_SCHEMA_VERSION,
 };
+use recording::Measure;
 use serde_json::{json, Map, Value};
 
 use super::error::{InteropError, Result};

@@ -372,7 +372,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(hb.request.measure, recording::Measure::Heartbeats);
-        assert_eq!(hb.request.threshold, crate::capture::DEFAULT_THRESHOLD_HEARTBEATS);
+        assert_eq!(
+            hb.request.threshold,
+            crate::capture::DEFAULT_THRESHOLD_HEARTBEATS
+        );
         let mixed = plan(CaptureParams {
             measure: Some("heartbeats".into()),
             threshold_ms: Some(5),

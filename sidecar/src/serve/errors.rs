@@ -61,16 +61,12 @@ pub fn measure(
         })?,
     };
     let threshold = match (measure, threshold_ms, threshold_heartbeats) {
-        (Measure::Time, _, Some(_)) => {
-            return Err(invalid_params(
-                "thresholdHeartbeats is for measure \"heartbeats\"; a time capture takes thresholdMs",
-            ))
-        }
-        (Measure::Heartbeats, Some(_), _) => {
-            return Err(invalid_params(
-                "thresholdMs is for time captures; measure \"heartbeats\" takes thresholdHeartbeats",
-            ))
-        }
+        (Measure::Time, _, Some(_)) => return Err(invalid_params(
+            "thresholdHeartbeats is for measure \"heartbeats\"; a time capture takes thresholdMs",
+        )),
+        (Measure::Heartbeats, Some(_), _) => return Err(invalid_params(
+            "thresholdMs is for time captures; measure \"heartbeats\" takes thresholdHeartbeats",
+        )),
         (Measure::Time, ms, None) => ms,
         (Measure::Heartbeats, None, hb) => hb,
     };
