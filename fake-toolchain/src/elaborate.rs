@@ -12,7 +12,14 @@
 //! - `-- leanscope-fake: build-error`: `lake build` fails on this file;
 //! - `-- leanscope-fake: read PATH`, `write PATH`, `connect HOST:PORT`:
 //!   read a file, create one, open a TCP connection, and report an error
-//!   (exit 1) when that fails: what a sandbox must forbid, made visible.
+//!   (exit 1) when that fails: what a sandbox must forbid, made visible;
+//! - `-- leanscope-fake: heartbeats N`: the command on that line (text at column 0) used N
+//!   heartbeats, or, on an indented line, a step (`Elab.step`) of the command above did. Run
+//!   with `-Dtrace.profiler=true -Dtrace.profiler.useHeartbeats=true`, the fake prints each
+//!   command's trace message as Lean does (`[Elab.command] [N.000000] TEXT`, children two
+//!   spaces in; `Float.toString` of the heartbeat difference), keeping the nodes whose count is
+//!   over `trace.profiler.threshold` (strictly; default 10). Without `useHeartbeats` it prints
+//!   no trace for them (the fake has no clock times to give).
 //!
 //! Sources with directives need no fixtures (`LEANSCOPE_FAKE_FIXTURES`).
 //!
@@ -41,6 +48,18 @@ pub enum Directive {
     Read(String),
     Write(String),
     Connect(String),
+    Heartbeats(u64),
+}
+
+/// What the run was asked to trace: `trace.profiler.useHeartbeats` and its threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tracing {
+    /// `-Dtrace.profiler=true` was given (profiling is on).
+    pub profiling: bool,
+    /// `-Dtrace.profiler=true -Dtrace.profiler.useHeartbeats=true` were given.
+    pub heartbeats: bool,
+    /// `trace.profiler.threshold` (Lean's default 10).
+    pub threshold: u64,
 }
 
 /// The directives of a source, in order, or an error naming the line.
@@ -72,6 +91,12 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
             "read" => Directive::Read(rest.trim().to_owned()),
             "write" => Directive::Write(rest.trim().to_owned()),
             "connect" => Directive::Connect(rest.trim().to_owned()),
+            "heartbeats" => Directive::Heartbeats(rest.trim().parse().map_err(|_| {
+                format!(
+                    "line {}: `heartbeats` wants a whole number such as `52000`, got {rest:?}",
+                    i + 1
+                )
+            })?),
             other => return Err(format!("line {}: unknown directive {other:?}", i + 1)),
         };
         out.push((i + 1, d));
@@ -134,10 +159,9 @@ pub fn burn(cost: Duration) {
     }
 }
 
-/// `lean FILE` on a source with directives (`profiling`: Lean's
-/// `trace.profiler` is on): returns the exit status, or `None` when the
-/// source has none.
-pub fn lean(file: &str, json: bool, profiling: bool) -> Option<i32> {
+/// `lean FILE` on a source with directives: returns the exit status, or
+/// `None` when the source has none.
+pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
     let source = std::fs::read_to_string(file).ok()?;
     let list = match directives(&source) {
         Ok(l) if l.is_empty() => return None,
@@ -155,10 +179,30 @@ pub fn lean(file: &str, json: bool, profiling: bool) -> Option<i32> {
             _ => None,
         })
         .sum();
+    let mut traces: Vec<TracedCommand> = Vec::new();
     for (line, d) in list {
         match d {
+            Directive::Heartbeats(n) => {
+                let text = source.lines().nth(line - 1).unwrap_or("");
+                let code_text = text[..text.find(DIRECTIVE).unwrap_or(text.len())].trim_end();
+                let indented = code_text.starts_with(char::is_whitespace);
+                let end = (line as u64, code_text.chars().count() as u64);
+                match traces.last_mut() {
+                    Some(cmd) if indented => {
+                        cmd.steps.push((n, code_text.trim().to_owned()));
+                        cmd.end = end;
+                    }
+                    _ => traces.push(TracedCommand {
+                        line,
+                        end,
+                        text: code_text.trim().to_owned(),
+                        heartbeats: n,
+                        steps: Vec::new(),
+                    }),
+                }
+            }
             Directive::Cost(c) => burn(c),
-            Directive::ProfilingCost(hundredths) if profiling => {
+            Directive::ProfilingCost(hundredths) if tracing.profiling => {
                 burn(cost * hundredths / 10_000);
             }
             Directive::ProfilingCost(_) => {}
@@ -208,7 +252,55 @@ pub fn lean(file: &str, json: bool, profiling: bool) -> Option<i32> {
             Directive::BuildError => {}
         }
     }
+    if tracing.heartbeats {
+        for cmd in traces.iter().filter(|c| c.heartbeats > tracing.threshold) {
+            print_trace(file, json, cmd, tracing.threshold);
+        }
+    }
     Some(code)
+}
+
+/// A command with `heartbeats` directives: its own count and its steps'.
+struct TracedCommand {
+    /// 1-based.
+    line: usize,
+    /// Where the command's text ends (its last step's line): Lean's `endPos`.
+    end: (u64, u64),
+    text: String,
+    heartbeats: u64,
+    steps: Vec<(u64, String)>,
+}
+
+/// The trace message of one command, as `addTraceAsMessages` reports it: at the command's
+/// range, kind `trace`; nodes at or under the threshold are left out.
+fn print_trace(file: &str, json: bool, cmd: &TracedCommand, threshold: u64) {
+    use crate::lean_format::float_to_string;
+    let mut data = format!(
+        "[Elab.command] [{}] {}",
+        float_to_string(cmd.heartbeats as f64),
+        cmd.text
+    );
+    for (n, text) in cmd.steps.iter().filter(|(n, _)| *n > threshold) {
+        data.push_str(&format!(
+            "\n  [Elab.step] [{}] {text}",
+            float_to_string(*n as f64)
+        ));
+    }
+    if json {
+        println!(
+            "{}",
+            crate::lean_format::message_line(
+                file,
+                (cmd.line as u64, 0),
+                Some(cmd.end),
+                "information",
+                &data,
+                "trace",
+            )
+        );
+    } else {
+        println!("{data}");
+    }
 }
 
 /// An error message as Lean prints it, at `line`.
@@ -290,6 +382,11 @@ mod tests {
         assert!(directives("-- leanscope-fake: cost 3600001ms\n").is_err());
         assert!(directives("-- leanscope-fake: frobnicate\n").is_err());
         assert_eq!(directives("def x := 1\n").unwrap(), vec![]);
+        assert_eq!(
+            directives("theorem t : True := by -- leanscope-fake: heartbeats 52000\n").unwrap(),
+            vec![(1, Directive::Heartbeats(52_000))]
+        );
+        assert!(directives("-- leanscope-fake: heartbeats 5k\n").is_err());
     }
 
     #[test]

@@ -102,8 +102,16 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     if let Some(file) = inv.file.as_deref().filter(|_| !inv.version && !inv.help) {
-        let profiling = inv.option("trace.profiler") == Some("true");
-        if let Some(code) = crate::elaborate::lean(file, inv.json, profiling) {
+        let tracing = crate::elaborate::Tracing {
+            profiling: inv.option("trace.profiler") == Some("true"),
+            heartbeats: inv.option("trace.profiler") == Some("true")
+                && inv.option("trace.profiler.useHeartbeats") == Some("true"),
+            threshold: inv
+                .option("trace.profiler.threshold")
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(10),
+        };
+        if let Some(code) = crate::elaborate::lean(file, inv.json, tracing) {
             return code;
         }
     }

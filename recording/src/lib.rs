@@ -11,6 +11,7 @@ pub mod error;
 mod generated;
 pub mod interner;
 pub mod limits;
+pub mod measure;
 pub mod model;
 pub mod reader;
 pub mod session;
@@ -23,6 +24,7 @@ mod varint;
 pub mod writer;
 
 pub use error::RecordingError;
+pub use measure::Measure;
 pub use model::{Recording, ValidationIssue};
 pub use reader::{ChunkReader, DecodedBatch, RecordingFile};
 pub use types::*;

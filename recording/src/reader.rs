@@ -10,6 +10,7 @@ pub use crate::columns::{Columns, NO_PARENT, NO_RANGE};
 use crate::error::{RecordingError, Result};
 use crate::generated as fb;
 use crate::limits::*;
+use crate::measure::Measure;
 use crate::source_check::{source_mismatch, SourceCheck};
 use crate::types::*;
 use crate::varint::{Column, ColumnError};
@@ -169,7 +170,15 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Resu
     if check == SourceCheck::Reader && source_sha256 != sha256_hex(source_text.as_bytes()) {
         return Err(source_mismatch());
     }
+    // A measure this build does not know would make every number meaningless: refused.
+    let measure = Measure::from_u8(h.measure().0).ok_or_else(|| {
+        RecordingError::Invalid(format!(
+            "the recording counts its times in an unknown measure (value {}); this leanscope knows time and heartbeats",
+            h.measure().0
+        ))
+    })?;
     Ok(Header {
+        measure,
         schema_version: version,
         lean_version: s(h.lean_version()),
         toolchain: s(h.toolchain()),

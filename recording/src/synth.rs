@@ -163,6 +163,7 @@ fn header(p: &SynthParams, decls: &[DeclPlan]) -> Header {
         producer: concat!("leanscope synth ", env!("CARGO_PKG_VERSION")).into(),
         notes: vec!["synthetic data, not a Lean capture".into()],
         cumulative_times: Vec::new(),
+        measure: crate::Measure::Time,
     }
 }
 

@@ -202,6 +202,10 @@ pub struct Header {
     /// printed none (or the recording predates the field).
     #[serde(default)]
     pub cumulative_times: Vec<CumulativeTime>,
+    /// What the event times, `threshold_ns` and `elapsed_ns` count (time unless the recording
+    /// says otherwise).
+    #[serde(default)]
+    pub measure: crate::Measure,
 }
 
 /// SHA-256 of a text as lowercase hex.

@@ -441,6 +441,7 @@ impl<W: Write> Encoder<W> {
             producer: Some(s(fbb, &h.producer)),
             notes: Some(notes),
             cumulative_times: Some(cumulative),
+            measure: fb::Measure(h.measure.to_u8()),
         };
         let header = fb::Header::create(fbb, &args);
         let root = fb::Chunk::create(

@@ -4,7 +4,6 @@ mod bench;
 mod capture;
 mod commands;
 mod first_view;
-mod output;
 mod revisions;
 mod serve;
 mod session;

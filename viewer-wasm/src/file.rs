@@ -352,6 +352,7 @@ impl FileModel {
             "toolchain": h.toolchain,
             "captureMode": h.capture_mode.as_str(),
             "thresholdNs": h.threshold_ns,
+            "measure": h.measure.as_str(),
             "clock": h.clock.as_str(),
             "clockDescription": h.clock_description,
             "status": h.status.as_str(),

@@ -90,6 +90,7 @@ impl SessionModel {
                 path: path.to_owned(),
             },
             threshold_ms: 0,
+            measure: recording::Measure::Time,
             toolchains: Vec::new(),
             lean_versions: Vec::new(),
             started_unix_ms: 0,
@@ -185,6 +186,7 @@ impl SessionModel {
             .count();
         json!({
             "single": self.single,
+            "measure": m.measure.as_str(),
             "status": m.status,
             "statusLabel": m.status.reader_label(),
             "target": if m.target.path.is_empty() { "project".to_owned() } else { m.target.path.clone() },

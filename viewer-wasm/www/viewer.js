@@ -21,12 +21,30 @@
     return e;
   };
 
-  // ---- formatting (the same units as the CLI's human_ns) ----
+  // ---- formatting (the same units as recording::Measure::format) ----
   // A negative time (before the clock's zero) in the unit of its
   // magnitude; `scale` (a magnitude) picks the unit instead, so that
-  // values shown together share one.
+  // values shown together share one. A recording measured in heartbeats
+  // (its summary's `measure`) prints heartbeats, never a time.
+  function viewMeasure() {
+    const fs = state.fileSummary;
+    if (fs && fs.measure) return fs.measure;
+    return (state.summary && state.summary.measure) || 'time';
+  }
+  function fmtHb(hb, scale) {
+    const m = Math.abs(scale === undefined ? hb : scale);
+    for (const [s, p] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']]) {
+      if (m >= s) {
+        const v = hb / s;
+        const a = Math.abs(v);
+        return `${a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2)} ${p} hb`;
+      }
+    }
+    return `${Math.round(hb) + 0} hb`;
+  }
   function fmtNs(ns, scale) {
     if (ns === null || ns === undefined) return '—';
+    if (viewMeasure() === 'heartbeats') return fmtHb(ns, scale);
     const m = Math.abs(scale === undefined ? ns : scale);
     if (m >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
     if (m >= 1e6) return `${(ns / 1e6).toFixed(1)} ms`;
@@ -42,7 +60,9 @@
    *  call loads the browser's number formatting, tens of milliseconds of
    *  the page's main thread while a load's progress is shown. */
   const fmtCount = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  const fmtMs = (ms) => (ms === null || ms === undefined ? '—' : fmtNs(Math.round(ms * 1e6)));
+  // Index rows hold milliseconds, or heartbeats for a heartbeat session.
+  const fmtMs = (ms) => (ms === null || ms === undefined ? '—'
+    : viewMeasure() === 'heartbeats' ? fmtHb(ms) : fmtNs(Math.round(ms * 1e6)));
   const pct = (share) => (share === null || share === undefined ? '—' : `${(share * 100).toFixed(1)}%`);
   const rangeText = (r) => (r ? `${r.startLine + 1}:${r.startCol + 1}–${r.endLine + 1}:${r.endCol + 1}` : 'no range');
   const badge = (kind) => el('span', { class: `badge ${kind}`, title: RANGE_KIND_HELP[kind] || '', text: kind });

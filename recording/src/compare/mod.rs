@@ -241,6 +241,13 @@ impl Comparison {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CompareError {
     #[error(
+        "cannot compare a baseline measured in {baseline} with a candidate measured in {candidate}: the numbers count different things; capture both with the same --measure"
+    )]
+    DifferentMeasures {
+        baseline: &'static str,
+        candidate: &'static str,
+    },
+    #[error(
         "cannot compare a {baseline} summary with a {candidate} summary: their row keys differ"
     )]
     DifferentKinds {
@@ -281,6 +288,12 @@ pub fn compare(
     metric: Metric,
     tolerance: Tolerance,
 ) -> Result<Comparison, CompareError> {
+    if baseline.measure != candidate.measure {
+        return Err(CompareError::DifferentMeasures {
+            baseline: baseline.measure.unit_name(),
+            candidate: candidate.measure.unit_name(),
+        });
+    }
     if baseline.kind != candidate.kind {
         return Err(CompareError::DifferentKinds {
             baseline: baseline.kind.as_str(),

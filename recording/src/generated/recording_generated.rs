@@ -303,6 +303,94 @@ impl<'a> ::flatbuffers::Verifiable for ClockKind {
 
 impl ::flatbuffers::SimpleToVerifyInSlice for ClockKind {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MIN_MEASURE: u8 = 0;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MAX_MEASURE: u8 = 1;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+#[allow(non_camel_case_types)]
+pub const ENUM_VALUES_MEASURE: [Measure; 2] = [
+  Measure::Time,
+  Measure::Heartbeats,
+];
+
+/// What a recording's numbers count.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct Measure(pub u8);
+#[allow(non_upper_case_globals)]
+impl Measure {
+  /// Nanoseconds of time.
+  pub const Time: Self = Self(0);
+  /// Lean's heartbeats (`trace.profiler.useHeartbeats=true`): small
+  /// allocations counted by the runtime, as `IO.getNumHeartbeats` reports.
+  pub const Heartbeats: Self = Self(1);
+
+  pub const ENUM_MIN: u8 = 0;
+  pub const ENUM_MAX: u8 = 1;
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::Time,
+    Self::Heartbeats,
+  ];
+  /// Returns the variant's name or "" if unknown.
+  pub fn variant_name(self) -> Option<&'static str> {
+    match self {
+      Self::Time => Some("Time"),
+      Self::Heartbeats => Some("Heartbeats"),
+      _ => None,
+    }
+  }
+}
+impl ::core::fmt::Debug for Measure {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+    if let Some(name) = self.variant_name() {
+      f.write_str(name)
+    } else {
+      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+    }
+  }
+}
+impl<'a> ::flatbuffers::Follow<'a> for Measure {
+  type Inner = Self;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    let b = unsafe { ::flatbuffers::read_scalar_at::<u8>(buf, loc) };
+    Self(b)
+  }
+}
+
+impl ::flatbuffers::Push for Measure {
+    type Output = Measure;
+    #[inline]
+    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+        unsafe { ::flatbuffers::emplace_scalar::<u8>(dst, self.0) };
+    }
+}
+
+impl ::flatbuffers::EndianScalar for Measure {
+  type Scalar = u8;
+  #[inline]
+  fn to_little_endian(self) -> u8 {
+    self.0.to_le()
+  }
+  #[inline]
+  #[allow(clippy::wrong_self_convention)]
+  fn from_little_endian(v: u8) -> Self {
+    let b = u8::from_le(v);
+    Self(b)
+  }
+}
+
+impl<'a> ::flatbuffers::Verifiable for Measure {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    u8::run_verifier(v, pos)
+  }
+}
+
+impl ::flatbuffers::SimpleToVerifyInSlice for Measure {}
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_CAPTURE_STATUS: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MAX_CAPTURE_STATUS: u8 = 1;
@@ -1631,6 +1719,7 @@ impl<'a> Header<'a> {
   pub const VT_PRODUCER: ::flatbuffers::VOffsetT = 38;
   pub const VT_NOTES: ::flatbuffers::VOffsetT = 40;
   pub const VT_CUMULATIVE_TIMES: ::flatbuffers::VOffsetT = 42;
+  pub const VT_MEASURE: ::flatbuffers::VOffsetT = 44;
 
   #[inline]
   pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
@@ -1659,6 +1748,7 @@ impl<'a> Header<'a> {
     if let Some(x) = args.toolchain { builder.add_toolchain(x); }
     if let Some(x) = args.lean_version { builder.add_lean_version(x); }
     builder.add_schema_version(args.schema_version);
+    builder.add_measure(args.measure);
     builder.add_status(args.status);
     builder.add_clock(args.clock);
     builder.add_capture_mode(args.capture_mode);
@@ -1810,6 +1900,15 @@ impl<'a> Header<'a> {
     // which contains a valid value in this slot
     unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CumulativeTime>>>>(Header::VT_CUMULATIVE_TIMES, None)}
   }
+  /// What start, duration, threshold_ns and elapsed_ns count (the `_ns`
+  /// names are kept for compatibility): nanoseconds, or heartbeats.
+  #[inline]
+  pub fn measure(&self) -> Measure {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<Measure>(Header::VT_MEASURE, Some(Measure::Time)).unwrap()}
+  }
 }
 
 impl ::flatbuffers::Verifiable for Header<'_> {
@@ -1838,6 +1937,7 @@ impl ::flatbuffers::Verifiable for Header<'_> {
      .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("producer", Self::VT_PRODUCER, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<&'_ str>>>>("notes", Self::VT_NOTES, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<CumulativeTime>>>>("cumulative_times", Self::VT_CUMULATIVE_TIMES, false)?
+     .visit_field::<Measure>("measure", Self::VT_MEASURE, false)?
      .finish();
     Ok(())
   }
@@ -1863,6 +1963,7 @@ pub struct HeaderArgs<'a> {
     pub producer: Option<::flatbuffers::WIPOffset<&'a str>>,
     pub notes: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>>,
     pub cumulative_times: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CumulativeTime<'a>>>>>,
+    pub measure: Measure,
 }
 impl<'a> Default for HeaderArgs<'a> {
   #[inline]
@@ -1888,6 +1989,7 @@ impl<'a> Default for HeaderArgs<'a> {
       producer: None,
       notes: None,
       cumulative_times: None,
+      measure: Measure::Time,
     }
   }
 }
@@ -1978,6 +2080,10 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> HeaderBuilder<'a, 'b, A> {
     self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Header::VT_CUMULATIVE_TIMES, cumulative_times);
   }
   #[inline]
+  pub fn add_measure(&mut self, measure: Measure) {
+    self.fbb_.push_slot::<Measure>(Header::VT_MEASURE, measure, Measure::Time);
+  }
+  #[inline]
   pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> HeaderBuilder<'a, 'b, A> {
     let start = _fbb.start_table();
     HeaderBuilder {
@@ -2015,6 +2121,7 @@ impl ::core::fmt::Debug for Header<'_> {
       ds.field("producer", &self.producer());
       ds.field("notes", &self.notes());
       ds.field("cumulative_times", &self.cumulative_times());
+      ds.field("measure", &self.measure());
       ds.finish()
   }
 }

@@ -84,12 +84,20 @@ pub struct TimeAccount {
     /// the file's time, from other threads; negative: part of the file's
     /// time is in no category). `None` without categories.
     pub categories_minus_file_ns: Option<i64>,
+    /// What every `_ns` value here counts: nanoseconds, or heartbeats for a heartbeat recording
+    /// (whose account then has no elapsed value and no categories).
+    #[serde(default)]
+    pub measure: crate::Measure,
 }
 
 impl TimeAccount {
     /// The sentences that say how the numbers add up (for `info` and the viewer).
     pub fn explanation(&self) -> Vec<String> {
-        let ms = |ns: u64| format!("{:.1} ms", ns as f64 / 1e6);
+        let measure = self.measure;
+        let ms = |ns: u64| match measure {
+            crate::Measure::Time => format!("{:.1} ms", ns as f64 / 1e6),
+            crate::Measure::Heartbeats => measure.format(ns),
+        };
         let mut out = Vec::new();
         let basis = match self.basis {
             AccountBasis::Elapsed => "Lean's elapsed time",
@@ -98,7 +106,13 @@ impl TimeAccount {
             }
             AccountBasis::Traced => "imports plus traced elaboration (Lean reported no elapsed time and no cumulative categories)",
         };
-        out.push(format!("the file's time, {}, is {basis}", ms(self.file_ns)));
+        out.push(match measure {
+            crate::Measure::Time => format!("the file's time, {}, is {basis}", ms(self.file_ns)),
+            crate::Measure::Heartbeats => format!(
+                "the file's heartbeats, {}, are those of its traced steps (Lean reports no heartbeat total for a file)",
+                ms(self.file_ns)
+            ),
+        });
         let imports = self.imports_ns.unwrap_or(0);
         if self.overrun_ns > 0 {
             out.push(format!(
@@ -203,6 +217,7 @@ pub fn time_account(rec: &Recording) -> TimeAccount {
             .then(|| signed_difference(categories_ns, file_ns)),
         categories,
         categories_ns,
+        measure: rec.header.measure,
     }
 }
 

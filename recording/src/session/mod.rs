@@ -242,7 +242,11 @@ pub struct Manifest {
     /// Absolute path of the project root.
     pub project_root: String,
     pub target: Target,
+    /// The capture threshold: milliseconds, or heartbeats when `measure` is heartbeats.
     pub threshold_ms: u64,
+    /// What the session's recordings count (absent in older sessions: time).
+    #[serde(default)]
+    pub measure: crate::Measure,
     /// The toolchains (`lean-toolchain`) the files were captured with.
     pub toolchains: Vec<String>,
     /// Lean versions the files were captured with.
@@ -410,6 +414,7 @@ mod tests {
                 path: String::new(),
             },
             threshold_ms: 10,
+            measure: crate::Measure::Time,
             toolchains: vec![],
             lean_versions: vec![],
             started_unix_ms: 1,

@@ -165,6 +165,7 @@ pub fn write_synthetic_session(
             path: String::new(),
         },
         threshold_ms: 10,
+        measure: crate::Measure::Time,
         toolchains: vec!["leanprover/lean4:v4.31.0".into()],
         lean_versions: vec!["4.31.0".into()],
         started_unix_ms: 1_780_000_000_000,

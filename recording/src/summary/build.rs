@@ -127,6 +127,8 @@ pub struct SummaryBuilder {
     recorded_thread_time_ns: u64,
     issue_count: u64,
     issues: Vec<SummaryIssue>,
+    /// The measure of the first recording added; later ones must share it.
+    measure: Option<crate::Measure>,
 }
 
 impl SummaryBuilder {
@@ -134,6 +136,7 @@ impl SummaryBuilder {
         SummaryBuilder {
             group_by,
             rows: Rows::new(),
+            measure: None,
             event_count: 0,
             thread_count: 0,
             max_depth: 0,
@@ -148,6 +151,22 @@ impl SummaryBuilder {
     /// header's source path is used when it is `None`.
     pub fn add(&mut self, rec: &Recording, file: Option<&str>) {
         let file: SharedName = file.unwrap_or(&rec.header.source_path).into();
+        let measure = *self.measure.get_or_insert(rec.header.measure);
+        if rec.header.measure != measure {
+            // Counts of two measures never add up: the recording is left out, and said so.
+            self.issue_count += 1;
+            self.issues.push(SummaryIssue {
+                file: Some(file.to_string()),
+                event_index: None,
+                kind: Some("mixed-measures".into()),
+                message: format!(
+                    "{file} is measured in {} and the recordings before it in {}; its events are left out",
+                    rec.header.measure.unit_name(),
+                    measure.unit_name()
+                ),
+            });
+            return;
+        }
         let mut shared = SharedNames::default();
         self.event_count += rec.len() as u64;
         self.thread_count += rec.active_thread_count() as u64;
@@ -263,6 +282,7 @@ impl SummaryBuilder {
         let window = self.window.unwrap_or(Interval::new(0, 0));
         Summary {
             kind: SummaryKind::Leanscope,
+            measure: self.measure.unwrap_or_default(),
             group_by: Some(self.group_by),
             event_count: self.event_count,
             thread_count: self.thread_count,

@@ -188,6 +188,7 @@ mod tests {
         };
         let mut s = Summary {
             kind: SummaryKind::Leanscope,
+            measure: crate::Measure::Time,
             group_by: Some(GroupBy::Class),
             event_count: 3,
             thread_count: 1,

@@ -259,6 +259,8 @@ pub struct SummaryIssue {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     pub kind: SummaryKind,
+    /// What every `_ns` value counts: nanoseconds, or heartbeats.
+    pub measure: crate::Measure,
     /// How rows are keyed (leanscope summaries).
     pub group_by: Option<GroupBy>,
     pub event_count: u64,

@@ -289,7 +289,7 @@ pub fn percent(x: Option<f64>) -> String {
 
 /// The report as text: a table of the files, then the headline figures.
 pub fn text(r: &Report) -> String {
-    use crate::output::human_ns;
+    let human_ns = |ns: u64| recording::Measure::Time.format(ns);
     use std::fmt::Write;
     let mut out = String::new();
     let width = r

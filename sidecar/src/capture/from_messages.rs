@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use recording::{ClockKind, Diagnostic, SourceRange, Thread};
+use recording::{ClockKind, Diagnostic, Measure, SourceRange, Thread};
 
 use super::events::{Built, Event};
 use super::lean_output::messages::{LeanMessage, Severity as LeanSeverity};
@@ -87,10 +87,19 @@ fn durations_only(description: &str) -> Built<'static> {
 /// Events from the positioned trace trees: each command's range is the
 /// message's, as Lean reported it; nested steps are matched in it; times
 /// are the printed durations, children laid out from their parent's start.
-pub fn from_traces(messages: &[LeanMessage], placer: &mut Placer<'_>) -> Built<'static> {
-    let mut built = durations_only(
-        "durations from Lean's trace messages; starts are laid out back to back, not measured",
-    );
+pub fn from_traces(
+    messages: &[LeanMessage],
+    placer: &mut Placer<'_>,
+    measure: Measure,
+) -> Built<'static> {
+    let mut built = durations_only(match measure {
+        Measure::Time => {
+            "durations from Lean's trace messages; starts are laid out back to back, not measured"
+        }
+        Measure::Heartbeats => {
+            "heartbeats from Lean's trace messages; starts are laid out back to back, not measured"
+        }
+    });
     let mut at = 0u64;
     for m in messages.iter().filter(|m| is_trace(m)) {
         let Ok(forest) = parse_trace_text(&m.data) else {
@@ -98,7 +107,7 @@ pub fn from_traces(messages: &[LeanMessage], placer: &mut Placer<'_>) -> Built<'
         };
         let span = span_of(m, placer.src);
         for root in forest.roots() {
-            let dur = add_trace_tree(&forest, root, None, at, span, placer, &mut built);
+            let dur = add_trace_tree(&forest, root, None, at, span, placer, measure, &mut built);
             at += dur;
         }
     }
@@ -112,12 +121,16 @@ fn add_trace_tree(
     start: u64,
     reported: Option<(usize, usize)>,
     placer: &mut Placer<'_>,
+    measure: Measure,
     built: &mut Built<'static>,
 ) -> u64 {
     let Some(n) = forest.node(node) else { return 0 };
     let class = forest.class(node);
     let text = status_emoji::normalized(class, &n.text);
-    let dur = n.timing.map_or(0, |t| t.nanoseconds);
+    let dur = n.timing.map_or(0, |t| match measure {
+        Measure::Time => t.nanoseconds,
+        Measure::Heartbeats => t.whole_units,
+    });
     let placement = match (parent, reported) {
         (None, Some((s, e))) => placer.place_reported(s, e),
         _ => placer.place_child(parent, class, text),
@@ -138,7 +151,7 @@ fn add_trace_tree(
     let children: Vec<usize> = forest.children(node).collect();
     for c in children {
         // A child never ends after its parent, even if rounding says so.
-        let child_dur = add_trace_tree(forest, c, Some(index), at, None, placer, built);
+        let child_dur = add_trace_tree(forest, c, Some(index), at, None, placer, measure, built);
         at = (at + child_dur).min(start + dur);
     }
     dur

@@ -17,7 +17,7 @@ mod toolchain;
 
 use std::path::PathBuf;
 
-use recording::{CaptureStatus, ClockKind};
+use recording::{CaptureStatus, ClockKind, Measure};
 
 pub use process::{CancelToken, RunOptions};
 pub use stock::{timestamp, PROJECT_DIR};
@@ -28,8 +28,11 @@ pub struct CaptureRequest {
     pub file: PathBuf,
     /// Where to write the recording (default: under the project's `.leanscope/recordings/`).
     pub output: Option<PathBuf>,
-    /// `trace.profiler.threshold` and `profiler.threshold`, in milliseconds.
-    pub threshold_ms: u64,
+    /// `trace.profiler.threshold` (and `profiler.threshold` when timing): milliseconds when
+    /// `measure` is time, heartbeats when it is heartbeats.
+    pub threshold: u64,
+    /// What Lean measures each trace node by (`trace.profiler.useHeartbeats`).
+    pub measure: Measure,
     /// An explicit `lake` (else `PATH`, then `~/.elan/bin`).
     pub lake: Option<PathBuf>,
 }
@@ -71,6 +74,20 @@ impl Backend {
 
 /// Default threshold, in milliseconds (Lean's own default for trace.profiler).
 pub const DEFAULT_THRESHOLD_MS: u64 = 10;
+
+/// Default threshold of a heartbeat capture, in heartbeats. Lean's own default (10) would be
+/// read as 10 heartbeats and keep nearly every node; this is leanscope's choice: half a percent
+/// of the budget a declaration gets by default (`maxHeartbeats` 200000, counted in thousands,
+/// i.e. 2·10⁸ heartbeats).
+pub const DEFAULT_THRESHOLD_HEARTBEATS: u64 = 1_000_000;
+
+/// The threshold a capture of `measure` uses when none is given.
+pub fn default_threshold(measure: Measure) -> u64 {
+    match measure {
+        Measure::Time => DEFAULT_THRESHOLD_MS,
+        Measure::Heartbeats => DEFAULT_THRESHOLD_HEARTBEATS,
+    }
+}
 
 /// What happened, as the capture goes.
 #[derive(Debug, Clone)]

@@ -6,7 +6,8 @@ use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use recording::{
-    CaptureMode, CaptureStatus, Header, NewEvent, RecordingError, RecordingWriter, Severity,
+    CaptureMode, CaptureStatus, Header, Measure, NewEvent, RecordingError, RecordingWriter,
+    Severity,
 };
 
 use super::declarations;
@@ -83,19 +84,24 @@ fn capture_unmeasured(
     std::fs::create_dir_all(&tmp)
         .map_err(|e| CaptureError::Io(format!("cannot create {}: {e}", tmp.display())))?;
     let profile_path = tmp.join(format!("profile-{}-{}.json", std::process::id(), unique()));
-    let use_profile = version.supports_profile_output();
+    let heartbeats = req.measure == Measure::Heartbeats;
+    // A heartbeat run's profile is not read: `Profile.export` wraps the main thread's nodes
+    // (heartbeats) in a `runFrontend` root timed by the clock (`IO.monoNanosNow`), so its samples
+    // mix both; the trace messages carry each node's heartbeats alone.
+    let use_profile = version.supports_profile_output() && !heartbeats;
 
-    let threshold = req.threshold_ms.to_string();
+    let threshold = req.threshold.to_string();
     let mut cmd = Command::new(&lake);
     cmd.current_dir(&project.root)
         .args(["env", "lean", "--json"]);
-    for (k, v) in [
-        ("trace.profiler", "true"),
-        ("trace.profiler.threshold", threshold.as_str()),
-        ("profiler", "true"),
-        ("profiler.threshold", threshold.as_str()),
-    ] {
-        cmd.arg(format!("-D{k}={v}"));
+    cmd.arg("-Dtrace.profiler=true");
+    cmd.arg(format!("-Dtrace.profiler.threshold={threshold}"));
+    if heartbeats {
+        cmd.arg("-Dtrace.profiler.useHeartbeats=true");
+    } else {
+        // `profiler` times in seconds whatever `useHeartbeats` says: only for time captures.
+        cmd.arg("-Dprofiler=true");
+        cmd.arg(format!("-Dprofiler.threshold={threshold}"));
     }
     if use_profile {
         cmd.arg(format!(
@@ -163,8 +169,16 @@ fn capture_unmeasured(
             (built, Some(plan))
         }
         None => {
-            let built = if from_messages::has_traces(&messages) {
-                let mut b = from_messages::from_traces(&messages, &mut placer);
+            let built = if heartbeats {
+                let mut b = from_messages::from_traces(&messages, &mut placer, req.measure);
+                if !from_messages::has_traces(&messages) {
+                    b.notes.push(
+                        "Lean printed no trace messages: no step used more heartbeats than the threshold".into(),
+                    );
+                }
+                b
+            } else if from_messages::has_traces(&messages) {
+                let mut b = from_messages::from_traces(&messages, &mut placer, req.measure);
                 if use_profile {
                     b.notes.push(
                         "Lean wrote no timed trace; times come from its trace messages".into(),
@@ -183,13 +197,17 @@ fn capture_unmeasured(
             (built, None)
         }
     };
-    if !use_profile {
+    if !use_profile && !heartbeats {
         built.notes.push(format!(
             "Lean {} cannot write trace.profiler.output (added in 4.8.0); times are durations only",
             version.version
         ));
     }
-    if built.elapsed_ns.is_none() {
+    if heartbeats {
+        built.notes.push(
+            "measured in heartbeats (trace.profiler.useHeartbeats); Lean reports no heartbeat total for the file".into(),
+        );
+    } else if built.elapsed_ns.is_none() {
         built
             .notes
             .push("Lean did not report the file's elapsed time".into());
@@ -204,7 +222,10 @@ fn capture_unmeasured(
         lean_version: version.version.clone(),
         toolchain: project.toolchain.clone().unwrap_or_default(),
         capture_mode: CaptureMode::Stock,
-        threshold_ns: req.threshold_ms.saturating_mul(1_000_000),
+        threshold_ns: match req.measure {
+            Measure::Time => req.threshold.saturating_mul(1_000_000),
+            Measure::Heartbeats => req.threshold,
+        },
         clock: built.clock,
         clock_description: built.clock_description.clone(),
         source_path: relative.clone(),
@@ -230,6 +251,7 @@ fn capture_unmeasured(
                 ns: c.nanoseconds,
             })
             .collect(),
+        measure: req.measure,
     };
     let out = match &req.output {
         Some(o) => o.clone(),

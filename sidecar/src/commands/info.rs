@@ -7,8 +7,6 @@ use recording::model::{declaration_times, file_time, time_account, TimeAccount};
 use recording::{Recording, Severity};
 use serde_json::json;
 
-use crate::output::human_ns;
-
 #[derive(clap::Args)]
 pub struct Args {
     /// The recording (.lsrec).
@@ -45,6 +43,7 @@ pub fn run(a: Args) -> Result<u8> {
 /// One line per event, indented by depth, children under their parents
 /// (cross-thread children too).
 fn print_tree(rec: &Recording) {
+    let human_ns = |v: u64| rec.header.measure.format(v);
     let roots: Vec<u32> = rec.roots().collect();
     let mut stack: Vec<(u32, usize)> = roots.into_iter().rev().map(|r| (r, 0)).collect();
     while let Some((i, d)) = stack.pop() {
@@ -86,9 +85,18 @@ impl Info {
     /// Where the file's time went, with what does not add up said.
     fn print_account(&self) {
         let a = &self.account;
+        let human_ns = |v: u64| a.measure.format(v);
         let known = |ns: Option<u64>| ns.map_or_else(|| "unknown".to_string(), human_ns);
+        let what = match a.measure {
+            recording::Measure::Time => "time split   ",
+            recording::Measure::Heartbeats => "heartbeats   ",
+        };
+        let total = match a.measure {
+            recording::Measure::Time => "file time",
+            recording::Measure::Heartbeats => "in the file",
+        };
         println!(
-            "time split    {} file time: imports {}, traced elaboration {}, untraced {}{}",
+            "{what} {} {total}: imports {}, traced elaboration {}, untraced {}{}",
             human_ns(a.file_ns),
             known(a.imports_ns),
             human_ns(a.traced_ns),
@@ -149,6 +157,8 @@ impl Info {
             "source": {"path": h.source_path, "module": h.module_name, "sha256": h.source_sha256,
                        "lines": h.source_text.lines().count()},
             "lean": {"version": h.lean_version, "toolchain": h.toolchain},
+            "measure": h.measure,
+            "unit": h.measure.unit(),
             "capture": {"mode": h.capture_mode, "thresholdNs": h.threshold_ns,
                         "clock": h.clock, "clockDescription": h.clock_description,
                         "status": h.status, "createdUnixMs": h.created_unix_ms, "producer": h.producer},
@@ -172,6 +182,7 @@ impl Info {
 
     fn print(&self, rec: &Recording, path: &std::path::Path) {
         let h = &rec.header;
+        let human_ns = |v: u64| h.measure.format(v);
         let or_unknown = |s: &str| {
             if s.is_empty() {
                 "unknown".to_string()
@@ -199,6 +210,7 @@ impl Info {
             h.clock,
             h.clock_description
         );
+        println!("measure       {}", h.measure.unit_name());
         println!("status        {}", h.status);
         println!(
             "events        {} on {} of {} threads, max depth {}",
@@ -224,6 +236,10 @@ impl Info {
             self.warnings
         );
         match h.elapsed_ns {
+            _ if h.measure == recording::Measure::Heartbeats => println!(
+                "heartbeats    {} traced (Lean reports no heartbeat total for a file)",
+                human_ns(self.traced_ns)
+            ),
             Some(e) => println!(
                 "file time     {} elapsed (imports included), {} traced",
                 human_ns(e),

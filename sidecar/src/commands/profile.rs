@@ -8,7 +8,12 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::capture::{capture_file, CaptureRequest, Progress, RunOptions, DEFAULT_THRESHOLD_MS};
+use recording::Measure;
+
+use crate::capture::{
+    capture_file, default_threshold, CaptureRequest, Progress, RunOptions,
+    DEFAULT_THRESHOLD_HEARTBEATS, DEFAULT_THRESHOLD_MS,
+};
 use crate::exit;
 use crate::session::engine::MAX_JOBS;
 
@@ -44,9 +49,15 @@ pub struct Args {
     /// directory is refused).
     #[arg(long, short)]
     out: Option<PathBuf>,
-    /// Profiler threshold in milliseconds: steps faster than this are not recorded.
-    #[arg(long, default_value_t = DEFAULT_THRESHOLD_MS)]
-    threshold: u64,
+    /// What Lean measures each step by: `time` (the clock), or `heartbeats` (Lean's count of
+    /// small allocations, `trace.profiler.useHeartbeats=true`: the same on every machine and run).
+    /// Every view and export of a heartbeat recording prints heartbeats (`12.4 k hb`).
+    #[arg(long, default_value = "time", value_parser = parse_measure)]
+    measure: Measure,
+    /// Profiler threshold: steps below it are not recorded. In milliseconds when measuring time
+    /// (default 10), in heartbeats with `--measure heartbeats` (default 1000000).
+    #[arg(long, value_name = "MS|HEARTBEATS")]
+    threshold: Option<u64>,
     /// The lake to use (default: lake on PATH, then ~/.elan/bin/lake).
     #[arg(long)]
     lake: Option<PathBuf>,
@@ -113,7 +124,8 @@ pub fn run(a: Args) -> Result<u8> {
     let req = CaptureRequest {
         file,
         output: a.out,
-        threshold_ms: a.threshold,
+        threshold: a.threshold.unwrap_or(default_threshold(a.measure)),
+        measure: a.measure,
         lake: a.lake,
     };
     let mut last = 0;
@@ -159,6 +171,14 @@ pub fn run(a: Args) -> Result<u8> {
     }
 }
 
+/// `--measure`'s value.
+pub fn parse_measure(s: &str) -> Result<Measure, String> {
+    Measure::parse(s).ok_or_else(|| format!("unknown measure {s:?}: use time or heartbeats"))
+}
+
+// The defaults `--help` states.
+const _: () = assert!(DEFAULT_THRESHOLD_MS == 10 && DEFAULT_THRESHOLD_HEARTBEATS == 1_000_000);
+
 impl From<Args> for super::profile_session::Args {
     fn from(a: Args) -> Self {
         super::profile_session::Args {
@@ -168,7 +188,8 @@ impl From<Args> for super::profile_session::Args {
             list: a.list,
             jobs: a.jobs as usize,
             out: a.out,
-            threshold: a.threshold,
+            threshold: a.threshold.unwrap_or(default_threshold(a.measure)),
+            measure: a.measure,
             lake: a.lake,
             timeout: a.timeout,
             json: a.json,

@@ -24,6 +24,7 @@ pub struct Args {
     pub jobs: usize,
     pub out: Option<PathBuf>,
     pub threshold: u64,
+    pub measure: recording::Measure,
     pub lake: Option<PathBuf>,
     pub timeout: Option<u64>,
     pub json: bool,
@@ -42,7 +43,8 @@ fn failure_code(e: &SessionFailure) -> u8 {
 
 pub fn run(a: Args) -> Result<u8> {
     let opts = SessionOptions {
-        threshold_ms: a.threshold,
+        threshold: a.threshold,
+        measure: a.measure,
         lake: a.lake.clone(),
         timeout: a.timeout.map(Duration::from_secs),
         jobs: a.jobs,

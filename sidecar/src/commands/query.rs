@@ -9,7 +9,7 @@ use recording::session::{
     index_rows, query_index, query_index_parallel, query_rows, Counts, QueryKind, QueryOutcome,
     QueryRow, QuerySpec, SessionStatus, SortBy, INDEX_FILE,
 };
-use recording::Recording;
+use recording::{Measure, Recording};
 use serde::Serialize;
 
 use crate::exit;
@@ -92,12 +92,16 @@ pub struct Answer {
     sort: &'static str,
     limit: Option<usize>,
     path: Option<String>,
+    /// What durationMs and selfMs hold: `ms`, or `heartbeats` for a heartbeat recording or session.
+    unit: &'static str,
     matched: u64,
     rows: Vec<QueryRow>,
     warnings: Vec<String>,
     /// Warnings beyond those listed (not serialized).
     #[serde(skip)]
     warning_count: u64,
+    #[serde(skip)]
+    measure: Measure,
 }
 
 /// Why a query source cannot be read.
@@ -120,7 +124,7 @@ impl std::fmt::Display for SourceError {
 
 /// Runs `spec` on a session directory or a recording.
 pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
-    let (facts, outcome) = if source.is_dir() {
+    let (facts, outcome, measure) = if source.is_dir() {
         query_session(source, spec).map_err(SourceError::Session)?
     } else {
         let rec = regular::read(source)
@@ -128,7 +132,12 @@ pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
             .and_then(Recording::from_file)
             .map_err(SourceError::Recording)?;
         let path = rec.header.source_path.clone();
-        (None, query_rows(index_rows(&rec, 0, 0, &path), spec))
+        let measure = rec.header.measure;
+        (
+            None,
+            query_rows(index_rows(&rec, 0, 0, &path), spec),
+            measure,
+        )
     };
     Ok(Answer {
         session: facts,
@@ -140,10 +149,12 @@ pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
         },
         limit: spec.limit,
         path: spec.path.clone(),
+        unit: row_unit(measure),
         matched: outcome.matched,
         rows: outcome.rows,
         warnings: outcome.warnings,
         warning_count: outcome.warning_count,
+        measure,
     })
 }
 
@@ -214,13 +225,16 @@ pub fn run(a: Args) -> Result<u8> {
             writeln!(out)?;
         }
     } else {
-        write_tsv(&mut out, &outcome.rows)?;
+        write_tsv(&mut out, &outcome.rows, outcome.measure)?;
     }
     out.flush()?;
     Ok(exit::OK)
 }
 
-fn query_session(dir: &Path, spec: &QuerySpec) -> Result<(Option<SessionFacts>, QueryOutcome)> {
+fn query_session(
+    dir: &Path,
+    spec: &QuerySpec,
+) -> Result<(Option<SessionFacts>, QueryOutcome, Measure)> {
     let manifest = CommittedSession::open(dir)?.manifest;
     let committed = manifest.committed();
     let index_path = dir.join(INDEX_FILE);
@@ -247,7 +261,7 @@ fn query_session(dir: &Path, spec: &QuerySpec) -> Result<(Option<SessionFacts>, 
         interrupted: manifest.status == SessionStatus::Running && !is_being_written(dir),
         counts: manifest.counts,
     };
-    Ok((Some(facts), outcome))
+    Ok((Some(facts), outcome, manifest.measure))
 }
 
 /// A TSV field: tabs and line breaks become spaces.
@@ -259,10 +273,22 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-fn write_tsv(out: &mut impl Write, rows: &[QueryRow]) -> std::io::Result<()> {
+/// What an index row's durationMs and selfMs hold for recordings of `m`.
+fn row_unit(m: Measure) -> &'static str {
+    match m {
+        Measure::Time => "ms",
+        Measure::Heartbeats => "heartbeats",
+    }
+}
+
+fn write_tsv(out: &mut impl Write, rows: &[QueryRow], measure: Measure) -> std::io::Result<()> {
+    let (duration, self_) = match measure {
+        Measure::Time => ("durationMs", "selfMs"),
+        Measure::Heartbeats => ("durationHeartbeats", "selfHeartbeats"),
+    };
     writeln!(
         out,
-        "kind\tname\tpath\tdurationMs\tselfMs\tline\tendLine\tdeclaration\tattribution"
+        "kind\tname\tpath\t{duration}\t{self_}\tline\tendLine\tdeclaration\tattribution"
     )?;
     for r in rows {
         writeln!(

@@ -10,7 +10,6 @@ use recording::AtomicFile;
 
 use super::export::parse_group_by;
 use super::inputs::{summarize, Input};
-use crate::output::human_ns;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -59,12 +58,17 @@ pub fn run(a: Args) -> Result<u8> {
 }
 
 fn print_table(s: &Summary, limit: usize) {
+    let human_ns = |v: u64| s.measure.format(v);
     println!(
-        "{} events on {} threads, max depth {}, window {}, recorded thread time {}",
+        "{} events on {} threads, max depth {}, window {}, recorded thread {} {}",
         s.event_count,
         s.thread_count,
         s.max_depth,
         human_ns(s.trace_window_ns),
+        match s.measure {
+            recording::Measure::Time => "time",
+            recording::Measure::Heartbeats => "heartbeats",
+        },
         human_ns(s.recorded_thread_time_ns)
     );
     if let Some(g) = s.group_by {

@@ -85,6 +85,7 @@ pub fn run(a: Args) -> Result<u8> {
             path: String::new(),
         },
         threshold_ms: 0,
+        measure: recording::Measure::Time,
         toolchains: vec!["synthetic".into()],
         lean_versions: Vec::new(),
         started_unix_ms: 0,

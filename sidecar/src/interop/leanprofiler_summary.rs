@@ -286,6 +286,7 @@ pub fn parse(v: &Value) -> Result<Summary> {
     }
     let summary = Summary {
         kind: SummaryKind::LeanProfiler,
+        measure: recording::Measure::Time,
         group_by: None,
         event_count,
         thread_count,

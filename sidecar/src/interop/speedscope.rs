@@ -58,7 +58,11 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
         first_profile = false;
         b.extend_from_slice(b"{\"type\":\"evented\",\"name\":");
         string(&mut b, h.threads.get(t).map_or("", |th| th.name.as_str()));
-        b.extend_from_slice(b",\"unit\":\"nanoseconds\",\"events\":[");
+        // speedscope's units are times, bytes or `none`: heartbeats are counts without a unit.
+        b.extend_from_slice(match h.measure {
+            recording::Measure::Time => b",\"unit\":\"nanoseconds\",\"events\":[",
+            recording::Measure::Heartbeats => b",\"unit\":\"none\",\"events\":[",
+        });
         let mut first_event = true;
         let mut event = |b: &mut Vec<u8>, kind: u8, frame: u32, at: u64| {
             if !first_event {

@@ -9,6 +9,7 @@ use recording::summary::{
     GroupBy, LeanscopeKey, Summary, SummaryIssue, SummaryKey, SummaryKind, SummaryRow,
     SUMMARY_FORMAT, SUMMARY_SCHEMA_VERSION,
 };
+use recording::Measure;
 use serde_json::{json, Map, Value};
 
 use super::error::{InteropError, Result};
@@ -69,6 +70,14 @@ struct SummaryOut<'a> {
     validation_issues: Value,
 }
 
+/// The summary's `time_unit`: `nanoseconds`, or `heartbeats` for a heartbeat recording.
+fn time_unit(m: Measure) -> &'static str {
+    match m {
+        Measure::Time => "nanoseconds",
+        Measure::Heartbeats => "heartbeats",
+    }
+}
+
 fn document(s: &Summary) -> SummaryOut<'_> {
     SummaryOut {
         dropped_events: s.dropped_events,
@@ -80,7 +89,7 @@ fn document(s: &Summary) -> SummaryOut<'_> {
         rows: RowsOut(&s.rows),
         schema_version: SUMMARY_SCHEMA_VERSION,
         thread_count: s.thread_count,
-        time_unit: "nanoseconds",
+        time_unit: time_unit(s.measure),
         trace_origin_ns: s.trace_origin_ns,
         trace_window_ns: s.trace_window_ns,
         validation_issue_count: s.validation_issue_count,
@@ -336,12 +345,12 @@ pub fn parse(v: &Value) -> Result<Summary> {
         ));
     }
     let unit = s.string("$", top, "time_unit")?;
-    if unit != "nanoseconds" {
+    let Some(measure) = Measure::ALL.into_iter().find(|&m| time_unit(m) == unit) else {
         return Err(s.err(
             "$.time_unit",
-            format!("expected `nanoseconds`, found `{unit}`"),
+            format!("expected `nanoseconds` or `heartbeats`, found `{unit}`"),
         ));
-    }
+    };
     let group_by = match s.opt_string("$", top, "group_by")? {
         None => None,
         Some(g) => Some(GroupBy::parse(&g).ok_or_else(|| {
@@ -394,6 +403,7 @@ pub fn parse(v: &Value) -> Result<Summary> {
     }
     let summary = Summary {
         kind: SummaryKind::Leanscope,
+        measure,
         group_by,
         event_count: s.nat("$", top, "event_count")?,
         thread_count: s.nat("$", top, "thread_count")?,

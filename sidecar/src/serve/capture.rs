@@ -21,7 +21,7 @@ use super::uri::{file_uri_to_path, optional_path};
 use crate::capture::process::RunError;
 use crate::capture::{
     capture_file, Backend, CancelToken, CaptureError, CaptureRequest, CaptureResult, Progress,
-    RunOptions, DEFAULT_THRESHOLD_MS,
+    RunOptions,
 };
 
 #[derive(Debug, Deserialize)]
@@ -31,6 +31,10 @@ pub struct CaptureParams {
     pub uri: String,
     /// Profiler threshold: steps faster than this are not recorded.
     pub threshold_ms: Option<u64>,
+    /// `time` (default) or `heartbeats` (`trace.profiler.useHeartbeats`).
+    pub measure: Option<String>,
+    /// The threshold of a heartbeat capture, in heartbeats.
+    pub threshold_heartbeats: Option<u64>,
     /// The `lake` to use (absolute path or file URI); default: PATH, then ~/.elan/bin.
     pub lake: Option<String>,
     /// Stop Lean after this many seconds (at least 1).
@@ -157,11 +161,14 @@ fn plan(p: CaptureParams) -> Result<Plan> {
         return Err(errors::invalid_params("timeoutSeconds must be at least 1"));
     }
     let backend = errors::backend(p.backend.as_deref())?.resolve();
+    let (measure, threshold) =
+        errors::measure(p.measure.as_deref(), p.threshold_ms, p.threshold_heartbeats)?;
     Ok(Plan {
         request: CaptureRequest {
             file,
             output,
-            threshold_ms: p.threshold_ms.unwrap_or(DEFAULT_THRESHOLD_MS),
+            threshold,
+            measure,
             lake,
         },
         timeout: p.timeout_seconds.map(Duration::from_secs),
@@ -339,6 +346,8 @@ mod tests {
         CaptureParams {
             uri: uri.into(),
             threshold_ms: None,
+            measure: None,
+            threshold_heartbeats: None,
             lake: None,
             timeout_seconds: None,
             backend: None,
@@ -355,7 +364,24 @@ mod tests {
         let uri = format!("file://{}", f.display());
         let ok = plan(params(&uri)).unwrap();
         assert_eq!(ok.request.file, f);
-        assert_eq!(ok.request.threshold_ms, DEFAULT_THRESHOLD_MS);
+        assert_eq!(ok.request.threshold, crate::capture::DEFAULT_THRESHOLD_MS);
+        assert_eq!(ok.request.measure, recording::Measure::Time);
+        let hb = plan(CaptureParams {
+            measure: Some("heartbeats".into()),
+            ..params(&uri)
+        })
+        .unwrap();
+        assert_eq!(hb.request.measure, recording::Measure::Heartbeats);
+        assert_eq!(
+            hb.request.threshold,
+            crate::capture::DEFAULT_THRESHOLD_HEARTBEATS
+        );
+        let mixed = plan(CaptureParams {
+            measure: Some("heartbeats".into()),
+            threshold_ms: Some(5),
+            ..params(&uri)
+        });
+        assert!(mixed.is_err());
         assert_eq!(ok.backend, Backend::Stock, "auto is stock today");
         for (given, runs) in [("auto", Backend::Stock), ("stock", Backend::Stock)] {
             let ok = plan(CaptureParams {

@@ -43,6 +43,39 @@ pub fn invalid_params(message: impl Into<String>) -> Error {
     Error::invalid_params(message.into())
 }
 
+/// The `measure` of a capture and its threshold, checked: `thresholdMs` belongs to time
+/// captures and `thresholdHeartbeats` to heartbeat captures; a threshold in the other unit, or
+/// an unknown measure, is `-32602` naming it.
+pub fn measure(
+    name: Option<&str>,
+    threshold_ms: Option<u64>,
+    threshold_heartbeats: Option<u64>,
+) -> Result<(recording::Measure, u64), Error> {
+    use recording::Measure;
+    let measure = match name {
+        None => Measure::Time,
+        Some(n) => Measure::parse(n).ok_or_else(|| {
+            invalid_params(format!(
+                "unknown measure {n:?}; the accepted measures are \"time\", \"heartbeats\""
+            ))
+        })?,
+    };
+    let threshold = match (measure, threshold_ms, threshold_heartbeats) {
+        (Measure::Time, _, Some(_)) => return Err(invalid_params(
+            "thresholdHeartbeats is for measure \"heartbeats\"; a time capture takes thresholdMs",
+        )),
+        (Measure::Heartbeats, Some(_), _) => return Err(invalid_params(
+            "thresholdMs is for time captures; measure \"heartbeats\" takes thresholdHeartbeats",
+        )),
+        (Measure::Time, ms, None) => ms,
+        (Measure::Heartbeats, None, hb) => hb,
+    };
+    Ok((
+        measure,
+        threshold.unwrap_or(crate::capture::default_threshold(measure)),
+    ))
+}
+
 /// The `backend` of a capture, checked: an unknown one is `-32602` with
 /// a message naming it and the accepted ones (`data`: `kind`
 /// `unknownBackend`, `value`, `accepted`).

@@ -17,7 +17,7 @@ use super::capture::{self, plural, Captures};
 use super::errors;
 use super::uri::{optional_path, path_or_uri};
 use crate::capture::project::ProjectError;
-use crate::capture::{timestamp, CancelToken, DEFAULT_THRESHOLD_MS, PROJECT_DIR};
+use crate::capture::{timestamp, CancelToken, PROJECT_DIR};
 use crate::commands::query::{self, Answer, SourceError, DEFAULT_LIMIT};
 use crate::session::engine::{
     plan, run_new, SessionEvent, SessionFailure, SessionOptions, SessionSummary,
@@ -34,6 +34,10 @@ pub struct CaptureFolderParams {
     #[serde(default)]
     pub project: bool,
     pub threshold_ms: Option<u64>,
+    /// `time` (default) or `heartbeats` (`trace.profiler.useHeartbeats`).
+    pub measure: Option<String>,
+    /// The threshold of a heartbeat capture, in heartbeats.
+    pub threshold_heartbeats: Option<u64>,
     pub lake: Option<String>,
     /// Per-file limit.
     pub timeout_seconds: Option<u64>,
@@ -95,8 +99,11 @@ pub async fn capture_folder(
     if p.jobs == Some(0) {
         return Err(errors::invalid_params("jobs must be at least 1"));
     }
+    let (measure, threshold) =
+        errors::measure(p.measure.as_deref(), p.threshold_ms, p.threshold_heartbeats)?;
     let opts = SessionOptions {
-        threshold_ms: p.threshold_ms.unwrap_or(DEFAULT_THRESHOLD_MS),
+        threshold,
+        measure,
         lake,
         timeout: p.timeout_seconds.map(Duration::from_secs),
         jobs: p.jobs.unwrap_or(1),

@@ -88,7 +88,9 @@ pub fn plan(dir: &Path, whole_project: bool) -> Result<Plan, SessionFailure> {
 /// How files are captured.
 #[derive(Debug, Clone)]
 pub struct SessionOptions {
-    pub threshold_ms: u64,
+    /// Milliseconds, or heartbeats when `measure` is heartbeats.
+    pub threshold: u64,
+    pub measure: recording::Measure,
     pub lake: Option<PathBuf>,
     /// Per-file limit.
     pub timeout: Option<Duration>,
@@ -155,7 +157,8 @@ pub fn run_new(
         producer: concat!("leanscope ", env!("CARGO_PKG_VERSION")).into(),
         project_root: plan.project.root.display().to_string(),
         target: plan.target,
-        threshold_ms: opts.threshold_ms,
+        threshold_ms: opts.threshold,
+        measure: opts.measure,
         toolchains: plan.project.toolchain.iter().cloned().collect(),
         lean_versions: Vec::new(),
         started_unix_ms: now_ms(),
@@ -241,7 +244,8 @@ pub fn resume(
 ) -> Result<SessionSummary, SessionFailure> {
     let mut store = SessionStore::reopen(dir)?;
     let opts = SessionOptions {
-        threshold_ms: store.manifest.threshold_ms,
+        threshold: store.manifest.threshold_ms,
+        measure: store.manifest.measure,
         ..opts.clone()
     };
     let todo = resume_plan(&mut store)?;
@@ -328,7 +332,8 @@ fn capture_one(
     let req = CaptureRequest {
         file: source,
         output: Some(out.clone()),
-        threshold_ms: opts.threshold_ms,
+        threshold: opts.threshold,
+        measure: opts.measure,
         lake: opts.lake.clone(),
     };
     let run_opts = RunOptions {

@@ -12,9 +12,10 @@
 //! - `[Elab.command] [0.013245s] text`: before 4.8 (the time was part of the message text);
 //! - `[Elab.command] text`: a node without timing (its class was enabled directly).
 //!
-//! With `trace.profiler.useHeartbeats` the bracketed number counts heartbeats, not seconds;
-//! nothing in the text tells them apart, so callers that set that option must reinterpret
-//! [`TraceTiming::nanoseconds`] themselves.
+//! With `trace.profiler.useHeartbeats` the bracketed number counts heartbeats, not seconds
+//! (`Float.toString` of the difference of two `IO.getNumHeartbeats`, e.g. `[52000.000000]`);
+//! nothing in the text tells them apart, so callers that set that option read
+//! [`TraceTiming::whole_units`] instead of [`TraceTiming::nanoseconds`].
 
 use super::decimal::decimal_to_ns;
 
@@ -40,7 +41,12 @@ pub enum TimingStyle {
 pub struct TraceTiming {
     /// The printed duration. Lean prints six fractional digits of seconds, so this is a multiple
     /// of 1000 (microsecond resolution).
+    /// (Saturates at `u64::MAX` for a number over 18446744073.709551615, which only a count of
+    /// heartbeats reaches.)
     pub nanoseconds: u64,
+    /// The printed number rounded to a whole unit: the heartbeats of a
+    /// `trace.profiler.useHeartbeats` run (Lean prints whole counts with `.000000`).
+    pub whole_units: u64,
     pub style: TimingStyle,
 }
 
@@ -207,8 +213,16 @@ fn parse_timing(after: &str) -> Option<(TraceTiming, &str)> {
     {
         return None;
     }
-    let nanoseconds = decimal_to_ns(number, 9)?;
-    Some((TraceTiming { nanoseconds, style }, &inner[close + 1..]))
+    let whole_units = decimal_to_ns(number, 0)?;
+    let nanoseconds = decimal_to_ns(number, 9).unwrap_or(u64::MAX);
+    Some((
+        TraceTiming {
+            nanoseconds,
+            whole_units,
+            style,
+        },
+        &inner[close + 1..],
+    ))
 }
 
 /// `N more entries... (increase `maxTraceChildren` to see more)`
@@ -389,6 +403,7 @@ mod tests {
             root.timing,
             Some(TraceTiming {
                 nanoseconds: 11_980_000,
+                whole_units: 0,
                 style: TimingStyle::Bracketed
             })
         );
@@ -446,6 +461,7 @@ mod tests {
             def.timing,
             Some(TraceTiming {
                 nanoseconds: 5_061_000,
+                whole_units: 0,
                 style: TimingStyle::SecondsSuffix
             })
         );
@@ -545,6 +561,21 @@ mod tests {
         );
         assert_eq!(forest.class(1), "Kernel");
         assert_eq!(forest.parent(1), Some(0));
+    }
+
+    #[test]
+    fn heartbeat_counts_read_whole() {
+        // `Float.toString` of a heartbeat difference: whole counts, six zero decimals; a count
+        // past u64 nanoseconds (over 1.8·10¹⁰) still reads exactly as heartbeats.
+        let forest = parse_trace_text(
+            "[Elab.command] [52000.000000] theorem t : True := trivial\n  [Elab.step] [98765432109.000000] trivial",
+        )
+        .unwrap();
+        let t = |id: usize| forest.nodes()[id].timing.unwrap();
+        assert_eq!(t(0).whole_units, 52_000);
+        assert_eq!(t(0).nanoseconds, 52_000_000_000_000);
+        assert_eq!(t(1).whole_units, 98_765_432_109);
+        assert_eq!(t(1).nanoseconds, u64::MAX);
     }
 
     #[test]
