@@ -30,7 +30,7 @@ pub struct Thresholds {
     pub added_ms: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     Base,
@@ -157,6 +157,98 @@ fn summarize(samples: &[&Sample]) -> Option<SideSummary> {
         spread_cpu_ms,
         cpu_ms: cpu,
     })
+}
+
+/// Checks that `samples` are exactly the ones the run `run_id` of `plan`
+/// took, `repeat` times each: every sample bound to that run, to its
+/// side's revision (base: the merge base; head: the head), to a planned
+/// file that has that side (an added file has no base, a removed one no
+/// head) and to a repeat of the run; no (side, file, repeat) twice and
+/// none missing. The first problem, named; a comparison only ever counts
+/// samples that pass.
+pub fn check_samples(
+    run_id: &str,
+    plan: &Plan,
+    repeat: u64,
+    samples: &[Sample],
+) -> Result<(), String> {
+    use std::collections::HashSet;
+    let mut seen: HashSet<(Side, &str, u64)> = HashSet::new();
+    for (k, s) in samples.iter().enumerate() {
+        let at = || {
+            format!(
+                "sample {k} ({} {}, repeat {})",
+                s.side.as_str(),
+                s.path,
+                s.repeat + 1
+            )
+        };
+        if s.run_id != run_id {
+            return Err(format!(
+                "{} is from run {}, not from this run ({run_id}): a foreign sample",
+                at(),
+                s.run_id
+            ));
+        }
+        let file = plan
+            .files
+            .iter()
+            .find(|f| f.path == s.path)
+            .ok_or_else(|| {
+                format!(
+                    "{}: {} is not in the plan: an unexpected sample",
+                    at(),
+                    s.path
+                )
+            })?;
+        let (present, commit) = match s.side {
+            Side::Base => (file.base_blob.is_some(), &plan.merge_base),
+            Side::Head => (file.head_blob.is_some(), &plan.head.commit),
+        };
+        if !present {
+            return Err(format!(
+                "{}: the file is {} in the plan and has no {} side: an unexpected sample",
+                at(),
+                file.status.as_str(),
+                s.side.as_str()
+            ));
+        }
+        if &s.commit != commit {
+            return Err(format!(
+                "{} was measured at {}, not at the {} revision {commit}",
+                at(),
+                s.commit,
+                s.side.as_str()
+            ));
+        }
+        if s.repeat >= repeat {
+            return Err(format!(
+                "{}: the run has {repeat} repeats: an unexpected sample",
+                at()
+            ));
+        }
+        if !seen.insert((s.side, s.path.as_str(), s.repeat)) {
+            return Err(format!("{} appears twice: a duplicate sample", at()));
+        }
+    }
+    for f in &plan.files {
+        for (side, present) in [
+            (Side::Base, f.base_blob.is_some()),
+            (Side::Head, f.head_blob.is_some()),
+        ] {
+            for r in 0..repeat {
+                if present && !seen.contains(&(side, f.path.as_str(), r)) {
+                    return Err(format!(
+                        "no sample of {} {} in repeat {}: the run is incomplete",
+                        side.as_str(),
+                        f.path,
+                        r + 1
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The per-file comparison of a complete run.
@@ -362,6 +454,58 @@ mod tests {
         assert!(!added(149_990));
         let removed = compare(&plan(FileStatus::Removed), &samples(&[900_000], &[]), &T);
         assert!(!removed[0].flagged);
+    }
+
+    #[test]
+    fn only_the_runs_own_samples_pass() {
+        let mut p = plan(FileStatus::Modified);
+        p.files[0].base_blob = Some("1".repeat(40));
+        p.files[0].head_blob = Some("2".repeat(40));
+        let good = || {
+            let mut v = samples(&[10, 11], &[12, 13]);
+            for (k, s) in v.iter_mut().enumerate() {
+                s.repeat = (k % 2) as u64;
+                s.commit = match s.side {
+                    Side::Base => "m".repeat(40),
+                    Side::Head => "h".repeat(40),
+                };
+            }
+            v
+        };
+        assert_eq!(check_samples("r", &p, 2, &good()), Ok(()));
+        let refused = |change: &dyn Fn(&mut Vec<Sample>), want: &str| {
+            let mut v = good();
+            change(&mut v);
+            let e = check_samples("r", &p, 2, &v).unwrap_err();
+            assert!(e.contains(want), "{e}");
+        };
+        refused(&|v| v[1].run_id = "other".into(), "a foreign sample");
+        refused(&|v| v[0].path = "B.lean".into(), "not in the plan");
+        refused(
+            &|v| v[2].commit = "m".repeat(40),
+            "not at the head revision",
+        );
+        refused(&|v| v[3].repeat = 2, "the run has 2 repeats");
+        refused(&|v| v[1].repeat = 0, "a duplicate sample");
+        refused(
+            &|v| {
+                v.pop();
+            },
+            "no sample of head A.lean in repeat 2",
+        );
+        // An added file has no base side to sample.
+        let mut added = plan(FileStatus::Added);
+        added.files[0].head_blob = Some("2".repeat(40));
+        let mut v = samples(&[10], &[12]);
+        for s in &mut v {
+            s.commit = match s.side {
+                Side::Base => "m".repeat(40),
+                Side::Head => "h".repeat(40),
+            };
+        }
+        let e = check_samples("r", &added, 1, &v).unwrap_err();
+        assert!(e.contains("has no base side"), "{e}");
+        assert_eq!(check_samples("r", &added, 1, &v[1..]), Ok(()));
     }
 
     #[test]

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use super::materialize::materialize;
 use super::measure::{measure, Job, MeasureError};
 use super::plan::{plan, Plan, PlanRequest};
-use super::report::{compare, markdown, Report, Revisions, Sample, Side, State, Thresholds};
+use super::report::{
+    check_samples, compare, markdown, Report, Revisions, Sample, Side, State, Thresholds,
+};
 use super::report::{MEASURE_NOTE, REPORT_SCHEMA_VERSION};
 use super::sandbox::Sandbox;
 
@@ -99,7 +101,9 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
     };
     if plan.files.is_empty() {
         report.state = State::NoChanges;
-    } else if let Err(e) = measure_all(req, &plan, &ws, &mut report, progress) {
+    } else if let Err(e) = measure_all(req, &plan, &ws, &mut report, progress)
+        .and_then(|()| check_samples(&report.run_id, &plan, report.repeat, &report.samples))
+    {
         report.state = State::Error;
         report.error = Some(e);
     } else {
