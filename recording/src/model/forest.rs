@@ -235,7 +235,7 @@ mod tests {
         for i in 0..n {
             let cols = b.columns_mut();
             if i == 0 {
-                cols.strings.push("x".into());
+                cols.strings.push("x");
                 cols.ranges.push(SourceRange::new(0, 0, 1, 9));
                 cols.ranges.push(SourceRange::new(0, 0, 5, 0));
             }
