@@ -92,6 +92,9 @@ pub struct ChunkInfo {
 }
 
 /// One decoded piece of a recording, in file order.
+// Batches are nearly every item and are moved once each; boxing them would add an allocation
+// per batch to save a few hundred bytes on the one header and footer.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
     Header(Box<Header>),
@@ -157,6 +160,13 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Resu
             MAX_THREADS as u64,
         ));
     }
+    // A measure this build does not know would make every number meaningless: refused.
+    let measure = Measure::from_u8(h.measure().0).ok_or_else(|| {
+        RecordingError::Invalid(format!(
+            "the recording counts its times in an unknown measure (value {}); this leanscope knows time and heartbeats",
+            h.measure().0
+        ))
+    })?;
     let source_text = s(h.source_text());
     if source_text.len() > MAX_SOURCE_BYTES {
         return Err(RecordingError::limit(
@@ -170,13 +180,6 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Resu
     if check == SourceCheck::Reader && source_sha256 != sha256_hex(source_text.as_bytes()) {
         return Err(source_mismatch());
     }
-    // A measure this build does not know would make every number meaningless: refused.
-    let measure = Measure::from_u8(h.measure().0).ok_or_else(|| {
-        RecordingError::Invalid(format!(
-            "the recording counts its times in an unknown measure (value {}); this leanscope knows time and heartbeats",
-            h.measure().0
-        ))
-    })?;
     Ok(Header {
         measure,
         schema_version: version,

@@ -217,6 +217,61 @@ fn unsupported_schema_version() {
 }
 
 #[test]
+fn a_time_header_is_written_as_before_the_measure_existed() {
+    // `Time` is the schema's default, so a time recording's header has no `measure` slot: the
+    // bytes a writer from before the field wrote, and they read back as time.
+    let bytes = good();
+    let (offset, _) = chunk_offsets(&bytes)[0];
+    let chunk = fb::size_prefixed_root_as_chunk(&bytes[offset as usize..]).unwrap();
+    let h = chunk.body_as_header().unwrap();
+    assert_eq!(
+        h._tab.vtable().get(fb::Header::VT_MEASURE),
+        0,
+        "no measure slot"
+    );
+    assert_eq!(
+        Recording::read(&bytes[..]).unwrap().header.measure,
+        Measure::Time
+    );
+    let heartbeats = Header {
+        measure: Measure::Heartbeats,
+        ..header()
+    };
+    let bytes = encode_to_vec(&heartbeats, [ev(None, 0, 100)]).unwrap();
+    assert_eq!(
+        Recording::read(&bytes[..]).unwrap().header.measure,
+        Measure::Heartbeats
+    );
+}
+
+#[test]
+fn an_unknown_measure_is_refused() {
+    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let h = fb::Header::create(
+        &mut fbb,
+        &fb::HeaderArgs {
+            schema_version: SCHEMA_VERSION,
+            measure: fb::Measure(7),
+            ..Default::default()
+        },
+    );
+    let root = fb::Chunk::create(
+        &mut fbb,
+        &fb::ChunkArgs {
+            body_type: fb::ChunkBody::Header,
+            body: Some(h.as_union_value()),
+        },
+    );
+    fb::finish_size_prefixed_chunk_buffer(&mut fbb, root);
+    let mut b = MAGIC.to_vec();
+    b.extend_from_slice(fbb.finished_data());
+    assert_eq!(
+        read_err(&b),
+        "invalid recording: the recording counts its times in an unknown measure (value 7); this leanscope knows time and heartbeats"
+    );
+}
+
+#[test]
 fn chunk_that_fails_verification() {
     let mut b = good();
     let (hoff, _) = chunk_offsets(&b)[0];

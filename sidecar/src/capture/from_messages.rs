@@ -114,6 +114,7 @@ pub fn from_traces(
     built
 }
 
+#[allow(clippy::too_many_arguments)]
 fn add_trace_tree(
     forest: &TraceForest,
     node: usize,
