@@ -4,7 +4,8 @@
 import * as vscode from 'vscode';
 import { createHash } from 'node:crypto';
 import type { FreshAnnotations, LineBar, Operation } from './protocol';
-import { formatNs, formatShare, lensTitle } from './format';
+import { formatShare, formatValue, lensTitle } from './format';
+import type { Measure } from './format';
 
 /** The widest line bar, in pixels (the longest line of the file). */
 export const BAR_MAX_PX = 120;
@@ -51,14 +52,15 @@ function code(s: string): string {
 /** Space in the hover's table that markdown keeps. */
 const NBSP = '&nbsp;&nbsp;';
 
-function operationRow(op: Operation): string {
-  return `| ${code(op.label || op.class)} | ${op.class} · ${op.kind} | ${formatNs(op.inclusiveNs)} | ${formatNs(op.selfNs)} | ${op.thread} | ${op.rangeKind} |`;
+function operationRow(op: Operation, measure: Measure): string {
+  return `| ${code(op.label || op.class)} | ${op.class} · ${op.kind} | ${formatValue(op.inclusiveNs, measure)} | ${formatValue(op.selfNs, measure)} | ${op.thread} | ${op.rangeKind} |`;
 }
 
-/** The hover of a timed line: its totals and its longest operations. */
-export function lineHover(bar: LineBar): string {
+/** The hover of a timed line: its totals and its longest operations (in
+ * heartbeats for a recording measured in them). */
+export function lineHover(bar: LineBar, measure: Measure = 'time'): string {
   const share = formatShare(bar.share);
-  const head = `**leanscope** · line ${bar.line + 1}: ${formatNs(bar.totalNs)} inclusive · self ${formatNs(bar.selfNs)}`
+  const head = `**leanscope** · line ${bar.line + 1}: ${formatValue(bar.totalNs, measure)} inclusive · self ${formatValue(bar.selfNs, measure)}`
     + (share !== null ? ` · ${share} of file` : '')
     + ` · ${bar.events} event${bar.events === 1 ? '' : 's'}`;
   if (bar.top.length === 0) return head;
@@ -69,22 +71,23 @@ export function lineHover(bar: LineBar): string {
     // `self` runs into `thread`; the values are centred under it.
     `| operation | class · kind | inclusive | self | ${NBSP}thread | range |`,
     '|---|---|---:|---:|:---:|---|',
-    ...bar.top.map(operationRow),
+    ...bar.top.map((op) => operationRow(op, measure)),
   ].join('\n');
 }
 
 /** Lays out an answer of `leanscope/annotations` (pure: no editor needed). */
 export function computeAnnotations(answer: FreshAnnotations): ComputedAnnotations {
+  const measure: Measure = answer.measure ?? 'time';
   const maxNs = answer.lines.reduce((m, l) => Math.max(m, l.totalNs), 0);
   const lines = answer.lines.map((l): LineAnnotation => {
     const ratio = maxNs > 0 ? l.totalNs / maxNs : 0;
     const share = formatShare(l.share);
     return {
       line: l.line,
-      text: share !== null ? `${formatNs(l.totalNs)} (${share})` : formatNs(l.totalNs),
+      text: share !== null ? `${formatValue(l.totalNs, measure)} (${share})` : formatValue(l.totalNs, measure),
       barPx: Math.max(1, Math.round(ratio * BAR_MAX_PX)),
       heat: Math.min(HEAT_LEVELS, Math.max(1, Math.ceil(ratio * HEAT_LEVELS))),
-      hover: lineHover(l),
+      hover: lineHover(l, measure),
     };
   });
   const lenses = answer.declarations
@@ -93,7 +96,7 @@ export function computeAnnotations(answer: FreshAnnotations): ComputedAnnotation
       line: d.range.start.line,
       declaration: d.name,
       index: d.index,
-      title: lensTitle(d.totalNs as number, d.selfNs, d.share),
+      title: lensTitle(d.totalNs as number, d.selfNs, d.share, measure),
     }));
   return { lines, lenses };
 }

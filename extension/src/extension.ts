@@ -17,7 +17,7 @@ import { FolderProgress, findProjectRoot, readManifest, sessionDirectory, stamp 
 
 export { computeAnnotations, lineHover, sha256Text, BAR_MAX_PX, HEAT_LEVELS } from './annotations';
 export { viewerHtml, viewerCsp, VIEWER_FILES } from './viewer';
-export { formatNs, formatNsLike, formatShare, lensTitle } from './format';
+export { formatHeartbeats, formatNs, formatNsLike, formatShare, formatValue, lensTitle } from './format';
 export { resolveSidecarBinary, MAX_RESTARTS } from './sidecar';
 export { findProjectRoot, sessionDirectory, FolderProgress } from './sessions';
 export { CAPTURE_BACKENDS, COMPARE_METRICS } from './protocol';

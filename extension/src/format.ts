@@ -20,12 +20,43 @@ export function formatNs(ns: number): string {
   return `${digits(ns / scale)} ${unit}`;
 }
 
+/** What a recording's numbers count: nanoseconds, or Lean's heartbeats
+ * (`profile --measure heartbeats`). */
+export type Measure = 'time' | 'heartbeats';
+
+const HB_UNITS: Array<[number, string]> = [[1e12, 'T hb'], [1e9, 'G hb'], [1e6, 'M hb'], [1e3, 'k hb'], [1, 'hb']];
+
+function hbUnitOf(hb: number): [number, string] {
+  for (const u of HB_UNITS) if (Math.abs(hb) >= u[0]) return u;
+  return HB_UNITS[HB_UNITS.length - 1];
+}
+
+/** `12.4 k hb`, `3.21 M hb`, `850 hb` (as the sidecar and the viewer print them). */
+export function formatHeartbeats(hb: number): string {
+  const [scale, unit] = hbUnitOf(hb);
+  if (scale === 1) return `${Math.round(hb)} hb`;
+  return `${digits(hb / scale)} ${unit}`;
+}
+
+/** A value of `measure`: a time for people, or heartbeats. */
+export function formatValue(v: number, measure: Measure = 'time'): string {
+  return measure === 'heartbeats' ? formatHeartbeats(v) : formatNs(v);
+}
+
 /** `ns` in the unit `reference` would be shown in, with two decimals (for
  * `self 0.31 s` next to `1.24 s`). */
 export function formatNsLike(ns: number, reference: number): string {
   const [scale, unit] = unitOf(reference);
   if (scale === 1) return `${Math.round(ns)} ns`;
   return `${(ns / scale).toFixed(2)} ${unit}`;
+}
+
+/** [`formatNsLike`], or its heartbeat twin: `self 3.10 k hb` beside `12.4 k hb`. */
+export function formatLike(v: number, reference: number, measure: Measure = 'time'): string {
+  if (measure !== 'heartbeats') return formatNsLike(v, reference);
+  const [scale, unit] = hbUnitOf(reference);
+  if (scale === 1) return `${Math.round(v)} hb`;
+  return `${(v / scale).toFixed(2)} ${unit}`;
 }
 
 /** `38%`; `<1%` for a share above zero that rounds to 0; `null` → `null`. */
@@ -37,9 +68,9 @@ export function formatShare(share: number | null): string | null {
 }
 
 /** The CodeLens title: `1.24 s · self 0.31 s · 38% of file`. */
-export function lensTitle(totalNs: number, selfNs: number | null, share: number | null): string {
-  const parts = [formatNs(totalNs)];
-  if (selfNs !== null) parts.push(`self ${formatNsLike(selfNs, totalNs)}`);
+export function lensTitle(totalNs: number, selfNs: number | null, share: number | null, measure: Measure = 'time'): string {
+  const parts = [formatValue(totalNs, measure)];
+  if (selfNs !== null) parts.push(`self ${formatLike(selfNs, totalNs, measure)}`);
   const s = formatShare(share);
   if (s !== null) parts.push(`${s} of file`);
   return parts.join(' · ');

@@ -19,6 +19,8 @@ export interface Declaration {
 }
 export interface FreshAnnotations {
   stale: false; sourceSha256: string; fileNs: number; shareBasis: 'elapsed' | 'traced';
+  /** What the numbers (`*Ns`) count: nanoseconds, or heartbeats. */
+  measure?: 'time' | 'heartbeats';
   lines: LineBar[]; declarations: Declaration[];
 }
 export interface StaleAnnotations { stale: true; recordedSha256: string; bufferSha256: string }

@@ -225,7 +225,11 @@ fn mixing_measures_is_refused() {
     }
     // the diff of `view --baseline` and of the editor's Compare with Baseline (leanscope/compare)
     // refuses the same
-    let answer = serve_compare(&w, &hb, &time);
+    let answer = serve_request(
+        &w,
+        "leanscope/compare",
+        serde_json::json!({"baseline": hb, "candidate": time, "groupBy": "class"}),
+    );
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(
         message.contains(
@@ -246,8 +250,8 @@ fn mixing_measures_is_refused() {
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
-/// `leanscope/compare` of `baseline` and `candidate` over `leanscope serve`: its response.
-fn serve_compare(w: &World, baseline: &Path, candidate: &Path) -> Value {
+/// One request over `leanscope serve`: its response.
+fn serve_request(w: &World, method: &str, params: Value) -> Value {
     use std::io::{BufRead, BufReader, Read, Write};
     let mut child = w
         .command(&["serve"])
@@ -267,10 +271,7 @@ fn serve_compare(w: &World, baseline: &Path, candidate: &Path) -> Value {
         "params": {"processId": null, "rootUri": null, "capabilities": {}}}),
     );
     send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
-    send(
-        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "leanscope/compare",
-        "params": {"baseline": baseline, "candidate": candidate, "groupBy": "class"}}),
-    );
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": params}));
     let mut r = BufReader::new(child.stdout.take().unwrap());
     let answer = loop {
         let mut len = 0usize;
@@ -297,6 +298,36 @@ fn serve_compare(w: &World, baseline: &Path, candidate: &Path) -> Value {
     drop(stdin);
     child.wait().unwrap();
     answer
+}
+
+#[test]
+fn the_editors_annotations_say_what_they_count() {
+    // The extension labels its line bars, hovers and CodeLens by the
+    // answer's `measure` (tests/extension/unit.test.mjs).
+    let (w, hb, time) = mixed_pair();
+    for (rec, source, measure) in [
+        (&hb, "Demo/Planned.lean", "heartbeats"),
+        (&time, "Demo/Clean.lean", "time"),
+    ] {
+        let text = std::fs::read_to_string(w.project.join(source)).unwrap();
+        let answer = serve_request(
+            &w,
+            "leanscope/annotations",
+            serde_json::json!({"recording": rec, "text": text}),
+        );
+        let result = &answer["result"];
+        assert_eq!(result["stale"], false, "{answer}");
+        assert_eq!(result["measure"], measure, "{answer}");
+    }
+    let text = std::fs::read_to_string(w.project.join("Demo/Planned.lean")).unwrap();
+    let answer = serve_request(
+        &w,
+        "leanscope/annotations",
+        serde_json::json!({"recording": hb, "text": text}),
+    );
+    // The planned heartbeats, as the bars' numbers.
+    let lines = answer["result"]["lines"].as_array().unwrap();
+    assert!(lines.iter().any(|l| l["totalNs"] == 2_500_000), "{answer}");
 }
 
 #[test]

@@ -471,6 +471,33 @@ test('line annotations: bars proportional to the longest line, heat by quarter, 
   } finally { await x.dispose(); }
 });
 
+test('a recording measured in heartbeats reads in heartbeats in the editor, never in a time', async () => {
+  const x = activateExtension();
+  try {
+    const { formatHeartbeats, formatValue, lensTitle } = x.ext;
+    assert.equal(formatHeartbeats(850), '850 hb');
+    assert.equal(formatHeartbeats(12_400), '12.4 k hb');
+    assert.equal(formatHeartbeats(3_210_000), '3.21 M hb');
+    assert.equal(formatHeartbeats(150_000_000_000), '150 G hb');
+    assert.equal(formatValue(12_400, 'time'), '12.4 µs');
+    assert.equal(lensTitle(12_400, 3_100, 0.5, 'heartbeats'), '12.4 k hb · self 3.10 k hb · 50% of file');
+    const op = { class: 'Elab.step', label: 'simp', kind: 'tactic', inclusiveNs: 52_000, selfNs: 4_000, thread: 0, range: null, rangeKind: 'exact' };
+    const answer = {
+      stale: false, sourceSha256: 'a'.repeat(64), measure: 'heartbeats', fileNs: 104_000, shareBasis: 'traced',
+      lines: [{ line: 0, events: 1, totalNs: 52_000, selfNs: 4_000, share: 0.5, selfShare: 0.04, top: [op] }],
+      declarations: [
+        { index: 0, name: 't', kind: 'theorem', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 9 } }, selectionRange: { start: { line: 0, character: 8 }, end: { line: 0, character: 9 } }, generated: false, events: 1, totalNs: 52_000, selfNs: 4_000, share: 0.5, selfShare: 0.04 },
+      ],
+    };
+    const c = x.ext.computeAnnotations(answer);
+    assert.equal(c.lines[0].text, '52.0 k hb (50%)');
+    assert.match(c.lines[0].hover, /line 1: 52\.0 k hb inclusive · self 4\.00 k hb · 50% of file/);
+    assert.match(c.lines[0].hover, /\| `simp` \| Elab\.step · tactic \| 52\.0 k hb \| 4\.00 k hb \| 0 \| exact \|/);
+    assert.equal(c.lenses[0].title, '52.0 k hb · self 4.00 k hb · 50% of file');
+    for (const text of [c.lines[0].text, c.lines[0].hover, c.lenses[0].title]) assert.doesNotMatch(text, /\b(ms|µs|ns|s)\b/);
+  } finally { await x.dispose(); }
+});
+
 test('the webview page: CSP with wasm-unsafe-eval and blob workers, nonce scripts, config block', async () => {
   const x = activateExtension();
   try {

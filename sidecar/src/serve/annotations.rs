@@ -30,6 +30,8 @@ pub struct Fresh {
     /// Always `false`.
     pub stale: bool,
     pub source_sha256: String,
+    /// What the numbers count: `time` (nanoseconds) or `heartbeats`.
+    pub measure: &'static str,
     #[serde(flatten)]
     pub file: FileTimeJson,
     pub lines: Vec<LineJson>,
@@ -59,6 +61,7 @@ pub fn answer(loaded: &Loaded, text: &str) -> AnnotationsAnswer {
     AnnotationsAnswer::Fresh(Fresh {
         stale: false,
         source_sha256: buffer,
+        measure: loaded.recording.header.measure.as_str(),
         file: FileTimeJson::from(&a.file),
         lines: a.lines.iter().map(LineJson::from).collect(),
         declarations: a.declarations.iter().map(DeclarationJson::from).collect(),
