@@ -441,7 +441,7 @@ fn http_details() {
     assert_eq!(a.status, 200);
     let a = server.get(
         "data/digits.txt",
-        &format!("Range: bytes=0-0\r\nIf-Range: \"stale\"\r\n"),
+        "Range: bytes=0-0\r\nIf-Range: \"stale\"\r\n",
     );
     assert_eq!(a.status, 200);
     // Conditional requests.

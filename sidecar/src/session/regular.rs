@@ -65,7 +65,10 @@ fn on_proc(f: &File) -> bool {
     // SAFETY: fstatfs fills the struct for a descriptor we own.
     let ok = unsafe { libc::fstatfs(f.as_raw_fd(), st.as_mut_ptr()) } == 0;
     // SAFETY: initialised by the successful call (zeroed otherwise).
-    ok && unsafe { st.assume_init() }.f_type as i64 == PROC_SUPER_MAGIC
+    // f_type's width differs between architectures.
+    #[allow(clippy::unnecessary_cast)]
+    let magic = unsafe { st.assume_init() }.f_type as i64;
+    ok && magic == PROC_SUPER_MAGIC
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -190,6 +190,8 @@ fn raise_descriptor_limit() {
         rlim_max: 0,
     };
     // SAFETY: getrlimit/setrlimit on a struct we own.
+    // rlim_t is u64 on Linux, not on every Unix.
+    #[allow(clippy::unnecessary_cast)]
     unsafe {
         if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && (lim.rlim_cur as u64) < want {
             lim.rlim_cur = want.min(lim.rlim_max as u64) as libc::rlim_t;
