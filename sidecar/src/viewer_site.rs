@@ -145,16 +145,6 @@ impl Target {
         })
     }
 
-    /// The bytes of an imported recording at a data path (below `data/`).
-    pub fn data_bytes(&self, segments: &[String]) -> Option<Arc<Vec<u8>>> {
-        match self {
-            Target::Imported { name, bytes, .. } => {
-                (segments.len() == 1 && &segments[0] == name).then(|| bytes.clone())
-            }
-            _ => None,
-        }
-    }
-
     /// The viewer's configuration for this target (URLs relative to the page).
     pub fn config(&self) -> serde_json::Value {
         match self {
@@ -174,26 +164,6 @@ impl Target {
             }),
         }
     }
-
-    /// The file a data path (below `data/`, already split into safe
-    /// segments) maps to, or `None`.
-    pub fn data_file(&self, segments: &[String]) -> Option<PathBuf> {
-        match self {
-            Target::Session { dir } => {
-                let mut p = dir.clone();
-                for s in segments {
-                    p.push(s);
-                }
-                // Confined: the real path must stay inside the session.
-                let real = std::fs::canonicalize(&p).ok()?;
-                (real.starts_with(dir) && real.is_file()).then_some(real)
-            }
-            Target::Recording { file, name, .. } => {
-                (segments.len() == 1 && &segments[0] == name).then(|| file.clone())
-            }
-            Target::Imported { .. } => None,
-        }
-    }
 }
 
 /// `index.html` with the configuration for `target` filled in; `diff`
@@ -201,6 +171,20 @@ impl Target {
 /// also carries its first view (see `first_view`), from its manifest as it
 /// is now.
 pub fn index_html(target: &Target, diff: bool) -> Result<String> {
+    let first = match target {
+        Target::Session { dir } => crate::first_view::of_session(dir),
+        _ => None,
+    };
+    index_html_with(target, diff, first)
+}
+
+/// [`index_html`] with the session's first view already computed (`view`
+/// caches it per version of the manifest).
+pub fn index_html_with(
+    target: &Target,
+    diff: bool,
+    first: Option<serde_json::Value>,
+) -> Result<String> {
     let page = asset("index.html").context("the viewer's index.html is missing")?;
     let page = std::str::from_utf8(page).context("index.html is not UTF-8")?;
     if !page.contains(CONFIG_PLACEHOLDER) {
@@ -211,10 +195,8 @@ pub fn index_html(target: &Target, diff: bool) -> Result<String> {
     if diff {
         config["diff"] = DIFF_FILE.into();
     }
-    if let Target::Session { dir } = target {
-        if let Some(first) = crate::first_view::of_session(dir) {
-            config["firstView"] = first;
-        }
+    if let Some(first) = first {
+        config["firstView"] = first;
     }
     let config = config.to_string().replace('<', "\\u003c");
     Ok(page.replacen(CONFIG_PLACEHOLDER, &config, 1))

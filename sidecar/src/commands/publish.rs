@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use recording::session::{FILES_DIR, INDEX_FILE, MANIFEST_FILE};
 
 use crate::session::committed::CommittedSession;
+use crate::session::confined::Beneath;
 use crate::session::regular;
 use crate::staged_dir;
 
@@ -49,7 +50,7 @@ pub fn run(a: Args) -> Result<u8> {
     let copied = match &target {
         Target::Session { dir } => copy_session(dir, &data)?,
         Target::Recording { file, name, .. } => {
-            copy(file, &data.join(name))?;
+            copy_limited(file, &data.join(name), u64::MAX)?;
             1
         }
         Target::Imported { name, bytes, .. } => {
@@ -90,12 +91,18 @@ fn copy_session(dir: &Path, data: &Path) -> Result<usize> {
     let recordings = session
         .recordings()
         .with_context(|| format!("cannot publish the session {}", dir.display()))?;
+    // Recordings are opened beneath the session directory, one component
+    // at a time: no symlink swapped in can lead the copy out of it.
+    let beneath = Beneath::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
     for r in &recordings {
         let dst = data.join(r.rel);
         if let Some(parent) = dst.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        copy(&r.path, &dst)?;
+        let segments: Vec<&str> = r.rel.split('/').collect();
+        let what = || format!("cannot copy {} to {}", r.path.display(), dst.display());
+        let src = beneath.file(&segments).with_context(what)?;
+        copy_open(src, &dst, u64::MAX).with_context(what)?;
     }
     Ok(recordings.len())
 }
@@ -108,11 +115,6 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Copies a regular file (a FIFO or a device is refused, not waited on).
-fn copy(from: &Path, to: &Path) -> Result<()> {
-    copy_limited(from, to, u64::MAX)
-}
-
 /// Copies the first `len` bytes of the index: the rows of committed files
 /// (what a killed writer appended after them is left out).
 fn copy_prefix(from: &Path, to: &Path, len: u64) -> Result<()> {
@@ -122,7 +124,13 @@ fn copy_prefix(from: &Path, to: &Path, len: u64) -> Result<()> {
 fn copy_limited(from: &Path, to: &Path, len: u64) -> Result<()> {
     let what = || format!("cannot copy {} to {}", from.display(), to.display());
     let src = regular::read(from).with_context(what)?;
-    let mut dst = std::fs::File::create(to).with_context(what)?;
-    std::io::copy(&mut src.take(len), &mut dst).with_context(what)?;
-    dst.sync_all().with_context(what)
+    copy_open(src, to, len).with_context(what)
+}
+
+/// Copies the first `len` bytes of an opened regular file to `to`.
+fn copy_open(src: std::fs::File, to: &Path, len: u64) -> Result<()> {
+    let mut dst = std::fs::File::create(to)?;
+    std::io::copy(&mut src.take(len), &mut dst)?;
+    dst.sync_all()?;
+    Ok(())
 }

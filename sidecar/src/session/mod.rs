@@ -3,6 +3,7 @@
 //! resumes, and the reader side used by `leanscope query`.
 
 pub mod committed;
+pub mod confined;
 pub mod discover;
 pub mod engine;
 pub mod regular;

@@ -20,6 +20,13 @@ pub fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
             Some(libc::ENXIO) => not_regular(path, "a FIFO or a device"),
             _ => e,
         })?;
+    ensure_regular(f, path)
+}
+
+/// `f` (opened with `O_NONBLOCK`) back in blocking mode when it is a
+/// regular file outside `/proc`; else an error of kind `InvalidInput`
+/// naming what it is. Shared with the confined opens of `confined`.
+pub fn ensure_regular(f: File, path: &Path) -> io::Result<File> {
     let kind = f.metadata()?.file_type();
     if !kind.is_file() {
         let what = if kind.is_fifo() {
@@ -33,6 +40,9 @@ pub fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
         };
         return Err(not_regular(path, what));
     }
+    if on_proc(&f) {
+        return Err(not_regular(path, "a file of /proc"));
+    }
     let fd = f.as_raw_fd();
     // SAFETY: fcntl on a descriptor we own.
     let blocking = unsafe {
@@ -43,6 +53,27 @@ pub fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
         return Err(io::Error::last_os_error());
     }
     Ok(f)
+}
+
+/// Whether `f` lives on a procfs (whose "regular" files are generated
+/// without end or change under the reader).
+#[cfg(target_os = "linux")]
+fn on_proc(f: &File) -> bool {
+    /// `PROC_SUPER_MAGIC` of Linux's `<linux/magic.h>`.
+    const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+    let mut st = std::mem::MaybeUninit::<libc::statfs>::zeroed();
+    // SAFETY: fstatfs fills the struct for a descriptor we own.
+    let ok = unsafe { libc::fstatfs(f.as_raw_fd(), st.as_mut_ptr()) } == 0;
+    // SAFETY: initialised by the successful call (zeroed otherwise).
+    // f_type's width differs between architectures.
+    #[allow(clippy::unnecessary_cast)]
+    let magic = unsafe { st.assume_init() }.f_type as i64;
+    ok && magic == PROC_SUPER_MAGIC
+}
+
+#[cfg(not(target_os = "linux"))]
+fn on_proc(_: &File) -> bool {
+    false
 }
 
 /// [`open`] for reading.
@@ -86,6 +117,11 @@ mod tests {
         assert!(e.to_string().contains("is a device"), "{e}");
         let e = read(dir.path()).unwrap_err();
         assert!(e.to_string().contains("not a file"), "{e}");
+        #[cfg(target_os = "linux")]
+        {
+            let e = read(Path::new("/proc/self/status")).unwrap_err();
+            assert!(e.to_string().contains("a file of /proc"), "{e}");
+        }
     }
 
     #[test]
