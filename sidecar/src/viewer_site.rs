@@ -145,9 +145,16 @@ impl Target {
         })
     }
 
-    /// The bytes of an imported recording at a data path (below `data/`).
+    /// The bytes of an imported recording at a data path (below `data/`),
+    /// or of a session's manifest as readers see it (`session.json` with
+    /// its journal replayed: an interrupted session's last checkpoint alone
+    /// would miss the files committed since).
     pub fn data_bytes(&self, segments: &[String]) -> Option<Arc<Vec<u8>>> {
         match self {
+            Target::Session { dir } if segments.len() == 1 && segments[0] == MANIFEST_FILE => {
+                let m = crate::session::store::read_manifest(dir).ok()?;
+                Some(Arc::new(m.to_json()))
+            }
             Target::Imported { name, bytes, .. } => {
                 (segments.len() == 1 && &segments[0] == name).then(|| bytes.clone())
             }
