@@ -8,12 +8,14 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{text, World};
 use recording::session::{Manifest, SessionStatus};
+use recording::Recording;
 
 /// A project of `files` copies of `Demo/Clean.lean`.
 fn many_files(w: &World, files: usize) -> PathBuf {
@@ -48,6 +50,212 @@ fn read_session(dir: &Path) -> Result<Manifest, String> {
     recording::session::load_manifest(&base, journal.as_deref())
         .map(|l| l.manifest)
         .map_err(|e| e.to_string())
+}
+
+/// A small deterministic generator (xorshift64*), seeded from the clock
+/// unless `LEANSCOPE_TEST_SEED` says; the seed is printed so a failure can
+/// be replayed.
+struct Rng(u64);
+
+impl Rng {
+    fn new() -> Rng {
+        let seed = std::env::var("LEANSCOPE_TEST_SEED")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap()
+                    .as_nanos() as u64
+            });
+        eprintln!("LEANSCOPE_TEST_SEED={seed}");
+        Rng(seed | 1)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+    }
+}
+
+/// Kills what the fake toolchain started (each `lake`/`lean` appends
+/// `NAME PID` to the pidfile).
+fn kill_fakes(pidfile: &Path) {
+    for line in std::fs::read_to_string(pidfile).unwrap_or_default().lines() {
+        if let Some(pid) = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<i32>().ok())
+        {
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Each committed file of `m`: its capture number and recording.
+fn committed_files(m: &Manifest) -> BTreeMap<u32, (u64, String)> {
+    m.files
+        .iter()
+        .filter(|f| f.status.is_committed())
+        .map(|f| {
+            (
+                f.id,
+                (f.capture.unwrap(), f.recording.clone().unwrap_or_default()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn kill_9_at_random_moments_never_loses_a_committed_file() {
+    let files = env_usize("LEANSCOPE_TEST_JOURNAL_FILES", 1000);
+    let kills = env_usize("LEANSCOPE_TEST_JOURNAL_KILLS", 8);
+    let mut rng = Rng::new();
+    let w = World::new();
+    let root = many_files(&w, files);
+    let dir = w.path("session");
+    let pidfile = w.path("pids");
+    let start = |args: &[&str]| -> Child {
+        let mut c = w.command(args);
+        c.current_dir(&root)
+            .env("LEANSCOPE_FAKE_PIDFILE", &pidfile)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        c.spawn().unwrap()
+    };
+    let dir_arg = dir.to_str().unwrap();
+    // Everything a reader ever saw committed, with its capture number.
+    let mut seen: BTreeMap<u32, (u64, String)> = BTreeMap::new();
+    let mut journal_seen = false;
+    let mut runs = 0;
+    for k in 0..kills {
+        let created = dir.join("session.json").exists();
+        if !created {
+            // Killed before the session existed: start it again.
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        let mut child = if created {
+            start(&["profile", "--resume", dir_arg])
+        } else {
+            start(&["profile", ".", "-o", dir_arg])
+        };
+        runs += 1;
+        // The kills are spread over the capture: the k-th waits until a
+        // random number of files in the k-th part of it are committed (or
+        // none, for the first), then a random moment more.
+        let target = if k == 0 {
+            0
+        } else {
+            (k * files / kills) as u64 + rng.below((files / kills).max(1) as u64)
+        };
+        let t = Instant::now();
+        while child.try_wait().unwrap().is_none()
+            && t.elapsed() < Duration::from_secs(300)
+            && read_session(&dir).map_or(0, |m| m.counts.completed) < target
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(rng.below(300)));
+        let finished = child.try_wait().unwrap().is_some();
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        child.wait().unwrap();
+        kill_fakes(&pidfile);
+        let _ = std::fs::remove_file(&pidfile);
+        if !dir.join("session.json").exists() {
+            assert!(seen.is_empty(), "the session vanished after kill {k}");
+            eprintln!("kill {k}: before the session was created");
+            continue;
+        }
+        journal_seen |= dir.join("session.journal").exists();
+        let m = read_session(&dir).unwrap_or_else(|e| panic!("unreadable after kill {k}: {e}"));
+        if !finished {
+            assert_eq!(m.status, SessionStatus::Running, "after kill {k}");
+        }
+        let now = committed_files(&m);
+        for (id, was) in &seen {
+            assert_eq!(
+                now.get(id),
+                Some(was),
+                "file {id} lost or changed after kill {k}"
+            );
+        }
+        for (id, (_, rel)) in &now {
+            Recording::open(dir.join(rel))
+                .unwrap_or_else(|e| panic!("file {id}'s recording {rel} after kill {k}: {e}"));
+        }
+        // Readers agree: query lists exactly the committed files.
+        let out = w
+            .command(&["query", dir_arg, "--kind", "file", "--all", "--json"])
+            .output()
+            .unwrap();
+        let q: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("query after kill {k}: {e}: {}", text(&out.stderr)));
+        assert_eq!(
+            q["rows"].as_array().unwrap().len(),
+            now.len(),
+            "after kill {k}"
+        );
+        eprintln!("kill {k}: {} of {files} files committed", now.len());
+        seen = now;
+        if finished {
+            break;
+        }
+    }
+    // Resume completes it, capturing only what was not committed.
+    let out = w
+        .command(&["profile", "--resume", dir_arg])
+        .current_dir(&root)
+        .env("LEANSCOPE_FAKE_PIDFILE", &pidfile)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let m = manifest(&dir);
+    assert_eq!(m.status, SessionStatus::Complete);
+    assert_eq!(m.counts.completed as usize, files);
+    let done = committed_files(&m);
+    for (id, was) in &seen {
+        assert_eq!(
+            done.get(id),
+            Some(was),
+            "file {id} recaptured or lost by the resume"
+        );
+    }
+    let lean_runs = std::fs::read_to_string(&pidfile)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("lean "))
+        .count();
+    // Each capture runs `lean --version` and `lean --json`.
+    assert_eq!(lean_runs, 2 * (files - seen.len()));
+    // A finished session is session.json alone, and the index holds one
+    // file row per file.
+    assert!(!dir.join("session.journal").exists());
+    assert_eq!(
+        std::fs::metadata(dir.join("index.jsonl")).unwrap().len(),
+        m.index_bytes
+    );
+    let out = w
+        .command(&["query", dir_arg, "--kind", "file", "--all", "--json"])
+        .output()
+        .unwrap();
+    let q: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut paths: Vec<&str> = q["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    assert_eq!(paths.len(), files);
+    assert!(
+        !text(&out.stderr).contains("warning"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(journal_seen || runs == 1, "no kill ever found a journal");
 }
 
 /// A number from the environment, else `default`.
