@@ -251,6 +251,41 @@ mod tests {
     }
 
     #[test]
+    fn a_session_manifest_is_served_with_its_journal_replayed() {
+        use recording::session::synth::{write_synthetic_session, SessionSynthParams};
+        use recording::session::{FileStatus, Manifest, JOURNAL_FILE};
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let params = SessionSynthParams {
+            seed: 3,
+            files: 4,
+            rows: 8,
+        };
+        write_synthetic_session(&params, &dir).unwrap();
+        // An unfinished writer commits a change to the journal only.
+        let mut store = crate::session::store::SessionStore::reopen(&dir).unwrap();
+        store.checkpoint().unwrap();
+        store.manifest.files[2].reset(FileStatus::Failed);
+        store.manifest.recount();
+        store.commit_file(2, None).unwrap();
+        drop(store);
+        assert!(dir.join(JOURNAL_FILE).is_file());
+        let on_disk =
+            Manifest::from_json(&std::fs::read(dir.join(MANIFEST_FILE)).unwrap()).unwrap();
+        assert_ne!(on_disk.files[2].status, FileStatus::Failed);
+        let target = Target::Session {
+            dir: std::fs::canonicalize(&dir).unwrap(),
+        };
+        let served = target.data_bytes(&[MANIFEST_FILE.to_string()]).unwrap();
+        let served = Manifest::from_json(&served).unwrap();
+        assert_eq!(served.files[2].status, FileStatus::Failed);
+        assert_eq!(served.counts.failed, on_disk.counts.failed + 1);
+        // The first view is computed from the same manifest.
+        let first = crate::first_view::of_session(&dir).unwrap();
+        assert_eq!(first["summary"]["failed"], served.counts.failed);
+    }
+
+    #[test]
     fn content_types() {
         assert_eq!(content_type("x.wasm"), "application/wasm");
         assert_eq!(content_type("index.html"), "text/html; charset=utf-8");

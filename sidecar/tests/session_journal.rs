@@ -128,7 +128,8 @@ fn kill_9_at_random_moments_never_loses_a_committed_file() {
     let dir_arg = dir.to_str().unwrap();
     // Everything a reader ever saw committed, with its capture number.
     let mut seen: BTreeMap<u32, (u64, String)> = BTreeMap::new();
-    let mut journal_seen = false;
+    let mut journal_lines = 0;
+    let schema = journal_schema();
     let mut runs = 0;
     for k in 0..kills {
         let created = dir.join("session.json").exists();
@@ -168,7 +169,7 @@ fn kill_9_at_random_moments_never_loses_a_committed_file() {
             eprintln!("kill {k}: before the session was created");
             continue;
         }
-        journal_seen |= dir.join("session.journal").exists();
+        journal_lines += check_journal_lines(&dir, &schema);
         let m = read_session(&dir).unwrap_or_else(|e| panic!("unreadable after kill {k}: {e}"));
         if !finished {
             assert_eq!(m.status, SessionStatus::Running, "after kill {k}");
@@ -255,7 +256,58 @@ fn kill_9_at_random_moments_never_loses_a_committed_file() {
         "{}",
         text(&out.stderr)
     );
-    assert!(journal_seen || runs == 1, "no kill ever found a journal");
+    assert!(
+        journal_lines > 0 || runs == 1,
+        "no kill ever found a journal"
+    );
+}
+
+/// The journal-line schema, with the manifest schema it refers to.
+fn journal_schema() -> jsonschema::Validator {
+    let load = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(common::repo().join("schemas").join(name)).unwrap())
+            .unwrap()
+    };
+    let registry = jsonschema::Registry::new()
+        .add(
+            "https://leanscope.dev/schemas/session.schema.json",
+            load("session.schema.json"),
+        )
+        .unwrap()
+        .prepare()
+        .unwrap();
+    jsonschema::options()
+        .with_registry(&registry)
+        .build(&load("session-journal.schema.json"))
+        .unwrap()
+}
+
+/// Checks every whole line of the session's journal against its schema
+/// (a last line cut short by a kill aside); how many there were.
+fn check_journal_lines(dir: &Path, schema: &jsonschema::Validator) -> usize {
+    let Ok(journal) = std::fs::read(dir.join("session.journal")) else {
+        return 0;
+    };
+    let mut n = 0;
+    for line in journal.split_inclusive(|&b| b == b'\n') {
+        let Some(line) = line.strip_suffix(b"\n") else {
+            break;
+        };
+        let json = &line[17..];
+        let v: serde_json::Value = serde_json::from_slice(json).unwrap();
+        let errors: Vec<_> = schema.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", text(line));
+        n += 1;
+        // The schema rejects what it should.
+        let mut bad = v.clone();
+        if bad.get("file").is_some() {
+            bad["file"]["status"] = "done".into();
+        } else {
+            bad["base"] = "x".into();
+        }
+        assert!(!schema.is_valid(&bad), "{bad}");
+    }
+    n
 }
 
 /// A number from the environment, else `default`.
@@ -317,26 +369,17 @@ fn dir_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
-/// leanscope's own CPU per file of a session capture with a fast fake Lean
-/// (no delays), and the bytes of manifest and journal it wrote in all: the
-/// bytes it wrote (`wchar` of `/proc/PID/io`) less the recordings, the
-/// index and its own output, each written once.
-///
-/// `LEANSCOPE_BENCH_SESSION_FILES=10000 cargo test -p leanscope --test
-/// session_journal -- --ignored --nocapture` (default 1,000 files).
-#[test]
-#[ignore = "a benchmark: prints figures; run by hand"]
-fn bench_session_capture_cost_per_file() {
-    let files = env_usize("LEANSCOPE_BENCH_SESSION_FILES", 1000);
-    let w = World::new();
-    let root = many_files(&w, files);
-    let dir = w.path("session");
+/// `leanscope ARGS` (the build measured) in `cwd` with the fast fake Lean,
+/// stdout and stderr to files; its exit status, own CPU time, bytes
+/// written (`wchar`: the kernel adds a reaped child's to its parent's, so
+/// the fake Lean's writes are in it) and its stdout and stderr lengths.
+fn measured_run(w: &World, cwd: &Path, args: &[&str]) -> (Duration, Duration, u64, u64) {
     let out_path = w.path("stdout");
     let err_path = w.path("stderr");
     let started = Instant::now();
     let mut child = Command::new(bench_bin())
-        .args(["profile", ".", "-o", dir.to_str().unwrap()])
-        .current_dir(&root)
+        .args(args)
+        .current_dir(cwd)
         .env("PATH", format!("{}:/usr/bin:/bin", w.bin.display()))
         .env("HOME", w.dir.path())
         .env("LEANSCOPE_FAKE_FIXTURES", &w.fixtures)
@@ -349,17 +392,53 @@ fn bench_session_capture_cost_per_file() {
     let wall = started.elapsed();
     let stderr = std::fs::read(&err_path).unwrap();
     assert!(status.success(), "{}", text(&stderr));
+    let output = std::fs::metadata(&out_path).unwrap().len() + stderr.len() as u64;
+    (cpu, wall, wchar, output)
+}
+
+/// leanscope's own CPU per file of a session capture with a fast fake Lean
+/// (no delays), and the bytes of manifest and journal it wrote in all: the
+/// bytes it wrote less the recordings, the index and its own output (each
+/// written once) and the fake Lean's writes (measured by a capture of one
+/// of the files alone, the same Lean runs, and counted once a file).
+///
+/// `LEANSCOPE_BENCH_SESSION_FILES=10000 cargo test -p leanscope --test
+/// session_journal bench -- --ignored --nocapture` (default 1,000 files;
+/// `LEANSCOPE_BENCH_BIN=PATH` measures another build).
+#[test]
+#[ignore = "a benchmark: prints figures; run by hand"]
+fn bench_session_capture_cost_per_file() {
+    let files = env_usize("LEANSCOPE_BENCH_SESSION_FILES", 1000);
+    let w = World::new();
+    let root = many_files(&w, files);
+    // One file alone: what the fake Lean writes for a file.
+    let one = w.path("one.lsrec");
+    let first = format!(
+        "F{:0width$}/Demo/Clean.lean",
+        0,
+        width = files.to_string().len()
+    );
+    let (_, _, wchar, output) =
+        measured_run(&w, &root, &["profile", &first, "-o", one.to_str().unwrap()]);
+    let fake_per_file = wchar
+        .checked_sub(std::fs::metadata(&one).unwrap().len() + output)
+        .expect("a single capture wrote less than its recording and output");
+    let dir = w.path("session");
+    let (cpu, wall, wchar, output) =
+        measured_run(&w, &root, &["profile", ".", "-o", dir.to_str().unwrap()]);
     let m = manifest(&dir);
     assert_eq!(m.status, SessionStatus::Complete);
     assert_eq!(m.counts.completed as usize, files);
     let once = dir_bytes(&dir.join("files"))
         + std::fs::metadata(dir.join("index.jsonl")).unwrap().len()
-        + std::fs::metadata(&out_path).unwrap().len()
-        + stderr.len() as u64;
-    let manifest_bytes = wchar.saturating_sub(once);
+        + output
+        + fake_per_file * files as u64;
+    let manifest_bytes = wchar
+        .checked_sub(once)
+        .expect("the session wrote less than its recordings, index, output and the fake's writes");
     let final_manifest = std::fs::metadata(dir.join("session.json")).unwrap().len();
     println!(
-        "session capture, {files} files (fast fake Lean, {}): leanscope's own CPU {:.1} ms per file ({:.2} s in all), wall {:.1} ms per file; manifest + journal bytes written {} ({:.0} B per file, {:.1}x the final session.json of {} B)",
+        "session capture, {files} files (fast fake Lean, {}): leanscope's own CPU {:.1} ms per file ({:.2} s in all), wall {:.1} ms per file; manifest + journal bytes written {} ({:.0} B per file, {:.2}x the final session.json of {} B; the fake Lean's {} B a file subtracted)",
         bench_bin().display(),
         cpu.as_secs_f64() * 1e3 / files as f64,
         cpu.as_secs_f64(),
@@ -368,5 +447,6 @@ fn bench_session_capture_cost_per_file() {
         manifest_bytes as f64 / files as f64,
         manifest_bytes as f64 / final_manifest as f64,
         final_manifest,
+        fake_per_file,
     );
 }
