@@ -372,7 +372,10 @@ mod tests {
         j.extend(change_line(&committed(5, 1, 100)));
         j.extend(change_line(&committed(1, 2, 200)));
         let e = load_manifest(&base, Some(&j)).unwrap_err().to_string();
-        assert!(e.contains("line 2: file 5 (F5.lean) is not in session.json"), "{e}");
+        assert!(
+            e.contains("line 2: file 5 (F5.lean) is not in session.json"),
+            "{e}"
+        );
         // No header.
         let e = load_manifest(&base, Some(b"")).unwrap_err().to_string();
         assert!(e.contains("no header"), "{e}");
