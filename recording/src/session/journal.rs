@@ -130,10 +130,7 @@ pub fn change_line(change: &FileChange) -> Vec<u8> {
 /// multiple of the journal: O(files) bytes in all), and well before a
 /// reader's limit.
 pub fn checkpoint_due(journal_bytes: u64, manifest_bytes: u64) -> bool {
-    journal_bytes
-        >= manifest_bytes
-            .max(MIN_CHECKPOINT_JOURNAL_BYTES)
-            .min(MAX_JOURNAL_BYTES / 2)
+    journal_bytes >= manifest_bytes.clamp(MIN_CHECKPOINT_JOURNAL_BYTES, MAX_JOURNAL_BYTES / 2)
 }
 
 /// A line's JSON when its checksum matches; `None` when it does not.
