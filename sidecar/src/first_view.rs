@@ -3,19 +3,20 @@
 //! folder, so the page paints the folder view before the worker and its
 //! WebAssembly are ready. They are the viewer model's own answers
 //! (`viewer_wasm::session`, the code the worker runs), from the same
-//! `session.json`; the worker's answers replace them once it is ready.
+//! manifest (`session.json` with its journal replayed, as the server
+//! serves it); the worker's answers replace them once it is ready.
 
 use std::path::Path;
 
 use recording::model::FolderTree;
-use recording::session::MANIFEST_FILE;
 use serde_json::{json, Value};
 use viewer_wasm::session::SessionModel;
 
 /// `{"summary", "folder"}` of the session in `dir`, or `None` when its
 /// manifest cannot be read (the viewer then reports why, as before).
 pub fn of_session(dir: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(dir.join(MANIFEST_FILE)).ok()?;
+    let manifest = crate::session::store::read_manifest(dir).ok()?;
+    let text = String::from_utf8(manifest.to_json()).ok()?;
     of_manifest(&text)
 }
 

@@ -2,15 +2,21 @@
 //!
 //! ```text
 //! SESSION/
-//!   session.json   the manifest (rewritten atomically after every file)
-//!   index.jsonl    append-only query rows, one JSON object per line
-//!   files/*.lsrec  one recording per captured file
+//!   session.json     the manifest as of its last checkpoint (rewritten atomically)
+//!   session.journal  append-only changes since that checkpoint (see [`journal`])
+//!   index.jsonl      append-only query rows, one JSON object per line
+//!   files/*.lsrec    one recording per captured file
 //! ```
 //!
 //! The write order makes a session readable at any moment, even after the
 //! writer was killed: a recording is published first, then its index rows
-//! are appended and synced, then the manifest is rewritten to mark the file
-//! committed (with the new length of the index). Readers therefore trust an
+//! are appended and synced, then a journal line is appended and synced to
+//! mark the file committed (with the new length of the index). The manifest
+//! is checkpointed (the journal folded into `session.json`, then a new
+//! journal started) once the journal is as long as the manifest, and when
+//! the run ends, so a finished session is `session.json` alone and the
+//! bytes written for the manifest are O(files). [`load_manifest`] is the
+//! one reader of `session.json` and its journal. Readers therefore trust an
 //! index row only when the manifest marks its file committed *with the same
 //! capture number* and the row lies within the committed length of the
 //! index; everything else (rows of an unfinished or superseded capture, a
@@ -19,12 +25,14 @@
 //! This module holds the formats and the pure computations (index rows of a
 //! recording, queries, folder totals); the sidecar does the capturing.
 
+pub mod journal;
 mod query;
 mod rows;
 pub mod synth;
 
 use serde::{Deserialize, Serialize};
 
+pub use journal::{load_manifest, FileChange, JournalReport, LoadedManifest, JOURNAL_FILE};
 pub use query::{
     query_index, query_index_parallel, query_rows, Committed, QueryKind, QueryOutcome, QueryRow,
     QuerySpec, SortBy, MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
@@ -337,6 +345,8 @@ pub enum SessionError {
     Io(#[from] std::io::Error),
     #[error("session.json is not a valid session manifest: {0}")]
     BadManifest(String),
+    #[error("session.journal is damaged: {0}")]
+    BadJournal(String),
     #[error("unsupported session schema version {found} (this leanscope reads up to version {supported})")]
     UnsupportedVersion { found: u32, supported: u32 },
     #[error("{what} is {value}, over the limit of {limit}")]

@@ -20,8 +20,10 @@ use crate::session::engine::MAX_JOBS;
 #[derive(clap::Args)]
 #[command(after_help = "\
 A file gives one recording. A folder, or --project, gives a session directory:
-session.json (the manifest), index.jsonl (query rows) and files/*.lsrec, written
-so that Ctrl-C or a crash keeps every file captured so far; --resume completes it.
+session.json (the manifest; session.journal holds the files committed since its
+last checkpoint while the run is unfinished), index.jsonl (query rows) and
+files/*.lsrec, written so that Ctrl-C or a crash keeps every file captured so far;
+--resume completes it.
 
 Exit codes: 0 ok; 1 Lean reported errors (recordings were written); 2 usage;
 3 toolchain or capture failure (for a session: some file failed); 130 Ctrl-C; 143 SIGTERM.")]

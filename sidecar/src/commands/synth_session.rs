@@ -118,7 +118,7 @@ pub fn run(a: Args) -> Result<u8> {
                 MAX_ERROR_CHARS,
             ));
             store.manifest.recount();
-            store.checkpoint()?;
+            store.commit_file(k, None)?;
             continue;
         }
         let capture = store.manifest.next_capture;
@@ -135,7 +135,7 @@ pub fn run(a: Args) -> Result<u8> {
             &store.dir.join(&rel),
         )?;
         // The session engine's commit order: recording published, rows
-        // appended and synced, then the manifest checkpointed.
+        // appended and synced, then the file committed in the journal.
         let mut rows = Vec::new();
         for r in index_rows(&rec, k, capture, &path) {
             write_row(&r, &mut rows);
@@ -145,7 +145,7 @@ pub fn run(a: Args) -> Result<u8> {
         let m = &mut store.manifest;
         m.index_bytes = len;
         if !m.lean_versions.contains(&lean_version) {
-            m.lean_versions.push(lean_version);
+            m.lean_versions.push(lean_version.clone());
         }
         m.files[id] = FileEntry {
             status: match rec.header.status {
@@ -166,7 +166,7 @@ pub fn run(a: Args) -> Result<u8> {
         };
         m.next_capture = capture + 1;
         m.recount();
-        store.checkpoint()?;
+        store.commit_file(k, Some(lean_version))?;
     }
     let m = &mut store.manifest;
     m.status = status_override.unwrap_or(if m.counts.failed > 0 {
@@ -177,7 +177,7 @@ pub fn run(a: Args) -> Result<u8> {
     if m.status != SessionStatus::Running {
         m.completed_unix_ms = Some(0);
     }
-    store.checkpoint()?;
+    store.finish()?;
     drop(store);
     crate::staged_dir::publish(staged, &a.out)?;
     println!("{}", a.out.display());

@@ -1,5 +1,6 @@
 //! Running a session: capture each planned file, publish its recording,
-//! append its index rows, checkpoint the manifest; survive failures,
+//! append its index rows, commit it with a journal line (checkpointing the
+//! manifest now and then, and at the end); survive failures,
 //! cancellation and crashes; resume.
 //!
 //! The API is blocking, reports through a callback and stops through a
@@ -511,7 +512,7 @@ fn run(
         SessionStatus::Complete
     };
     m.completed_unix_ms = Some(now_ms());
-    store.checkpoint()?;
+    store.finish()?;
     let m = &store.manifest;
     Ok(SessionSummary {
         session: store.dir.clone(),
@@ -528,7 +529,7 @@ fn run(
 }
 
 /// Records one outcome: rows appended and synced after the recording was
-/// published (by the capture), then the manifest checkpointed.
+/// published (by the capture), then the file committed in the journal.
 fn commit(
     store: &mut SessionStore,
     job: &Job,
@@ -546,14 +547,14 @@ fn commit(
             let m = &mut store.manifest;
             m.index_bytes = len;
             if !m.lean_versions.contains(&lean_version) {
-                m.lean_versions.push(lean_version);
+                m.lean_versions.push(lean_version.clone());
             }
             let old = m.files[id].recording.take();
             let status = entry.status;
             m.files[id] = *entry;
             m.next_capture = m.next_capture.max(job.capture + 1);
             m.recount();
-            store.checkpoint()?;
+            store.commit_file(job.id, Some(lean_version))?;
             *captured += 1;
             if let Some(old) =
                 old.filter(|o| Some(o) != store.manifest.files[id].recording.as_ref())
@@ -572,9 +573,9 @@ fn commit(
             let f = &mut store.manifest.files[id];
             if !f.status.is_committed() {
                 f.reset(FileStatus::Skipped);
+                store.manifest.recount();
+                store.commit_file(job.id, None)?;
             }
-            store.manifest.recount();
-            store.checkpoint()?;
             return Ok((FileStatus::Skipped, None));
         }
     };
@@ -584,8 +585,8 @@ fn commit(
     if !f.status.is_committed() {
         f.reset(status);
         f.error = error.clone();
+        m.recount();
+        store.commit_file(job.id, None)?;
     }
-    m.recount();
-    store.checkpoint()?;
     Ok((status, error))
 }

@@ -1,14 +1,19 @@
 //! A session directory on disk: the lock that says a leanscope is writing
-//! it, the manifest checkpoints and the index appends, in the order that
-//! keeps the session readable at every moment (see `recording::session`).
+//! it, the index appends, the journal lines that commit each file and the
+//! manifest checkpoints, in the order that keeps the session readable at
+//! every moment (see `recording::session` and its `journal`).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
+use recording::session::journal::{
+    change_line, checkpoint_due, header_line, FileChange, MAX_JOURNAL_BYTES,
+};
 use recording::session::{
-    Manifest, SessionError, FILES_DIR, INDEX_FILE, MANIFEST_FILE, MAX_MANIFEST_BYTES,
+    load_manifest, LoadedManifest, Manifest, SessionError, FILES_DIR, INDEX_FILE, JOURNAL_FILE,
+    MANIFEST_FILE, MAX_MANIFEST_BYTES,
 };
 use recording::AtomicFile;
 
@@ -51,6 +56,12 @@ pub struct SessionStore {
     pub dir: PathBuf,
     pub manifest: Manifest,
     index: File,
+    /// The journal being appended to; `None` until the first checkpoint of
+    /// this writer (a reopened session's journal is folded, not extended).
+    journal: Option<File>,
+    /// Length of the journal, and of the checkpoint it extends.
+    journal_bytes: u64,
+    checkpoint_bytes: u64,
     _lock: File,
 }
 
@@ -72,10 +83,13 @@ impl SessionStore {
             .append(true)
             .open(&index_path)
             .map_err(io("cannot create", &index_path))?;
-        let store = SessionStore {
+        let mut store = SessionStore {
             dir: dir.to_path_buf(),
             manifest,
             index,
+            journal: None,
+            journal_bytes: 0,
+            checkpoint_bytes: 0,
             _lock: lock,
         };
         store.checkpoint()?;
@@ -121,6 +135,9 @@ impl SessionStore {
             dir: dir.to_path_buf(),
             manifest,
             index,
+            journal: None,
+            journal_bytes: 0,
+            checkpoint_bytes: 0,
             _lock: lock,
         };
         store.remove_orphans();
@@ -147,19 +164,69 @@ impl SessionStore {
         }
     }
 
-    /// Rewrites the manifest atomically.
-    pub fn checkpoint(&self) -> Result<(), StoreError> {
-        let path = self.dir.join(MANIFEST_FILE);
-        let (guard, mut out) = AtomicFile::create(&path).map_err(|e| StoreError::Session {
-            path: path.display().to_string(),
-            source: SessionError::Io(std::io::Error::other(e.to_string())),
-        })?;
-        out.write_all(&self.manifest.to_json())
-            .map_err(io("cannot write", &path))?;
-        guard.publish(out).map_err(|e| StoreError::Session {
-            path: path.display().to_string(),
-            source: SessionError::Io(std::io::Error::other(e.to_string())),
-        })?;
+    /// Writes the manifest as a new checkpoint (atomically), then starts a
+    /// new journal over it (atomically: a header naming the checkpoint).
+    /// A kill between the two leaves the old journal, which readers then
+    /// ignore as stale: the checkpoint holds all of it.
+    pub fn checkpoint(&mut self) -> Result<(), StoreError> {
+        let base = self.write_manifest()?;
+        let path = self.dir.join(JOURNAL_FILE);
+        let header = header_line(&base);
+        publish(&path, &header)?;
+        let journal = regular::open(&path, OpenOptions::new().append(true))
+            .map_err(io("cannot open", &path))?;
+        self.journal = Some(journal);
+        self.journal_bytes = header.len() as u64;
+        self.checkpoint_bytes = base.len() as u64;
+        Ok(())
+    }
+
+    /// The last checkpoint, when the run ends: `session.json` alone holds
+    /// the session, and the journal is removed (a kill before its removal
+    /// leaves it stale, ignored by readers).
+    pub fn finish(&mut self) -> Result<(), StoreError> {
+        self.write_manifest()?;
+        self.journal = None;
+        let path = self.dir.join(JOURNAL_FILE);
+        match std::fs::remove_file(&path) {
+            Ok(()) => sync_dir(&self.dir),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io("cannot remove", &path)(e)),
+        }
+        Ok(())
+    }
+
+    fn write_manifest(&self) -> Result<Vec<u8>, StoreError> {
+        let bytes = self.manifest.to_json();
+        publish(&self.dir.join(MANIFEST_FILE), &bytes)?;
+        Ok(bytes)
+    }
+
+    /// Commits file `id`'s state in the manifest: one journal line, synced
+    /// (after its recording was published and its index rows synced), and
+    /// a checkpoint when the journal has outgrown the last one.
+    pub fn commit_file(&mut self, id: u32, lean_version: Option<String>) -> Result<(), StoreError> {
+        if self.journal.is_none() {
+            self.checkpoint()?;
+        }
+        let change = FileChange {
+            file: self.manifest.files[id as usize].clone(),
+            index_bytes: self.manifest.index_bytes,
+            next_capture: self.manifest.next_capture,
+            lean_version,
+        };
+        let line = change_line(&change);
+        let path = self.dir.join(JOURNAL_FILE);
+        if let Some(journal) = self.journal.as_mut() {
+            journal
+                .write_all(&line)
+                .map_err(io("cannot append to", &path))?;
+            journal.sync_data().map_err(io("cannot sync", &path))?;
+        }
+        self.journal_bytes += line.len() as u64;
+        if checkpoint_due(self.journal_bytes, self.checkpoint_bytes) {
+            self.checkpoint()?;
+        }
         Ok(())
     }
 
@@ -171,6 +238,25 @@ impl SessionStore {
             .map_err(io("cannot append to", &path))?;
         self.index.sync_data().map_err(io("cannot sync", &path))?;
         Ok(self.manifest.index_bytes + rows.len() as u64)
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed into place.
+fn publish(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let failed = |e: recording::RecordingError| StoreError::Session {
+        path: path.display().to_string(),
+        source: SessionError::Io(std::io::Error::other(e.to_string())),
+    };
+    let (guard, mut out) = AtomicFile::create(path).map_err(failed)?;
+    out.write_all(bytes).map_err(io("cannot write", path))?;
+    guard.publish(out).map_err(failed)?;
+    Ok(())
+}
+
+/// Makes a removal in `dir` durable (where the platform allows it).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
     }
 }
 
@@ -199,38 +285,57 @@ pub fn is_being_written(dir: &Path) -> bool {
     r != 0
 }
 
-/// Reads and checks a session's manifest.
+/// Reads and checks a session's manifest: `session.json` with its journal
+/// replayed.
 pub fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
+    Ok(read_loaded(dir)?.manifest)
+}
+
+/// [`read_manifest`], with what replaying the journal found.
+pub fn read_loaded(dir: &Path) -> Result<LoadedManifest, StoreError> {
     let path = dir.join(MANIFEST_FILE);
-    let f = regular::read(&path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            StoreError::NotASession(dir.display().to_string())
-        } else {
-            StoreError::Io {
-                what: "cannot read",
-                path: path.display().to_string(),
-                source: e,
-            }
-        }
-    })?;
-    let len = f.metadata().map_err(io("cannot read", &path))?.len();
-    if len > MAX_MANIFEST_BYTES {
+    let base = match read_limited(&path, "session.json", MAX_MANIFEST_BYTES)? {
+        Some(b) => b,
+        None => return Err(StoreError::NotASession(dir.display().to_string())),
+    };
+    let journal_path = dir.join(JOURNAL_FILE);
+    let journal = read_limited(&journal_path, "session.journal", MAX_JOURNAL_BYTES)?;
+    load_manifest(&base, journal.as_deref()).map_err(|source| StoreError::Session {
+        path: match source {
+            SessionError::BadJournal(_) => journal_path.display().to_string(),
+            _ => path.display().to_string(),
+        },
+        source,
+    })
+}
+
+/// The bytes of a regular file of at most `limit` bytes; `None` when it
+/// does not exist.
+fn read_limited(
+    path: &Path,
+    what: &'static str,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, StoreError> {
+    let f = match regular::read(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io("cannot read", path)(e)),
+    };
+    let len = f.metadata().map_err(io("cannot read", path))?.len();
+    if len > limit {
         return Err(StoreError::Session {
             path: path.display().to_string(),
             source: SessionError::LimitExceeded {
-                what: "session.json",
+                what,
                 value: len,
-                limit: MAX_MANIFEST_BYTES,
+                limit,
             },
         });
     }
     let mut bytes = Vec::with_capacity(len as usize);
     use std::io::Read;
-    f.take(MAX_MANIFEST_BYTES)
+    f.take(limit)
         .read_to_end(&mut bytes)
-        .map_err(io("cannot read", &path))?;
-    Manifest::from_json(&bytes).map_err(|source| StoreError::Session {
-        path: path.display().to_string(),
-        source,
-    })
+        .map_err(io("cannot read", path))?;
+    Ok(Some(bytes))
 }

@@ -1,35 +1,69 @@
-//! The viewer's page, `index.html` with its configuration. A session's page
-//! carries its first view, computed from `session.json` as it is now (a
-//! capture may be running); it is built once per version of the manifest
-//! (its length, modification time and inode) and shared by every request,
-//! and while one request builds it the others wait for that build instead
-//! of parsing the manifest themselves.
+//! The viewer's page, `index.html` with its configuration, and the
+//! session's manifest as readers see it. A session's page carries its first
+//! view, computed from the manifest as it is now (a capture may be
+//! running): `session.json` with its journal replayed (an interrupted
+//! session's last checkpoint alone would miss the files committed since).
+//! Both are built once per version of the manifest and the journal (length,
+//! modification time and inode of each) and shared by every request; while
+//! one request builds them the others wait for that build instead of
+//! parsing the manifest themselves.
 
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use recording::session::{MANIFEST_FILE, MAX_MANIFEST_BYTES};
+use recording::session::journal::MAX_JOURNAL_BYTES;
+use recording::session::{load_manifest, JOURNAL_FILE, MANIFEST_FILE, MAX_MANIFEST_BYTES};
 
 use crate::session::confined::Beneath;
 use crate::viewer_site::{self, Target};
 
-/// A version of `session.json`.
+/// A version of a file of the session (`session.json`, `session.journal`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ManifestVersion {
+struct FileVersion {
     len: u64,
     mtime_ns: i128,
     ino: u64,
+}
+
+impl FileVersion {
+    fn of(file: &std::fs::File) -> Option<FileVersion> {
+        file.metadata().ok().map(|m| FileVersion {
+            len: m.len(),
+            mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+            ino: m.ino(),
+        })
+    }
+}
+
+/// The manifest's version: `session.json`'s and the journal's (none when
+/// there is no journal: a finished session).
+type ManifestVersion = (FileVersion, Option<FileVersion>);
+
+/// What one version of the manifest gives.
+#[derive(Clone)]
+struct Snapshot {
+    page: Bytes,
+    /// The replayed manifest, when a journal changed it (else the file is
+    /// served as it is).
+    replayed: Option<Bytes>,
 }
 
 pub struct Page {
     /// The page built at start (the page of lone recordings, and what a
     /// session's page falls back to if it cannot be rebuilt).
     initial: Bytes,
-    cached: Mutex<Option<(ManifestVersion, Bytes)>>,
+    cached: Mutex<Option<(ManifestVersion, Snapshot)>>,
     /// Times the session's page was built (for tests and the bench).
     builds: std::sync::atomic::AtomicUsize,
+}
+
+/// The bytes of `file`, up to `limit`.
+fn read_up_to(file: std::fs::File, limit: u64) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
 impl Page {
@@ -43,40 +77,58 @@ impl Page {
 
     /// The page for `target`; `dir` is the session directory held open.
     pub fn get(&self, target: &Target, diff: bool, dir: Option<&Beneath>) -> Bytes {
+        self.snapshot(target, diff, dir)
+            .map_or_else(|| self.initial.clone(), |s| s.page)
+    }
+
+    /// `session.json` as readers see it when its journal changed it (the
+    /// journal replayed); `None` when the file itself is the manifest.
+    pub fn replayed_manifest(
+        &self,
+        target: &Target,
+        diff: bool,
+        dir: Option<&Beneath>,
+    ) -> Option<Bytes> {
+        self.snapshot(target, diff, dir)?.replayed
+    }
+
+    fn snapshot(&self, target: &Target, diff: bool, dir: Option<&Beneath>) -> Option<Snapshot> {
         let (Target::Session { .. }, Some(dir)) = (target, dir) else {
-            return self.initial.clone();
+            return None;
         };
         let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
-        let Ok(file) = dir.file(&[MANIFEST_FILE]) else {
-            return self.initial.clone();
-        };
-        let version = file.metadata().ok().map(|m| ManifestVersion {
-            len: m.len(),
-            mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
-            ino: m.ino(),
-        });
-        if let (Some(v), Some((cv, page))) = (version, cached.as_ref()) {
+        let file = dir.file(&[MANIFEST_FILE]).ok()?;
+        let journal = dir.file(&[JOURNAL_FILE]).ok();
+        let version =
+            FileVersion::of(&file).map(|m| (m, journal.as_ref().and_then(FileVersion::of)));
+        if let (Some(v), Some((cv, snapshot))) = (version, cached.as_ref()) {
             if v == *cv {
-                return page.clone();
+                return Some(snapshot.clone());
             }
         }
         self.builds
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut text = String::new();
-        let first = file
-            .take(MAX_MANIFEST_BYTES)
-            .read_to_string(&mut text)
-            .ok()
-            .and_then(|_| crate::first_view::of_manifest(&text));
-        drop(text);
-        let page = match viewer_site::index_html_with(target, diff, first) {
-            Ok(p) => Bytes::from(p),
-            Err(_) => return self.initial.clone(),
+        let base = read_up_to(file, MAX_MANIFEST_BYTES)?;
+        let journal = journal.and_then(|j| read_up_to(j, MAX_JOURNAL_BYTES));
+        let (text, replayed) = match &journal {
+            None => (String::from_utf8(base).ok()?, None),
+            Some(j) => {
+                let loaded = load_manifest(&base, Some(j)).ok()?;
+                let json = loaded.manifest.to_json();
+                (
+                    String::from_utf8(json.clone()).ok()?,
+                    Some(Bytes::from(json)),
+                )
+            }
         };
+        let first = crate::first_view::of_manifest(&text);
+        drop(text);
+        let page = Bytes::from(viewer_site::index_html_with(target, diff, first).ok()?);
+        let snapshot = Snapshot { page, replayed };
         if let Some(v) = version {
-            *cached = Some((v, page.clone()));
+            *cached = Some((v, snapshot.clone()));
         }
-        page
+        Some(snapshot)
     }
 
     #[cfg(test)]
@@ -119,5 +171,63 @@ mod tests {
         site.page.get(&site.target, false, site.files.as_ref());
         site.page.get(&site.target, false, site.files.as_ref());
         assert_eq!(site.page.builds(), 2);
+    }
+    #[test]
+    fn an_unfinished_sessions_manifest_is_served_with_its_journal_replayed() {
+        use super::super::route::{route, Request};
+        use recording::session::synth::{write_synthetic_session, SessionSynthParams};
+        use recording::session::{FileStatus, Manifest};
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let params = SessionSynthParams {
+            seed: 3,
+            files: 4,
+            rows: 8,
+        };
+        write_synthetic_session(&params, &dir).unwrap();
+        // An unfinished writer commits a change to the journal only.
+        let mut store = crate::session::store::SessionStore::reopen(&dir).unwrap();
+        store.checkpoint().unwrap();
+        store.manifest.files[2].reset(FileStatus::Failed);
+        store.manifest.recount();
+        store.commit_file(2, None).unwrap();
+        drop(store);
+        assert!(dir.join(JOURNAL_FILE).is_file());
+        let on_disk =
+            Manifest::from_json(&std::fs::read(dir.join(MANIFEST_FILE)).unwrap()).unwrap();
+        assert_ne!(on_disk.files[2].status, FileStatus::Failed);
+        let dir = std::fs::canonicalize(&dir).unwrap();
+        let site = super::super::Site {
+            target: Target::open(&dir).unwrap(),
+            files: Some(Beneath::open(&dir).unwrap()),
+            token: "abc".into(),
+            port: 4000,
+            page: Page::new("<html>".into()),
+            diff: None,
+            imported: None,
+        };
+        let replayed = site
+            .page
+            .replayed_manifest(&site.target, false, site.files.as_ref())
+            .unwrap();
+        let served = Manifest::from_json(&replayed).unwrap();
+        assert_eq!(served.files[2].status, FileStatus::Failed);
+        assert_eq!(served.counts.failed, on_disk.counts.failed + 1);
+        // What `data/session.json` answers is that manifest.
+        let r = route(
+            &Request {
+                method: "GET".into(),
+                path: "/abc/data/session.json".into(),
+                host: Some("127.0.0.1:4000".into()),
+                origin: None,
+                conditions: Default::default(),
+            },
+            &site,
+        );
+        assert_eq!(r.status, 200);
+        match &r.body {
+            super::super::route::Body::Memory(b, _) => assert_eq!(b, &replayed),
+            _ => panic!("the file on disk was served, not the replayed manifest"),
+        }
     }
 }

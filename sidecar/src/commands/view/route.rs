@@ -10,6 +10,7 @@ use super::page::Page;
 use super::ranges::{Conditions, Validators};
 use crate::session::confined::Beneath;
 use crate::viewer_site::{self, Target, DATA_DIR, DIFF_FILE};
+use recording::session::MANIFEST_FILE;
 
 /// What is served, for the life of the server.
 pub struct Site {
@@ -163,6 +164,18 @@ fn data_file(site: &Site, segments: &[String]) -> Response {
             return Response::text(404, "no such file");
         }
         Target::Recording { name, .. } => site.files.as_ref().map(|d| d.file(&[name])),
+        Target::Session { .. } if segments.len() == 1 && last == MANIFEST_FILE => {
+            // An unfinished session's manifest as readers see it (its
+            // journal replayed); a finished one's is the file itself.
+            if let Some(bytes) =
+                site.page
+                    .replayed_manifest(&site.target, site.diff.is_some(), site.files.as_ref())
+            {
+                let v = Validators::of_memory(bytes.len() as u64, std::time::SystemTime::now());
+                return Response::ok(content_type, Body::Memory(bytes, v));
+            }
+            site.files.as_ref().map(|d| d.file(segments))
+        }
         Target::Session { .. } => site.files.as_ref().map(|d| d.file(segments)),
     };
     match opened {
