@@ -276,6 +276,7 @@ mod tests {
                 path: String::new(),
             },
             threshold_ms: 10,
+            measure: crate::Measure::Time,
             toolchains: vec![],
             lean_versions: vec![],
             started_unix_ms: 1,
