@@ -72,6 +72,8 @@ enum Command {
     /// Exact-revision profiling of a change: `plan` lists the .lean files
     /// it touches (from Git objects only); `run` measures both sides.
     Revisions(commands::revisions::Args),
+    /// Work on whole sessions: `merge` the shards of a sharded capture into one session.
+    Session(commands::session::Args),
 }
 
 fn main() -> ExitCode {
@@ -97,6 +99,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => commands::serve::run(a),
         Command::Query(a) => commands::query::run(a),
         Command::Revisions(a) => commands::revisions::run(a),
+        Command::Session(a) => commands::session::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

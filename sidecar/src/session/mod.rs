@@ -5,5 +5,7 @@
 pub mod committed;
 pub mod discover;
 pub mod engine;
+pub mod merge;
 pub mod regular;
+pub mod shard;
 pub mod store;
