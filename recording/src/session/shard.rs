@@ -78,14 +78,15 @@ impl ShardSpec {
         total: Option<u32>,
         get: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ShardSpec, ShardError> {
-        let num = |name: &str| -> Result<Option<u32>, ShardError> {
-            match get(name) {
-                None => Ok(None),
-                Some(v) => v.trim().parse().map(Some).map_err(|_| {
-                    ShardError::Auto(format!("{name}={v:?} is not a whole number"))
-                }),
-            }
-        };
+        let num =
+            |name: &str| -> Result<Option<u32>, ShardError> {
+                match get(name) {
+                    None => Ok(None),
+                    Some(v) => v.trim().parse().map(Some).map_err(|_| {
+                        ShardError::Auto(format!("{name}={v:?} is not a whole number"))
+                    }),
+                }
+            };
         if let Some(i) = num("JOB_COMPLETION_INDEX")? {
             let n = total.ok_or_else(|| {
                 ShardError::Auto(
@@ -102,14 +103,15 @@ impl ShardSpec {
                     )))
                 }
                 (Some(c), _) | (None, Some(c)) => c,
-                (None, None) => {
-                    return Err(ShardError::Auto(
-                        "SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT; give --shards N".into(),
-                    ))
-                }
+                (None, None) => return Err(ShardError::Auto(
+                    "SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT; give --shards N"
+                        .into(),
+                )),
             };
             let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-            if let (Some(max), Some(step)) = (num("SLURM_ARRAY_TASK_MAX")?, num("SLURM_ARRAY_TASK_STEP")?) {
+            if let (Some(max), Some(step)) =
+                (num("SLURM_ARRAY_TASK_MAX")?, num("SLURM_ARRAY_TASK_STEP")?)
+            {
                 if step != 1 || max.checked_sub(min).map(|d| d + 1) != Some(count) {
                     return Err(ShardError::Auto(format!(
                         "the Slurm array {min}-{max}:{step} is not contiguous; use --array=0-{}",
@@ -118,7 +120,9 @@ impl ShardSpec {
                 }
             }
             let k = id.checked_sub(min).ok_or_else(|| {
-                ShardError::Auto(format!("SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"))
+                ShardError::Auto(format!(
+                    "SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"
+                ))
             })?;
             return ShardSpec::new(k.saturating_add(1), count);
         }
@@ -265,7 +269,10 @@ impl ShardPlan {
             }
         }
         if let Some(f) = p.files.iter().find(|f| f.shard == 0 || f.shard > p.shards) {
-            return Err(format!("{} is in shard {} of {}", f.path, f.shard, p.shards));
+            return Err(format!(
+                "{} is in shard {} of {}",
+                f.path, f.shard, p.shards
+            ));
         }
         let weighted: Vec<Weighted> = p
             .files
@@ -394,10 +401,16 @@ mod tests {
 
     #[test]
     fn parses_k_over_n_and_refuses_the_rest() {
-        assert_eq!(ShardSpec::parse("2/3"), Ok(ShardSpec { index: 2, count: 3 }));
+        assert_eq!(
+            ShardSpec::parse("2/3"),
+            Ok(ShardSpec { index: 2, count: 3 })
+        );
         assert_eq!(ShardSpec::parse(" 1 / 1 ").unwrap().label(), "1/1");
         for bad in ["2", "a/3", "2/b", "", "/3"] {
-            assert_eq!(ShardSpec::parse(bad), Err(ShardError::NotKOverN(bad.into())));
+            assert_eq!(
+                ShardSpec::parse(bad),
+                Err(ShardError::NotKOverN(bad.into()))
+            );
         }
         assert_eq!(
             ShardSpec::parse("0/3"),
@@ -522,10 +535,34 @@ mod tests {
         let back = ShardPlan::from_json(&a.to_json()).unwrap();
         assert_eq!(back, a);
         for other in [
-            ShardPlan::cut(target(), 11, 2, Balance::Size, vec![w("A.lean", 3), w("B.lean", 2)]),
-            ShardPlan::cut(target(), 10, 3, Balance::Size, vec![w("A.lean", 3), w("B.lean", 2)]),
-            ShardPlan::cut(target(), 10, 2, Balance::Session, vec![w("A.lean", 3), w("B.lean", 2)]),
-            ShardPlan::cut(target(), 10, 2, Balance::Size, vec![w("A.lean", 4), w("B.lean", 2)]),
+            ShardPlan::cut(
+                target(),
+                11,
+                2,
+                Balance::Size,
+                vec![w("A.lean", 3), w("B.lean", 2)],
+            ),
+            ShardPlan::cut(
+                target(),
+                10,
+                3,
+                Balance::Size,
+                vec![w("A.lean", 3), w("B.lean", 2)],
+            ),
+            ShardPlan::cut(
+                target(),
+                10,
+                2,
+                Balance::Session,
+                vec![w("A.lean", 3), w("B.lean", 2)],
+            ),
+            ShardPlan::cut(
+                target(),
+                10,
+                2,
+                Balance::Size,
+                vec![w("A.lean", 4), w("B.lean", 2)],
+            ),
             ShardPlan::cut(target(), 10, 2, Balance::Size, vec![w("A.lean", 3)]),
         ] {
             assert_ne!(other.digest, a.digest);

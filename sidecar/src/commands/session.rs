@@ -77,7 +77,11 @@ fn merge(a: MergeArgs) -> Result<u8> {
             "leanscope: {} planned files are in no merged shard: {}{}",
             s.missing.len(),
             shown.join(", "),
-            if s.missing.len() > shown.len() { ", …" } else { "" }
+            if s.missing.len() > shown.len() {
+                ", …"
+            } else {
+                ""
+            }
         );
     }
     if s.status != SessionStatus::Complete {

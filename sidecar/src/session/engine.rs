@@ -19,11 +19,11 @@ use recording::session::{
 use recording::{CaptureStatus, Recording};
 
 use super::discover::{discover, PlannedFile};
-use recording::session::shard::{ShardInfo, ShardPlan};
 use super::store::{SessionStore, StoreError};
 use crate::capture::process::RunError;
 use crate::capture::project::{find_lake, Project, ProjectError};
 use crate::capture::{capture_file, CancelToken, CaptureError, CaptureRequest, RunOptions};
+use recording::session::shard::{ShardInfo, ShardPlan};
 
 /// Most parallel captures.
 pub const MAX_JOBS: usize = 64;

@@ -476,8 +476,8 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
 /// no more space), else a copy; either way the source must be a regular
 /// file.
 fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
-    let mut src =
-        regular::read(from).with_context(|| format!("cannot read the recording {}", from.display()))?;
+    let mut src = regular::read(from)
+        .with_context(|| format!("cannot read the recording {}", from.display()))?;
     if std::fs::hard_link(from, to).is_ok() {
         return Ok(());
     }

@@ -48,7 +48,13 @@ pub fn cut(
             weight,
         })
         .collect();
-    let whole = ShardPlan::cut(plan.target.clone(), threshold_ms, spec.count, balance, files);
+    let whole = ShardPlan::cut(
+        plan.target.clone(),
+        threshold_ms,
+        spec.count,
+        balance,
+        files,
+    );
     plan.files = whole
         .files_of(spec.index)
         .map(|f| PlannedFile {
@@ -76,9 +82,8 @@ fn session_weights(
     files: &[PlannedFile],
     sizes: &[u64],
 ) -> Result<Vec<u64>, SessionFailure> {
-    let m = read_manifest(dir).map_err(|e| {
-        SessionFailure::Usage(format!("--balance-from {}: {e}", dir.display()))
-    })?;
+    let m = read_manifest(dir)
+        .map_err(|e| SessionFailure::Usage(format!("--balance-from {}: {e}", dir.display())))?;
     let times: HashMap<&str, u64> = m
         .files
         .iter()
