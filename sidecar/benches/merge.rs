@@ -17,9 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use recording::session::shard::{Balance, ShardInfo, ShardPlan, Weighted, PLAN_FILE};
-use recording::session::{
-    write_row, IndexRow, Manifest, FILES_DIR, INDEX_FILE, MANIFEST_FILE,
-};
+use recording::session::{write_row, IndexRow, Manifest, FILES_DIR, INDEX_FILE, MANIFEST_FILE};
 
 /// The targets of issue 23.
 const MERGE_TARGET_MS: f64 = 5000.0;

@@ -564,3 +564,46 @@ fn a_killed_shard_is_resumed_then_merged() {
     assert_eq!(files_of(&manifest(&merged)), files_of(&manifest(&whole)));
     assert_eq!(rows_without_times(&merged), rows_without_times(&whole));
 }
+
+#[test]
+fn shard_auto_reads_the_index_of_kubernetes_and_slurm() {
+    let p = Proj::demo();
+    let list = |env: &[(&str, &str)], args: &[&str]| -> Value {
+        let mut c = p.cmd(&[&["profile", "--project", "--list", "--shard", "auto"], args].concat());
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["shard"].clone()
+    };
+    let k8s = list(&[("JOB_COMPLETION_INDEX", "2")], &["--shards", "3"]);
+    assert_eq!(
+        (k8s["index"].as_u64(), k8s["count"].as_u64()),
+        (Some(3), Some(3))
+    );
+    let slurm = list(
+        &[
+            ("SLURM_ARRAY_TASK_ID", "1"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        (slurm["index"].as_u64(), slurm["count"].as_u64()),
+        (Some(1), Some(3))
+    );
+    // The same plan either way.
+    assert_eq!(k8s["planDigest"], slurm["planDigest"]);
+    let out = p
+        .cmd(&["profile", "--project", "--list", "--shard", "auto"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("neither JOB_COMPLETION_INDEX"),
+        "{}",
+        text(&out.stderr)
+    );
+}
