@@ -491,6 +491,7 @@ fn a_missing_shard_makes_the_merge_partial_and_resume_completes_it() {
     let m = manifest(&merged);
     assert_eq!(m.status, SessionStatus::Complete);
     assert_eq!(m.counts.completed as usize, m.files.len());
+    assert!(m.merge.as_ref().unwrap().missing.is_empty());
     let full = p.path("full");
     p.merge(&shards, &full);
     assert_eq!(rows_without_times(&merged), rows_without_times(&full));
@@ -606,4 +607,31 @@ fn shard_auto_reads_the_index_of_kubernetes_and_slurm() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn a_damaged_index_line_of_a_shard_is_skipped_with_a_warning() {
+    let p = Proj::synthetic(9);
+    let shards = p.shards(3, "s", &[]);
+    let good = p.path("good");
+    assert_eq!(p.merge(&shards, &good).status.code(), Some(0));
+    let rows = rows_without_times(&good).len();
+    // Break the first row of shard 2 (within its committed length), and
+    // leave half a line after it (what a killed writer leaves).
+    let index = shards[1].join("index.jsonl");
+    let mut bytes = std::fs::read(&index).unwrap();
+    bytes[0] = b'#';
+    bytes.extend_from_slice(b"{\"capture\":1,\"fi");
+    std::fs::write(&index, bytes).unwrap();
+    let merged = p.path("merged");
+    let out = p.merge(&shards, &merged);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("warning: 1 index lines of the shards were not merged"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(rows_without_times(&merged).len(), rows - 1);
+    let len = std::fs::metadata(merged.join("index.jsonl")).unwrap().len();
+    assert_eq!(len, manifest(&merged).index_bytes);
 }

@@ -517,6 +517,16 @@ fn run(
         }
     }
     m.recount();
+    // A merged session's list of missing files shrinks as --resume captures them.
+    if let Some(merge) = &mut m.merge {
+        let committed: BTreeSet<&str> = m
+            .files
+            .iter()
+            .filter(|f| f.status.is_committed())
+            .map(|f| f.path.as_str())
+            .collect();
+        merge.missing.retain(|p| !committed.contains(p.as_str()));
+    }
     m.status = if cancelled {
         SessionStatus::Cancelled
     } else if m.counts.failed > 0 || m.files.iter().any(|f| !f.status.is_committed()) {

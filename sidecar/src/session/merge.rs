@@ -320,22 +320,11 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
                 skip_line(&mut r).with_context(|| format!("cannot read {}", path.display()))?;
                 continue;
             }
-            let Ok(mut row) = serde_json::from_slice::<IndexRow>(&line) else {
+            out_line.clear();
+            if !rewrite_row(&line, &remap[si], &mut out_line) {
                 skipped_rows += 1;
                 continue;
-            };
-            match remap[si].get(&row.file) {
-                Some(&(id, old, new)) if old == row.capture => {
-                    row.file = id;
-                    row.capture = new;
-                }
-                _ => {
-                    skipped_rows += 1;
-                    continue;
-                }
             }
-            out_line.clear();
-            write_row(&row, &mut out_line);
             index
                 .write_all(&out_line)
                 .with_context(|| format!("cannot write {}", index_path.display()))?;
@@ -447,6 +436,101 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
         rows,
         skipped_rows,
     })
+}
+
+/// Writes `line` (one index row) to `out` with its file id and capture
+/// number rewritten by `remap`; false (nothing written) for a line that is
+/// not JSON or not a row of a committed capture.
+///
+/// Rows as leanscope writes them start `{"capture":C,"file":F,`; those are
+/// checked to be well-formed JSON and copied with the new prefix, without
+/// building the row. Any other line is parsed as a row and written anew.
+fn rewrite_row(line: &[u8], remap: &HashMap<u32, (u32, u64, u64)>, out: &mut Vec<u8>) -> bool {
+    if let Some((capture, file, rest)) = leading_ids(line) {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err() {
+            return false;
+        }
+        let Some(&(id, old, new)) = u32::try_from(file).ok().and_then(|f| remap.get(&f)) else {
+            return false;
+        };
+        if old != capture {
+            return false;
+        }
+        out.extend_from_slice(b"{\"capture\":");
+        out.extend_from_slice(itoa::Buffer::new().format(new).as_bytes());
+        out.extend_from_slice(b",\"file\":");
+        out.extend_from_slice(itoa::Buffer::new().format(id).as_bytes());
+        out.push(b',');
+        out.extend_from_slice(rest);
+        return true;
+    }
+    let Ok(mut row) = serde_json::from_slice::<IndexRow>(line) else {
+        return false;
+    };
+    match remap.get(&row.file) {
+        Some(&(id, old, new)) if old == row.capture => {
+            row.file = id;
+            row.capture = new;
+        }
+        _ => return false,
+    }
+    write_row(&row, out);
+    true
+}
+
+/// `{"capture":C,"file":F,REST` → (C, F, REST).
+fn leading_ids(line: &[u8]) -> Option<(u64, u64, &[u8])> {
+    let rest = line.strip_prefix(b"{\"capture\":")?;
+    let (capture, rest) = leading_number(rest)?;
+    let rest = rest.strip_prefix(b",\"file\":")?;
+    let (file, rest) = leading_number(rest)?;
+    let rest = rest.strip_prefix(b",")?;
+    Some((capture, file, rest))
+}
+
+fn leading_number(b: &[u8]) -> Option<(u64, &[u8])> {
+    let n = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if n == 0 || n > 19 || (n > 1 && b[0] == b'0') {
+        return None;
+    }
+    let v = std::str::from_utf8(&b[..n]).ok()?.parse().ok()?;
+    Some((v, &b[n..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_rewritten_by_prefix_or_parsed() {
+        let remap: HashMap<u32, (u32, u64, u64)> = [(3, (7, 2, 11))].into_iter().collect();
+        let row = br#"{"capture":2,"file":3,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#;
+        let mut out = Vec::new();
+        assert!(rewrite_row(&[&row[..], b"\n"].concat(), &remap, &mut out));
+        assert_eq!(
+            out,
+            br#"{"capture":11,"file":7,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}
+"#
+        );
+        // Another key order goes through the parser, to the same row.
+        let mut again = Vec::new();
+        let reordered = br#"{"file":3,"capture":2,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}
+"#;
+        assert!(rewrite_row(reordered, &remap, &mut again));
+        assert_eq!(again, out);
+        // Not JSON, another capture, an unknown file: nothing.
+        for bad in [
+            &br#"{"capture":2,"file":3,"kind":"file""#[..],
+            br#"{"capture":1,"file":3,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#,
+            br#"{"capture":2,"file":4,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#,
+            br#"{"capture":02,"file":3,"kind":"file"}"#,
+            b"#",
+        ] {
+            let mut o = Vec::new();
+            assert!(!rewrite_row(bad, &remap, &mut o), "{}", String::from_utf8_lossy(bad));
+            assert!(o.is_empty());
+        }
+    }
 }
 
 /// Reads up to and including the next newline.
