@@ -435,7 +435,7 @@ fn shards_of_different_plans_commits_or_toolchains_are_refused() {
     // An ordinary session is not a shard.
     let plain = p.path("plain");
     p.run(&["profile", "--project", "-o", plain.to_str().unwrap()]);
-    let out = p.merge(&[plain.clone()], &merged);
+    let out = p.merge(std::slice::from_ref(&plain), &merged);
     assert!(
         text(&out.stderr).contains("is not a shard"),
         "{}",

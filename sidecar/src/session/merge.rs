@@ -497,42 +497,6 @@ fn leading_number(b: &[u8]) -> Option<(u64, &[u8])> {
     Some((v, &b[n..]))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rows_are_rewritten_by_prefix_or_parsed() {
-        let remap: HashMap<u32, (u32, u64, u64)> = [(3, (7, 2, 11))].into_iter().collect();
-        let row = br#"{"capture":2,"file":3,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#;
-        let mut out = Vec::new();
-        assert!(rewrite_row(&[&row[..], b"\n"].concat(), &remap, &mut out));
-        assert_eq!(
-            out,
-            br#"{"capture":11,"file":7,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}
-"#
-        );
-        // Another key order goes through the parser, to the same row.
-        let mut again = Vec::new();
-        let reordered = br#"{"file":3,"capture":2,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}
-"#;
-        assert!(rewrite_row(reordered, &remap, &mut again));
-        assert_eq!(again, out);
-        // Not JSON, another capture, an unknown file: nothing.
-        for bad in [
-            &br#"{"capture":2,"file":3,"kind":"file""#[..],
-            br#"{"capture":1,"file":3,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#,
-            br#"{"capture":2,"file":4,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#,
-            br#"{"capture":02,"file":3,"kind":"file"}"#,
-            b"#",
-        ] {
-            let mut o = Vec::new();
-            assert!(!rewrite_row(bad, &remap, &mut o), "{}", String::from_utf8_lossy(bad));
-            assert!(o.is_empty());
-        }
-    }
-}
-
 /// Reads up to and including the next newline.
 fn skip_line(r: &mut impl BufRead) -> std::io::Result<()> {
     loop {
@@ -570,4 +534,40 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<()> {
         .and_then(|_| dst.sync_all())
         .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_rewritten_by_prefix_or_parsed() {
+        let remap: HashMap<u32, (u32, u64, u64)> = [(3, (7, 2, 11))].into_iter().collect();
+        let row = br#"{"capture":2,"file":3,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#;
+        let mut out = Vec::new();
+        assert!(rewrite_row(&[&row[..], b"\n"].concat(), &remap, &mut out));
+        assert_eq!(
+            out,
+            br#"{"capture":11,"file":7,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}
+"#
+        );
+        // Another key order goes through the parser, to the same row.
+        let mut again = Vec::new();
+        let reordered = br#"{"file":3,"capture":2,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}
+"#;
+        assert!(rewrite_row(reordered, &remap, &mut again));
+        assert_eq!(again, out);
+        // Not JSON, another capture, an unknown file: nothing.
+        for bad in [
+            &br#"{"capture":2,"file":3,"kind":"file""#[..],
+            br#"{"capture":1,"file":3,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#,
+            br#"{"capture":2,"file":4,"kind":"file","path":"A.lean","name":"A","durationMs":1.5,"selfMs":null}"#,
+            br#"{"capture":02,"file":3,"kind":"file"}"#,
+            b"#",
+        ] {
+            let mut o = Vec::new();
+            assert!(!rewrite_row(bad, &remap, &mut o), "{}", String::from_utf8_lossy(bad));
+            assert!(o.is_empty());
+        }
+    }
 }

@@ -97,11 +97,9 @@ fn session_weights(
         }
     }
     let per_byte = |size: u64| -> u64 {
-        if known_bytes == 0 {
-            size
-        } else {
-            u64::try_from(u128::from(size) * known_ns / known_bytes).unwrap_or(u64::MAX)
-        }
+        (u128::from(size) * known_ns)
+            .checked_div(known_bytes)
+            .map_or(size, |w| u64::try_from(w).unwrap_or(u64::MAX))
     };
     Ok(files
         .iter()
