@@ -75,6 +75,8 @@ enum Command {
     /// What profiling costs: plain `lake env lean FILE` against `leanscope profile FILE`,
     /// interleaved and rotated over repeats, timed by the host.
     Bench(commands::bench::Args),
+    /// Work on whole sessions: `merge` the shards of a sharded capture into one session.
+    Session(commands::session::Args),
 }
 
 fn main() -> ExitCode {
@@ -101,6 +103,7 @@ fn main() -> ExitCode {
         Command::Query(a) => commands::query::run(a),
         Command::Revisions(a) => commands::revisions::run(a),
         Command::Bench(a) => commands::bench::run(a),
+        Command::Session(a) => commands::session::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

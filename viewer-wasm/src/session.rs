@@ -104,6 +104,8 @@ impl SessionModel {
             index_bytes: 0,
             next_capture: 1,
             notes: Vec::new(),
+            shard: None,
+            merge: None,
             files: vec![FileEntry {
                 recording: Some(path.to_owned()),
                 events,

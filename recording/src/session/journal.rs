@@ -286,6 +286,8 @@ mod tests {
             index_bytes: 0,
             next_capture: 1,
             notes: vec![],
+            shard: None,
+            merge: None,
             files: (0..files)
                 .map(|i| FileEntry::planned(i, format!("F{i}.lean"), format!("F{i}")))
                 .collect(),

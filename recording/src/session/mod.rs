@@ -28,6 +28,7 @@
 pub mod journal;
 mod query;
 mod rows;
+pub mod shard;
 pub mod synth;
 
 use serde::{Deserialize, Serialize};
@@ -270,6 +271,12 @@ pub struct Manifest {
     pub next_capture: u64,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The shard of a plan this session captures (`profile --shard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<shard::ShardInfo>,
+    /// The shards this session was merged from (`session merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<shard::MergeInfo>,
     pub files: Vec<FileEntry>,
 }
 
@@ -434,6 +441,8 @@ mod tests {
             index_bytes: 0,
             next_capture: 1,
             notes: vec![],
+            shard: None,
+            merge: None,
             files: vec![
                 FileEntry::planned(0, "A.lean".into(), "A".into()),
                 FileEntry::planned(1, "B.lean".into(), "B".into()),

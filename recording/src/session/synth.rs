@@ -175,6 +175,8 @@ pub fn write_synthetic_session(
         index_bytes: bytes,
         next_capture: u64::from(files) + 1,
         notes: vec![SYNTHETIC_NOTE.into()],
+        shard: None,
+        merge: None,
         files: entries,
     };
     m.recount();

@@ -12,6 +12,7 @@ pub mod publish;
 pub mod query;
 pub mod revisions;
 pub mod serve;
+pub mod session;
 pub mod summary;
 pub mod synth;
 pub mod synth_session;

@@ -69,6 +69,19 @@ pub struct Args {
     /// Print the capture's (or session's) headline facts as JSON instead of its path.
     #[arg(long)]
     json: bool,
+    /// Capture only shard K of N of the planned files (a deterministic cut, the same on every
+    /// machine); `auto` reads JOB_COMPLETION_INDEX (Kubernetes Indexed Job, with --shards) or
+    /// SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (Slurm array). Merge the shards with
+    /// `leanscope session merge`.
+    #[arg(long, value_name = "K/N|auto", conflicts_with = "resume")]
+    shard: Option<String>,
+    /// The number of shards, for --shard auto (a Kubernetes Job's completions).
+    #[arg(long, value_name = "N", requires = "shard")]
+    shards: Option<u32>,
+    /// Balance the shards by this earlier session's per-file times (longest first) instead of
+    /// by source size.
+    #[arg(long, value_name = "SESSION_DIR", requires = "shard")]
+    balance_from: Option<PathBuf>,
 }
 
 /// Ctrl-C and SIGTERM cancel the capture (Lean is stopped, nothing is left
@@ -108,9 +121,9 @@ pub fn run(a: Args) -> Result<u8> {
     if a.resume.is_some() || a.project.is_some() || a.target.as_deref().is_some_and(Path::is_dir) {
         return super::profile_session::run(a.into());
     }
-    if a.list || a.jobs != 1 {
+    if a.list || a.jobs != 1 || a.shard.is_some() {
         eprintln!(
-            "leanscope: error: --list and --jobs apply to folders and projects, not to one file"
+            "leanscope: error: --list, --jobs and --shard apply to folders and projects, not to one file"
         );
         return Ok(exit::USAGE);
     }
@@ -195,6 +208,9 @@ impl From<Args> for super::profile_session::Args {
             lake: a.lake,
             timeout: a.timeout,
             json: a.json,
+            shard: a.shard,
+            shards: a.shards,
+            balance_from: a.balance_from,
         }
     }
 }

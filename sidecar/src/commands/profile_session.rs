@@ -13,7 +13,9 @@ use crate::exit;
 use crate::session::engine::{
     plan, resume, resume_preview, run_new, SessionEvent, SessionFailure, SessionOptions,
 };
+use crate::session::shard::cut;
 use crate::session::store::StoreError;
+use recording::session::shard::{ShardError, ShardSpec};
 
 /// The session options of `leanscope profile` (see its `--help`).
 pub struct Args {
@@ -28,6 +30,28 @@ pub struct Args {
     pub lake: Option<PathBuf>,
     pub timeout: Option<u64>,
     pub json: bool,
+    pub shard: Option<String>,
+    pub shards: Option<u32>,
+    pub balance_from: Option<PathBuf>,
+}
+
+/// The shard `--shard` (and `--shards`) name.
+fn shard_spec(a: &Args) -> Result<Option<ShardSpec>, ShardError> {
+    let Some(text) = a.shard.as_deref() else {
+        return Ok(None);
+    };
+    let spec = if text == "auto" {
+        ShardSpec::from_env(a.shards, &|k| std::env::var(k).ok())?
+    } else {
+        let s = ShardSpec::parse(text)?;
+        if let Some(n) = a.shards.filter(|&n| n != s.count) {
+            return Err(ShardError::Auto(format!(
+                "--shard {text} and --shards {n} disagree"
+            )));
+        }
+        s
+    };
+    Ok(Some(spec))
 }
 
 fn failure_code(e: &SessionFailure) -> u8 {
@@ -106,28 +130,49 @@ pub fn run(a: Args) -> Result<u8> {
                 return Ok(exit::USAGE);
             }
         };
-        let p = match plan(&dir, whole) {
+        let spec = match shard_spec(&a) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("leanscope: error: {e}");
+                return Ok(exit::USAGE);
+            }
+        };
+        let p = match plan(&dir, whole).and_then(|p| match spec {
+            Some(spec) => cut(p, spec, a.threshold, a.balance_from.as_deref()),
+            None => Ok(p),
+        }) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("leanscope: error: {e}");
                 return Ok(failure_code(&e));
             }
         };
+        if let Some(c) = &p.shard {
+            eprintln!(
+                "leanscope: shard {}: {} of the plan's {} files (plan {}, balanced by {})",
+                c.info.label(),
+                p.files.len(),
+                c.info.plan_files,
+                &c.info.plan_digest[..12.min(c.info.plan_digest.len())],
+                c.info.balance.as_str()
+            );
+        }
         for note in &p.notes {
             eprintln!("leanscope: note: {note}");
         }
         if a.list {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "projectRoot": p.project.root,
-                    "target": p.target,
-                    "files": p.files,
-                }))?
-            );
+            let mut listing = serde_json::json!({
+                "projectRoot": p.project.root,
+                "target": p.target,
+                "files": p.files,
+            });
+            if let Some(c) = &p.shard {
+                listing["shard"] = serde_json::to_value(&c.info)?;
+            }
+            println!("{}", serde_json::to_string_pretty(&listing)?);
             return Ok(exit::OK);
         }
-        if p.files.is_empty() {
+        if p.files.is_empty() && p.shard.is_none() {
             eprintln!(
                 "leanscope: error: no .lean files to capture in {}",
                 dir.display()

@@ -95,6 +95,8 @@ pub fn run(a: Args) -> Result<u8> {
         index_bytes: 0,
         next_capture: 1,
         notes: vec!["synthetic session written by `leanscope synth-session`".into()],
+        shard: None,
+        merge: None,
         files: (0..a.files)
             .map(|k| {
                 let path = synthetic_path(k);

@@ -24,6 +24,7 @@ use super::store::{SessionStore, StoreError};
 use crate::capture::process::RunError;
 use crate::capture::project::{find_lake, Project, ProjectError};
 use crate::capture::{capture_file, CancelToken, CaptureError, CaptureRequest, RunOptions};
+use recording::session::shard::{ShardInfo, ShardPlan};
 
 /// Most parallel captures.
 pub const MAX_JOBS: usize = 64;
@@ -35,6 +36,16 @@ pub struct Plan {
     pub target: Target,
     pub files: Vec<PlannedFile>,
     pub notes: Vec<String>,
+    /// When the plan is one shard of a larger plan: which, and the whole
+    /// plan (written to `plan.json`); `files` are then the shard's.
+    pub shard: Option<ShardCut>,
+}
+
+/// One shard of a plan (see [`super::shard`]).
+#[derive(Debug, Clone)]
+pub struct ShardCut {
+    pub info: ShardInfo,
+    pub plan: ShardPlan,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +94,7 @@ pub fn plan(dir: &Path, whole_project: bool) -> Result<Plan, SessionFailure> {
         target: Target { kind, path: rel },
         files,
         notes,
+        shard: None,
     })
 }
 
@@ -169,6 +181,8 @@ pub fn run_new(
         index_bytes: 0,
         next_capture: 1,
         notes: plan.notes,
+        shard: plan.shard.as_ref().map(|c| c.info.clone()),
+        merge: None,
         files: plan
             .files
             .into_iter()
@@ -177,6 +191,9 @@ pub fn run_new(
             .collect(),
     };
     let mut store = SessionStore::create(dir, manifest)?;
+    if let Some(cut) = &plan.shard {
+        super::shard::write_plan(&store.dir, &cut.plan)?;
+    }
     store.manifest.recount();
     store.checkpoint()?;
     let todo: Vec<u32> = (0..store.manifest.files.len() as u32).collect();
@@ -194,7 +211,8 @@ fn resume_plan(store: &mut SessionStore) -> Result<Vec<u32>, SessionFailure> {
     } else {
         project.root.join(&store.manifest.target.path)
     };
-    if scan.is_dir() {
+    // A shard's files are fixed by its plan: new files belong to no shard.
+    if scan.is_dir() && store.manifest.shard.is_none() {
         let (files, _) =
             discover(&project, &scan).map_err(|e| SessionFailure::Io(e.to_string()))?;
         let known: BTreeSet<String> = store
@@ -302,7 +320,8 @@ struct Job {
     capture: u64,
 }
 
-fn recording_name(id: u32, module: &str, capture: u64) -> String {
+/// A recording's path in a session: file id, module and capture number.
+pub fn recording_name(id: u32, module: &str, capture: u64) -> String {
     let safe: String = module
         .chars()
         .map(|c| {
@@ -504,6 +523,16 @@ fn run(
         }
     }
     m.recount();
+    // A merged session's list of missing files shrinks as --resume captures them.
+    if let Some(merge) = &mut m.merge {
+        let committed: BTreeSet<&str> = m
+            .files
+            .iter()
+            .filter(|f| f.status.is_committed())
+            .map(|f| f.path.as_str())
+            .collect();
+        merge.missing.retain(|p| !committed.contains(p.as_str()));
+    }
     m.status = if cancelled {
         SessionStatus::Cancelled
     } else if m.counts.failed > 0 || m.files.iter().any(|f| !f.status.is_committed()) {
