@@ -37,19 +37,7 @@ fn many_files(w: &World, files: usize) -> PathBuf {
 /// The session as every reader sees it: `session.json` with its journal
 /// replayed.
 fn manifest(dir: &Path) -> Manifest {
-    read_session(dir).unwrap()
-}
-
-fn read_session(dir: &Path) -> Result<Manifest, String> {
-    let base = std::fs::read(dir.join("session.json")).map_err(|e| e.to_string())?;
-    let journal = match std::fs::read(dir.join("session.journal")) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e.to_string()),
-    };
-    recording::session::load_manifest(&base, journal.as_deref())
-        .map(|l| l.manifest)
-        .map_err(|e| e.to_string())
+    common::read_session(dir).unwrap()
 }
 
 /// A small deterministic generator (xorshift64*), seeded from the clock
@@ -154,7 +142,7 @@ fn kill_9_at_random_moments_never_loses_a_committed_file() {
         let t = Instant::now();
         while child.try_wait().unwrap().is_none()
             && t.elapsed() < Duration::from_secs(300)
-            && read_session(&dir).map_or(0, |m| m.counts.completed) < target
+            && common::read_session(&dir).map_or(0, |m| m.counts.completed) < target
         {
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -170,7 +158,8 @@ fn kill_9_at_random_moments_never_loses_a_committed_file() {
             continue;
         }
         journal_lines += check_journal_lines(&dir, &schema);
-        let m = read_session(&dir).unwrap_or_else(|e| panic!("unreadable after kill {k}: {e}"));
+        let m =
+            common::read_session(&dir).unwrap_or_else(|e| panic!("unreadable after kill {k}: {e}"));
         if !finished {
             assert_eq!(m.status, SessionStatus::Running, "after kill {k}");
         }

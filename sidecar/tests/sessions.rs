@@ -94,15 +94,7 @@ impl Shelf {
 /// The manifest as readers see it: `session.json` with its journal (if
 /// any: an unfinished session's) replayed.
 fn manifest(dir: &Path) -> Manifest {
-    read_session(dir).unwrap()
-}
-
-fn read_session(dir: &Path) -> Option<Manifest> {
-    let base = std::fs::read(dir.join("session.json")).ok()?;
-    let journal = std::fs::read(dir.join("session.journal")).ok();
-    recording::session::load_manifest(&base, journal.as_deref())
-        .ok()
-        .map(|l| l.manifest)
+    common::read_session(dir).unwrap()
 }
 
 fn query(s: &Shelf, args: &[&str]) -> (Value, String) {
@@ -481,7 +473,7 @@ fn wait_for(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
 }
 
 fn completed(dir: &Path) -> u64 {
-    read_session(dir).map_or(0, |m| m.counts.completed)
+    common::read_session(dir).map_or(0, |m| m.counts.completed)
 }
 
 /// Kills what the fake toolchain started (lake and lean, each in leanscope's

@@ -143,8 +143,9 @@ fn git_init(dir: &Path) {
     git(dir, &["commit", "-q", "-m", "project"]);
 }
 
+/// The manifest with its journal replayed (an unfinished shard's).
 fn manifest(dir: &Path) -> Manifest {
-    Manifest::from_json(&std::fs::read(dir.join("session.json")).unwrap()).unwrap()
+    common::read_session(dir).unwrap()
 }
 
 /// The index rows of a session's committed files, times and capture
@@ -498,10 +499,7 @@ fn a_missing_shard_makes_the_merge_partial_and_resume_completes_it() {
 }
 
 fn completed(dir: &Path) -> u64 {
-    std::fs::read(dir.join("session.json"))
-        .ok()
-        .and_then(|b| Manifest::from_json(&b).ok())
-        .map_or(0, |m| m.counts.completed)
+    common::read_session(dir).map_or(0, |m| m.counts.completed)
 }
 
 #[test]

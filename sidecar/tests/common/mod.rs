@@ -159,3 +159,17 @@ pub fn pids(pidfile: &Path) -> Vec<(String, i32)> {
         })
         .collect()
 }
+
+/// A session's manifest as every reader sees it: `session.json` with its
+/// journal (an unfinished session's) replayed.
+pub fn read_session(dir: &Path) -> Result<recording::session::Manifest, String> {
+    let base = std::fs::read(dir.join("session.json")).map_err(|e| e.to_string())?;
+    let journal = match std::fs::read(dir.join("session.journal")) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e.to_string()),
+    };
+    recording::session::load_manifest(&base, journal.as_deref())
+        .map(|l| l.manifest)
+        .map_err(|e| e.to_string())
+}
