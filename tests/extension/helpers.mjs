@@ -104,3 +104,45 @@ export async function waitFor(what, fn, timeoutMs = 20000) {
 }
 
 export { createVscodeStub, loadWithStub, makeContext, disposeContext };
+
+/** A session's manifest as leanscope's readers see it (`recording::session::
+ *  load_manifest`): `session.json`, with the file changes of its
+ *  `session.journal` (an unfinished session's, whose `session.json` is only
+ *  the last checkpoint) applied when the journal extends this very
+ *  `session.json`; a last line cut short is ignored. */
+export function sessionManifest(dir) {
+  const base = fs.readFileSync(path.join(dir, 'session.json'));
+  const m = JSON.parse(base.toString('utf8'));
+  let journal;
+  try { journal = fs.readFileSync(path.join(dir, 'session.journal'), 'utf8'); } catch { return m; }
+  const { createHash } = require('node:crypto');
+  const sha = (s) => createHash('sha256').update(s).digest('hex');
+  const lines = journal.split('\n');
+  lines.pop(); // after the last newline: empty, or a line cut short
+  let changed = false;
+  for (const [k, line] of lines.entries()) {
+    const json = line.slice(17);
+    if (line.slice(0, 16) !== sha(json).slice(0, 16)) {
+      if (k === lines.length - 1 && k > 0) break; // the last line, cut short by a kill
+      throw new Error(`session.journal line ${k + 1} is damaged`);
+    }
+    const v = JSON.parse(json);
+    if (k === 0) {
+      if (v.base !== sha(base)) return m; // predates this checkpoint
+      continue;
+    }
+    m.files[v.file.id] = v.file;
+    m.indexBytes = v.indexBytes;
+    m.nextCapture = Math.max(m.nextCapture, v.nextCapture);
+    changed = true;
+  }
+  if (changed) {
+    const committed = (f) => f.status === 'ok' || f.status === 'error';
+    m.counts = {
+      planned: m.files.length,
+      completed: m.files.filter(committed).length,
+      failed: m.files.filter((f) => f.status === 'failed').length,
+    };
+  }
+  return m;
+}

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { activateExtension, isAlive, makeWorld, packagedSidecar, waitFor } from './helpers.mjs';
+import { activateExtension, isAlive, makeWorld, packagedSidecar, sessionManifest, waitFor } from './helpers.mjs';
 
 const CLEAN_DECLARATIONS = ['Demo.Clean.double', 'Demo.Clean.double_add', 'Demo.Clean.length_append_comm', 'Demo.Clean.le_double', 'Demo.Clean.cases_example'];
 // 0-based lines of the declarations in fixtures/projects/demo/Demo/Clean.lean.
@@ -255,8 +255,10 @@ test('the sidecar is restarted once when it dies, then the error is clear', asyn
 // fake toolchain's replay makes of each (Broken.lean has Lean errors).
 const DEMO_FOLDER = [['Demo/Async.lean', 'ok'], ['Demo/Broken.lean', 'error'], ['Demo/Clean.lean', 'ok'], ['Demo/Huge.lean', 'ok'], ['Demo/Imports.lean', 'ok'], ['Demo/Unicode.lean', 'ok']];
 
+/** The session's manifest with its journal replayed (mid-run, session.json
+ *  is only the last checkpoint). */
 function manifestOf(session) {
-  return JSON.parse(fs.readFileSync(path.join(session, 'session.json'), 'utf8'));
+  return sessionManifest(session);
 }
 
 test('Profile Folder and Profile Project through the packaged sidecar: per-file progress, session, viewer, status bar, failures', async () => {
