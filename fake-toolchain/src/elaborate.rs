@@ -20,6 +20,13 @@
 //!   spaces in; `Float.toString` of the heartbeat difference), keeping the nodes whose count is
 //!   over `trace.profiler.threshold` (strictly; default 10). Without `useHeartbeats` it prints
 //!   no trace for them (the fake has no clock times to give).
+//! - `cost` directives are also the fake's clock times: run with `-Dtrace.profiler=true` and
+//!   without `useHeartbeats`, the fake prints each command's trace message with its planned
+//!   cost in seconds (`[Elab.command] [0.450000] TEXT`, the layout of Lean 4.19–4.29, or the
+//!   selected toolchain's when the fixtures name one): a `cost` on a line at column 0 is that
+//!   command's own, one on an indented line is an `Elab.step` of the command above (the code
+//!   before the directive is its text) and counts in the command's time too. Nodes whose cost
+//!   in milliseconds is over `trace.profiler.threshold` are kept. No profile file is written.
 //!
 //! Sources with directives need no fixtures (`LEANSCOPE_FAKE_FIXTURES`).
 //!
@@ -180,28 +187,14 @@ pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
         })
         .sum();
     let mut traces: Vec<TracedCommand> = Vec::new();
+    let mut timed: Vec<TracedCommand> = Vec::new();
     for (line, d) in list {
         match d {
-            Directive::Heartbeats(n) => {
-                let text = source.lines().nth(line - 1).unwrap_or("");
-                let code_text = text[..text.find(DIRECTIVE).unwrap_or(text.len())].trim_end();
-                let indented = code_text.starts_with(char::is_whitespace);
-                let end = (line as u64, code_text.chars().count() as u64);
-                match traces.last_mut() {
-                    Some(cmd) if indented => {
-                        cmd.steps.push((n, code_text.trim().to_owned()));
-                        cmd.end = end;
-                    }
-                    _ => traces.push(TracedCommand {
-                        line,
-                        end,
-                        text: code_text.trim().to_owned(),
-                        heartbeats: n,
-                        steps: Vec::new(),
-                    }),
-                }
+            Directive::Heartbeats(n) => add_node(&mut traces, &source, line, false, n as f64),
+            Directive::Cost(c) => {
+                add_node(&mut timed, &source, line, true, c.as_secs_f64());
+                burn(c)
             }
-            Directive::Cost(c) => burn(c),
             Directive::ProfilingCost(hundredths) if tracing.profiling => {
                 burn(cost * hundredths / 10_000);
             }
@@ -253,53 +246,127 @@ pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
         }
     }
     if tracing.heartbeats {
-        for cmd in traces.iter().filter(|c| c.heartbeats > tracing.threshold) {
-            print_trace(file, json, cmd, tracing.threshold);
+        for cmd in traces.iter().filter(|c| c.value > tracing.threshold as f64) {
+            print_trace(file, json, cmd, tracing.threshold as f64, None);
+        }
+    } else if tracing.profiling {
+        // The threshold is in milliseconds; the trace prints seconds.
+        let threshold = tracing.threshold as f64 / 1000.0;
+        let dialect = crate::fixtures_dir()
+            .and_then(|dir| crate::cases::load_toolchain(&dir))
+            .map(|tc| tc.dialect)
+            .ok();
+        for cmd in timed.iter().filter(|c| c.value > threshold) {
+            print_trace(file, json, cmd, threshold, dialect.as_ref());
         }
     }
     Some(code)
 }
 
-/// A command with `heartbeats` directives: its own count and its steps'.
+/// A command with `heartbeats` (or `cost`) directives: its own count and its steps'.
 struct TracedCommand {
     /// 1-based.
     line: usize,
     /// Where the command's text ends (its last step's line): Lean's `endPos`.
     end: (u64, u64),
     text: String,
-    heartbeats: u64,
-    steps: Vec<(u64, String)>,
+    /// Heartbeats, or seconds.
+    value: f64,
+    steps: Vec<(f64, String)>,
+}
+
+/// Adds the node of the directive on `line` to `nodes`: a command when the line's code starts
+/// at column 0, else a step of the command above. With `sum_into_command`, a step's value is
+/// counted in its command's too (clock times nest; the heartbeat directives give each node its
+/// own count), and a step with no command above it starts one at the nearest line at column 0
+/// before it.
+fn add_node(
+    nodes: &mut Vec<TracedCommand>,
+    source: &str,
+    line: usize,
+    sum_into_command: bool,
+    value: f64,
+) {
+    let text = source.lines().nth(line - 1).unwrap_or("");
+    let code_text = text[..text.find(DIRECTIVE).unwrap_or(text.len())].trim_end();
+    let indented = code_text.starts_with(char::is_whitespace);
+    let end = (line as u64, code_text.chars().count() as u64);
+    if sum_into_command && indented {
+        let head = (1..line)
+            .rev()
+            .find(|&l| {
+                let t = source.lines().nth(l - 1).unwrap_or("");
+                !t.is_empty() && !t.starts_with(char::is_whitespace)
+            })
+            .unwrap_or(line);
+        if nodes.last().is_none_or(|c| c.line != head) {
+            let head_text = source.lines().nth(head - 1).unwrap_or("");
+            let head_text = &head_text[..head_text.find(DIRECTIVE).unwrap_or(head_text.len())];
+            nodes.push(TracedCommand {
+                line: head,
+                end,
+                text: head_text.trim().to_owned(),
+                value: 0.0,
+                steps: Vec::new(),
+            });
+        }
+    }
+    match nodes.last_mut() {
+        Some(cmd) if indented => {
+            cmd.steps.push((value, code_text.trim().to_owned()));
+            cmd.end = end;
+            if sum_into_command {
+                cmd.value += value;
+            }
+        }
+        Some(cmd) if sum_into_command && cmd.line == line => {
+            cmd.value += value;
+        }
+        _ => nodes.push(TracedCommand {
+            line,
+            end,
+            text: code_text.trim().to_owned(),
+            value,
+            steps: Vec::new(),
+        }),
+    }
 }
 
 /// The trace message of one command, as `addTraceAsMessages` reports it: at the command's
-/// range, kind `trace`; nodes at or under the threshold are left out.
-fn print_trace(file: &str, json: bool, cmd: &TracedCommand, threshold: u64) {
+/// range, kind `trace`; nodes at or under the threshold are left out. The text is in the
+/// reference layout, or the one `dialect`'s release line prints.
+fn print_trace(
+    file: &str,
+    json: bool,
+    cmd: &TracedCommand,
+    threshold: f64,
+    dialect: Option<&crate::dialect::Dialect>,
+) {
     use crate::lean_format::float_to_string;
     let mut data = format!(
         "[Elab.command] [{}] {}",
-        float_to_string(cmd.heartbeats as f64),
+        float_to_string(cmd.value),
         cmd.text
     );
     for (n, text) in cmd.steps.iter().filter(|(n, _)| *n > threshold) {
-        data.push_str(&format!(
-            "\n  [Elab.step] [{}] {text}",
-            float_to_string(*n as f64)
-        ));
+        data.push_str(&format!("\n  [Elab.step] [{}] {text}", float_to_string(*n)));
     }
-    if json {
-        println!(
-            "{}",
-            crate::lean_format::message_line(
-                file,
-                (cmd.line as u64, 0),
-                Some(cmd.end),
-                "information",
-                &data,
-                "trace",
-            )
-        );
-    } else {
-        println!("{data}");
+    if !json {
+        println!("{}", dialect.map_or(data.clone(), |d| d.trace_text(&data)));
+        return;
+    }
+    let line = crate::lean_format::message_line(
+        file,
+        (cmd.line as u64, 0),
+        Some(cmd.end),
+        "information",
+        &data,
+        "trace",
+    );
+    match dialect.map(|d| d.message_line(&line, &|_, _| None)) {
+        Some(Ok(l)) => println!("{l}"),
+        Some(Err(e)) => eprintln!("fake-lean: {file}: {e}"),
+        None => println!("{line}"),
     }
 }
 

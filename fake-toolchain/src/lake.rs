@@ -6,7 +6,7 @@ use std::process::Command;
 use crate::{cases, fixtures_dir, EXIT_FAKE_MISCONFIGURED};
 
 /// The directory holding the invoked `lake` (and, by convention, the fake `lean`).
-fn bin_dir(argv0: &Path) -> PathBuf {
+pub(crate) fn bin_dir(argv0: &Path) -> PathBuf {
     if argv0.components().count() > 1 {
         let dir = argv0.parent().map(Path::to_path_buf).unwrap_or_default();
         return if dir.is_absolute() {

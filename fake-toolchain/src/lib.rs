@@ -97,12 +97,24 @@ fn record_pid(mode: &str) {
     }
 }
 
-/// The fixtures directory from [`ENV_FIXTURES`].
+/// Where a toolchain folder of the fake keeps its fixtures, relative to the folder above its
+/// `bin/`: a sandbox that clears the environment (a revision run's) still finds them there.
+pub const TOOLCHAIN_FIXTURES: &str = "fixtures/lean-output";
+
+/// The fixtures directory from [`ENV_FIXTURES`], else the invoked program's toolchain folder's
+/// [`TOOLCHAIN_FIXTURES`] when it has one.
 pub fn fixtures_dir() -> Result<PathBuf, String> {
     match std::env::var_os(ENV_FIXTURES) {
         Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
-        _ => Err(format!(
-            "{ENV_FIXTURES} is not set; point it at fixtures/lean-output"
-        )),
+        _ => std::env::args_os()
+            .next()
+            .map(|argv0| lake::bin_dir(Path::new(&argv0)))
+            .and_then(|bin| bin.parent().map(|root| root.join(TOOLCHAIN_FIXTURES)))
+            .filter(|dir| dir.join("toolchains.json").is_file())
+            .ok_or_else(|| {
+                format!(
+                    "{ENV_FIXTURES} is not set; point it at fixtures/lean-output (or put it at {TOOLCHAIN_FIXTURES} in the toolchain's folder)"
+                )
+            }),
     }
 }
