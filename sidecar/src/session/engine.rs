@@ -12,12 +12,11 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use recording::model::file_time;
 use recording::session::{
-    cap_chars, index_rows, ns_to_ms, write_row, Counts, FileEntry, FileStatus, Manifest,
-    SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
+    cap_chars, Counts, FileEntry, FileStatus, Manifest, SessionStatus, Target, TargetKind,
+    FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
 };
-use recording::{CaptureStatus, Recording};
+use recording::Recording;
 
 use super::discover::{discover, PlannedFile};
 use super::store::{SessionStore, StoreError};
@@ -374,28 +373,10 @@ fn capture_one(
             return Outcome::Failed(format!("cannot read back the recording: {e}"));
         }
     };
-    let mut rows = Vec::new();
-    for r in index_rows(&rec, job.id, job.capture, &job.path) {
-        write_row(&r, &mut rows);
-    }
     let wall = started.elapsed().as_millis() as u64;
-    let entry = FileEntry {
-        status: match result.status {
-            CaptureStatus::Ok => FileStatus::Ok,
-            CaptureStatus::Error => FileStatus::Error,
-        },
-        capture: Some(job.capture),
-        recording: Some(rel),
-        elapsed_ms: result.elapsed_ns.map(ns_to_ms),
-        traced_ms: Some(ns_to_ms(file_time(&rec).traced_ns)),
-        time_account: Some(recording::model::time_account(&rec)),
-        capture_wall_ms: Some(wall),
-        events: Some(result.events),
-        declarations: Some(result.declarations as u64),
-        lean_errors: Some(result.errors as u64),
-        source_sha256: Some(rec.header.source_sha256.clone()),
-        ..FileEntry::planned(job.id, job.path.clone(), job.module.clone())
-    };
+    let planned = FileEntry::planned(job.id, job.path.clone(), job.module.clone());
+    let super::entry::Committed { entry, rows } =
+        super::entry::committed(&rec, planned, job.capture, rel, Some(wall));
     Outcome::Committed {
         entry: Box::new(entry),
         rows,

@@ -6,6 +6,7 @@ pub mod committed;
 pub mod confined;
 pub mod discover;
 pub mod engine;
+pub mod entry;
 pub mod merge;
 pub mod regular;
 pub mod shard;
