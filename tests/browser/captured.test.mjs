@@ -6,24 +6,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  ROOT, OUT, leanscope, leanscopeBin, tempDir, startView, launchBrowser, fmtNs,
+  ROOT, OUT, leanscope, leanscopeBin, tempDir, startView, launchBrowser, fmtNs, fakeLean,
 } from './helpers.mjs';
 
 let dir; let session; let manifest; let view; let browser;
 
 const msToNs = (ms) => Math.round(ms * 1e6);
 const query = (...args) => JSON.parse(leanscope('query', session, '--json', '--limit', '1000', ...args));
-
-function fakeLean() {
-  for (const profile of ['debug', 'release']) {
-    const p = join(ROOT, 'target', profile, 'fake-lean');
-    if (existsSync(p)) return p;
-  }
-  throw new Error('no fake-lean binary: cargo build -p fake-toolchain');
-}
 
 before(async () => {
   dir = tempDir('captured');

@@ -5,9 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, leanscope, leanscopeBin, tempDir, startView, launchBrowser } from './helpers.mjs';
+import { ROOT, leanscope, leanscopeBin, tempDir, startView, launchBrowser, fakeLean } from './helpers.mjs';
 
 let dir; let rec; let view; let browser;
 
@@ -19,14 +19,6 @@ const PLANNED = [
   '  rfl -- leanscope-fake: heartbeats 2400000',
   '',
 ].join('\n');
-
-function fakeLean() {
-  for (const profile of ['debug', 'release']) {
-    const p = join(ROOT, 'target', profile, 'fake-lean');
-    if (existsSync(p)) return p;
-  }
-  throw new Error('no fake-lean binary: cargo build -p fake-toolchain');
-}
 
 before(async () => {
   dir = tempDir('heartbeats');

@@ -20,6 +20,15 @@ export function leanscopeBin() {
   return bin;
 }
 
+/** The fake `lake`/`lean` binary (fake-toolchain), debug build first. */
+export function fakeLean() {
+  for (const profile of ['debug', 'release']) {
+    const p = join(ROOT, 'target', profile, 'fake-lean');
+    if (existsSync(p)) return p;
+  }
+  throw new Error('no fake-lean binary: cargo build -p fake-toolchain');
+}
+
 export function leanscope(...args) {
   return execFileSync(leanscopeBin(), args, { encoding: 'utf8', maxBuffer: 1 << 28 });
 }

@@ -8,19 +8,11 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, leanscope, leanscopeBin, tempDir } from './helpers.mjs';
+import { ROOT, leanscope, leanscopeBin, tempDir, fakeLean } from './helpers.mjs';
 import { serveSpeedscope, launchForSpeedscope, loadInSpeedscope, exportedBySpeedscope } from './speedscope.mjs';
 
 let work; let site; let browser;
 const recordings = {};
-
-function fakeLean() {
-  for (const profile of ['debug', 'release']) {
-    const p = join(ROOT, 'target', profile, 'fake-lean');
-    try { if (statSync(p).isFile()) return p; } catch { /* next */ }
-  }
-  throw new Error('no fake-lean binary: cargo build -p fake-toolchain');
-}
 
 /** The largest recording of a session captured through the fake toolchain. */
 function capturedRecording() {
