@@ -49,6 +49,15 @@ fn tools() -> Tools {
     for name in ["lake", "lean"] {
         std::os::unix::fs::symlink(&fake, bin.join(name)).unwrap();
     }
+    // The sandbox clears the environment: the fake finds what it prints
+    // for `lean --version` in its toolchain folder (a profiled sample asks).
+    let fixtures = dir.path().join("fixtures/lean-output");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    std::fs::copy(
+        common::repo().join("fixtures/lean-output/toolchains.json"),
+        fixtures.join("toolchains.json"),
+    )
+    .unwrap();
     Tools { bin, _dir: dir }
 }
 
@@ -480,4 +489,175 @@ fn lake_packages_are_bound_read_only() {
             .count(),
         0
     );
+}
+
+/// A source of theorems, each `(name, ms)` spending that much CPU time in
+/// its one tactic, and definitions `(name, ms)` spending it in the command.
+fn decls(theorems: &[(&str, u64)], defs: &[(&str, u64)]) -> String {
+    let mut s = String::new();
+    for (name, ms) in theorems {
+        s.push_str(&format!(
+            "theorem {name} : True := by\n  trivial -- leanscope-fake: cost {ms}ms\n\n"
+        ));
+    }
+    for (name, ms) in defs {
+        s.push_str(&format!(
+            "def {name} := 1 -- leanscope-fake: cost {ms}ms\n\n"
+        ));
+    }
+    s
+}
+
+fn rows<'a>(diff: &'a Value, list: &str) -> Vec<&'a Value> {
+    diff[list].as_array().unwrap().iter().collect()
+}
+
+fn row<'a>(diff: &'a Value, list: &str, file: &str, name: &str) -> &'a Value {
+    rows(diff, list)
+        .into_iter()
+        .find(|r| r["file"] == file && r["name"] == name)
+        .unwrap_or_else(|| panic!("no {list} row {name} in {file}: {diff}"))
+}
+
+#[test]
+fn profile_diffs_declarations_and_tactics_and_view_opens_the_diff() {
+    let r = Repo::new();
+    r.write("lakefile.toml", LAKEFILE);
+    r.write("lean-toolchain", "leanprover/lean4:v4.18.0\n");
+    r.write(
+        "Demo/A.lean",
+        &decls(&[("slow", 50), ("same", 30)], &[("oldName", 20)]),
+    );
+    r.write("Demo/R.lean", &decls(&[("gone", 20)], &[]));
+    r.commit("base");
+    r.git(&["checkout", "-q", "-b", "feature"]);
+    r.write(
+        "Demo/A.lean",
+        &decls(
+            &[("slow", 250), ("same", 30), ("added", 40)],
+            &[("newName", 20)],
+        ),
+    );
+    r.write("Demo/N.lean", &decls(&[("fresh", 30)], &[]));
+    std::fs::remove_file(r.path.join("Demo/R.lean")).unwrap();
+    r.commit("feature");
+    let t = tools();
+    let ws = r.dir.path().join("ws");
+    let rep = run_ok(&r, &t, &ws, &["--profile", "--repeat", "3"]);
+    assert_eq!(rep["state"], "complete", "{rep}");
+    assert!(rep["measure_note"]
+        .as_str()
+        .unwrap()
+        .contains("leanscope profile FILE"));
+    // Every sample is a capture of its own file, kept in raw/.
+    for s in rep["samples"].as_array().unwrap() {
+        let name = s["recording"].as_str().unwrap();
+        let bytes = std::fs::read(ws.join("raw").join(name)).unwrap();
+        assert!(bytes.starts_with(&recording::MAGIC), "{name}");
+    }
+    let p = &rep["profile"];
+    assert_eq!(p["base_session"], "profiles/base");
+    assert_eq!(p["metric"], "total_ns");
+    let d = &p["declarations"];
+    // The fake's trace times are the planned costs, exactly.
+    let ms = 1_000_000u64;
+    let slow = row(d, "matched", "Demo/A.lean", "slow");
+    assert_eq!(slow["base_ns"], 50 * ms);
+    assert_eq!(slow["head_ns"], 250 * ms);
+    assert_eq!(slow["change_ns"], 200 * ms);
+    assert_eq!(
+        rows(d, "matched")[0]["name"],
+        "slow",
+        "largest change first"
+    );
+    let same = row(d, "matched", "Demo/A.lean", "same");
+    assert_eq!(same["change_ns"], 0);
+    assert_eq!(row(d, "new", "Demo/A.lean", "added")["ns"], 40 * ms);
+    assert_eq!(row(d, "new", "Demo/N.lean", "fresh")["ns"], 30 * ms);
+    assert_eq!(row(d, "removed", "Demo/R.lean", "gone")["ns"], 20 * ms);
+    let renamed = rows(d, "renamed");
+    assert_eq!(renamed.len(), 1, "{d}");
+    assert_eq!(renamed[0]["base_name"], "oldName");
+    assert_eq!(renamed[0]["head_name"], "newName");
+    assert_eq!(renamed[0]["file"], "Demo/A.lean");
+    assert_eq!(d["counts"]["new"], 2);
+    assert_eq!(d["counts"]["removed"], 1);
+    assert!(
+        rows(d, "new").iter().all(|r| r["name"] != "newName"),
+        "a renamed declaration is not also new"
+    );
+    // Tactics: matched by declaration and place.
+    let tac = &p["tactics"];
+    let trivial = rows(tac, "matched")
+        .into_iter()
+        .find(|r| r["declaration"] == "slow")
+        .unwrap_or_else(|| panic!("{tac}"));
+    assert_eq!(trivial["name"], "trivial");
+    assert_eq!(trivial["line"], 2);
+    assert_eq!(trivial["change_ns"], 200 * ms);
+
+    // Each side is an ordinary session of its files.
+    for (side, files) in [
+        ("base", ["Demo/A.lean", "Demo/R.lean"]),
+        ("head", ["Demo/A.lean", "Demo/N.lean"]),
+    ] {
+        let m: Value = serde_json::from_slice(
+            &std::fs::read(ws.join("profiles").join(side).join("session.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(m["status"], "complete", "{side}");
+        let paths: Vec<&str> = m["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, files, "{side}");
+    }
+    let md = std::fs::read_to_string(ws.join("report.md")).unwrap();
+    assert!(md.contains("## Declarations (profiled)"), "{md}");
+    assert!(
+        md.contains("| `Demo/A.lean` | `slow` | 50.0 | 250.0 | +200.0 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("`oldName` → `newName` in `Demo/A.lean`"),
+        "{md}"
+    );
+
+    // `view WORKSPACE` serves the head with the base as its baseline, on
+    // the Diff tab.
+    let mut view = Command::new(common::leanscope_bin())
+        .args(["view", "--no-open"])
+        .arg(&ws)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(view.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    view.kill().unwrap();
+    let _ = view.wait();
+    assert!(
+        line.starts_with("http://127.0.0.1:") && line.trim_end().ends_with("/#tab=diff"),
+        "{line:?}"
+    );
+
+    // A run without --profile has nothing to view, and says so.
+    let plain = r.dir.path().join("plain");
+    let rep = run_ok(&r, &t, &plain, &[]);
+    assert_eq!(rep["profile"], Value::Null);
+    assert_eq!(rep["samples"][0]["recording"], Value::Null);
+    let out = Command::new(common::leanscope_bin())
+        .args(["view", "--no-open"])
+        .arg(&plain)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("made without --profile"), "{err}");
 }

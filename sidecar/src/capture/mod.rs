@@ -9,7 +9,7 @@ pub use leanscope::capture::lean_output;
 mod placer;
 pub mod process;
 pub mod project;
-mod source;
+pub mod source;
 mod status_emoji;
 mod stock;
 mod text_match;

@@ -54,6 +54,12 @@ pub struct RunArgs {
     /// Samples per file and side (medians and spread when more than one).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_REPEAT))]
     repeat: u64,
+    /// Make each sample a leanscope capture: both sides also get sessions
+    /// (WORKSPACE/profiles/base and head) and the report the
+    /// per-declaration and per-tactic diff; `leanscope view WORKSPACE`
+    /// opens its Diff tab.
+    #[arg(long)]
+    profile: bool,
     /// Seconds per sample.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     timeout_file: u64,
@@ -150,6 +156,7 @@ fn run_run(a: RunArgs) -> Result<u8> {
         workspace: &a.workspace,
         lake,
         repeat: a.repeat,
+        profile: a.profile,
         timeout_file: Duration::from_secs(a.timeout_file),
         timeout_build: Duration::from_secs(a.timeout_build),
         timeout_total: Duration::from_secs(a.timeout_total),

@@ -34,11 +34,12 @@ pub enum MeasureError {
     NoGnuTime,
     #[error("{what} did not finish within {seconds} s; its process group was stopped")]
     TimedOut { what: String, seconds: u64 },
-    #[error("{what} failed (exit status {status}); its output is in {}", log.display())]
+    #[error("{what} failed (exit status {status}); its output is in {} and {}", log.display(), err_log.display())]
     Failed {
         what: String,
         status: String,
         log: PathBuf,
+        err_log: PathBuf,
     },
     #[error("{what}: {source}")]
     Run { what: String, source: RunError },
@@ -118,6 +119,7 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
                 .code()
                 .map_or_else(|| "killed by a signal".into(), |c| c.to_string()),
             log: out,
+            err_log: err,
         });
     }
     let text = std::fs::read_to_string(&time_file).map_err(|e| MeasureError::BadCounters {

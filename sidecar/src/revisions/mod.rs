@@ -9,6 +9,7 @@ pub mod git;
 pub mod materialize;
 pub mod measure;
 pub mod plan;
+pub mod profile;
 pub mod report;
 pub mod roots;
 pub mod run;

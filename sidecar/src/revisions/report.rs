@@ -15,7 +15,7 @@ use super::measure::Counters;
 use super::plan::{FileStatus, Plan};
 
 /// The report format's version.
-pub const REPORT_SCHEMA_VERSION: u64 = 1;
+pub const REPORT_SCHEMA_VERSION: u64 = 2;
 /// `--flag-ratio` by default.
 pub const DEFAULT_FLAG_RATIO: f64 = 1.5;
 /// `--flag-min-increase-ms` by default (30 CPU s).
@@ -57,6 +57,8 @@ pub struct Sample {
     pub commit: String,
     pub path: String,
     pub counters: Counters,
+    /// With `--profile`: the sample's recording, in `raw/`.
+    pub recording: Option<String>,
 }
 
 /// One side of one file: its samples' CPU, the median, the spread.
@@ -121,10 +123,15 @@ pub struct Report {
     /// Why the state is `error`.
     pub error: Option<String>,
     pub flagged: u64,
+    /// With `--profile` and a complete run: the per-declaration and
+    /// per-tactic diff of the two sides' sessions.
+    pub profile: Option<super::profile::ProfileDiff>,
 }
 
 /// What GNU time measures, said in every report.
 pub const MEASURE_NOTE: &str = "CPU time (user + system) of `lake env lean -j1 FILE` from GNU time, 10 ms resolution; instruction counts (perf) are not used. One file at a time, base and head alternating; other load on the machine still disturbs CPU time.";
+/// The same with `--profile`.
+pub const PROFILE_MEASURE_NOTE: &str = "CPU time (user + system) of `leanscope profile FILE` (Lean with its profiler on, run through `lake env lean`, plus leanscope's capture) from GNU time, 10 ms resolution; instruction counts (perf) are not used. One file at a time, base and head alternating; other load on the machine still disturbs CPU time. Declaration and tactic times are from the profile of each file's median sample.";
 
 /// The median of `values` (nearest rank), and max − min.
 fn median_spread(values: &[u64]) -> (u64, u64) {
@@ -376,8 +383,104 @@ pub fn markdown(r: &Report) -> String {
         secs(r.thresholds.added_ms),
         if r.repeat > 1 { "; a change within the spread is noise" } else { "" }
     ));
+    if let Some(p) = &r.profile {
+        profile_markdown(&mut s, p);
+    }
     s.push_str(&format!("Measurement: {}\n", r.measure_note));
     s
+}
+
+/// Characters of a name shown in `report.md` (a tactic's text can be long).
+const MARKDOWN_NAME_CHARS: usize = 60;
+
+/// A name as one line of a Markdown table cell: code, `|` escaped, new
+/// lines as spaces, cut to [`MARKDOWN_NAME_CHARS`].
+fn cell(name: &str) -> String {
+    let one_line: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut short: String = one_line.chars().take(MARKDOWN_NAME_CHARS).collect();
+    if short.len() < one_line.len() {
+        short.push('…');
+    }
+    format!("`{}`", short.replace('`', "'").replace('|', "\\|"))
+}
+
+/// Rows of the profile diff shown in `report.md` per list (report.json
+/// has more).
+const MARKDOWN_ROWS: usize = 20;
+
+fn profile_markdown(s: &mut String, p: &super::profile::ProfileDiff) {
+    let ms = |ns: u64| format!("{:.1}", ns as f64 / 1e6);
+    let change = |c: i64| format!("{}{}", if c < 0 { "−" } else { "+" }, ms(c.unsigned_abs()));
+    for (title, d) in [("Declarations", &p.declarations), ("Tactics", &p.tactics)] {
+        let c = &d.counts;
+        s.push_str(&format!(
+            "## {title} (profiled)\n\n{} in both sides, {} new, {} removed{}; total time in ms of each file's median sample ({} and {}).\n\n",
+            c.matched,
+            c.new,
+            c.removed,
+            if title == "Declarations" { format!(", {} renamed", c.renamed) } else { String::new() },
+            p.base_session,
+            p.head_session
+        ));
+        let what = |r: &Option<String>, line: Option<u32>, name: &str| match (r, line) {
+            (Some(decl), Some(l)) => format!("{} ({}, line {l})", cell(name), cell(decl)),
+            _ => cell(name),
+        };
+        if !d.matched.is_empty() {
+            s.push_str(
+                "| file | name | base ms | head ms | change ms |\n|---|---|---:|---:|---:|\n",
+            );
+            for m in d.matched.iter().take(MARKDOWN_ROWS) {
+                s.push_str(&format!(
+                    "| `{}` | {} | {} | {} | {} |\n",
+                    m.file,
+                    what(&m.declaration, m.line, &m.name),
+                    ms(m.base_ns),
+                    ms(m.head_ns),
+                    change(m.change_ns)
+                ));
+            }
+            s.push('\n');
+        }
+        for (label, rows) in [("New", &d.new), ("Removed", &d.removed)] {
+            if rows.is_empty() {
+                continue;
+            }
+            s.push_str(&format!("{label}: "));
+            let list: Vec<String> = rows
+                .iter()
+                .take(MARKDOWN_ROWS)
+                .map(|r| {
+                    format!(
+                        "{} in `{}` ({} ms)",
+                        what(&r.declaration, r.line, &r.name),
+                        r.file,
+                        ms(r.ns)
+                    )
+                })
+                .collect();
+            s.push_str(&list.join(", "));
+            s.push_str(".\n\n");
+        }
+        if !d.renamed.is_empty() {
+            let list: Vec<String> = d
+                .renamed
+                .iter()
+                .take(MARKDOWN_ROWS)
+                .map(|r| {
+                    format!(
+                        "`{}` → `{}` in `{}` ({} → {} ms)",
+                        r.base_name,
+                        r.head_name,
+                        r.file,
+                        ms(r.base_ns),
+                        ms(r.head_ns)
+                    )
+                })
+                .collect();
+            s.push_str(&format!("Renamed: {}.\n\n", list.join(", ")));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -426,6 +529,7 @@ mod tests {
                 wall_ms: cpu_ms,
                 max_rss_kib: 1,
             },
+            recording: None,
         };
         base.iter()
             .map(|&c| mk(Side::Base, c))

@@ -17,10 +17,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use super::materialize::materialize;
 use super::measure::{measure, Job, MeasureError};
 use super::plan::{plan, Plan, PlanRequest};
+use super::profile;
 use super::report::{
     check_samples, compare, markdown, Report, Revisions, Sample, Side, State, Thresholds,
 };
-use super::report::{MEASURE_NOTE, REPORT_SCHEMA_VERSION};
+use super::report::{MEASURE_NOTE, PROFILE_MEASURE_NOTE, REPORT_SCHEMA_VERSION};
 use super::sandbox::Sandbox;
 
 /// What to run.
@@ -29,6 +30,9 @@ pub struct RunRequest<'a> {
     pub workspace: &'a Path,
     pub lake: PathBuf,
     pub repeat: u64,
+    /// Each sample is a leanscope capture; the report adds the
+    /// per-declaration diff (`profile.rs`).
+    pub profile: bool,
     pub timeout_file: Duration,
     pub timeout_build: Duration,
     pub timeout_total: Duration,
@@ -91,13 +95,19 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
             head: plan.head.commit.clone(),
         },
         measure: "cpu_time".into(),
-        measure_note: MEASURE_NOTE.into(),
+        measure_note: if req.profile {
+            PROFILE_MEASURE_NOTE
+        } else {
+            MEASURE_NOTE
+        }
+        .into(),
         repeat: req.repeat,
         thresholds: req.thresholds,
         files: Vec::new(),
         samples: Vec::new(),
         error: None,
         flagged: 0,
+        profile: None,
     };
     if plan.files.is_empty() {
         report.state = State::NoChanges;
@@ -109,6 +119,20 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
     } else {
         report.files = compare(&plan, &report.samples, &req.thresholds);
         report.flagged = report.files.iter().filter(|f| f.flagged).count() as u64;
+        if req.profile {
+            progress("writing the two sides' sessions and their diff");
+            match profile::write_sessions(&ws, &plan, &report.samples)
+                .and_then(|()| profile::diff(&ws))
+            {
+                Ok(d) => report.profile = Some(d),
+                Err(e) => {
+                    report.state = State::Error;
+                    report.error = Some(format!("the profile diff: {e}"));
+                    report.files.clear();
+                    report.flagged = 0;
+                }
+            }
+        }
     }
     write_json(&ws.join("report.json"), &report)?;
     write_text(&ws.join("report.md"), &markdown(&report))?;
@@ -180,6 +204,10 @@ fn measure_all(
         })
         .map_err(|e| e.to_string())?;
     }
+    let leanscope = match req.profile {
+        true => Some(profile::leanscope_exe()?),
+        false => None,
+    };
     let started = Instant::now();
     let mut index = 0u64;
     for r in 0..req.repeat {
@@ -209,20 +237,29 @@ fn measure_all(
                 let what = format!("{} {}", side.as_str(), f.path);
                 progress(&format!("[{}/{}] {what}", r + 1, req.repeat));
                 let timeout = req.timeout_file.min(left);
-                let lean = ["env", "lean", "-j1", &f.path].map(str::to_owned);
-                let (program, args) = sandbox(side, &lake, &packages)
-                    .wrap(&lean)
-                    .map_err(|e| e.to_string())?;
+                let tree = ws.join(side.as_str());
+                let name = format!(
+                    "{index:04}-{}-{}",
+                    side.as_str(),
+                    f.module.replace(['«', '»'], "_")
+                );
+                let tree_out = format!("{}/{index:04}.lsrec", profile::TREE_OUT_DIR);
+                let wrapped = if let Some(exe) = &leanscope {
+                    std::fs::create_dir_all(tree.join(profile::TREE_OUT_DIR))
+                        .map_err(|e| format!("creating {}: {e}", profile::TREE_OUT_DIR))?;
+                    sandbox(side, &lake, &packages)
+                        .wrap_program(exe, &profile::sample_args(&lake, &f.path, &tree_out))
+                } else {
+                    let lean = ["env", "lean", "-j1", &f.path].map(str::to_owned);
+                    sandbox(side, &lake, &packages).wrap(&lean)
+                };
+                let (program, args) = wrapped.map_err(|e| e.to_string())?;
                 let counters = measure(&Job {
                     what: what.clone(),
-                    dir: &ws.join(side.as_str()),
+                    dir: &tree,
                     program: &program,
                     args,
-                    raw: raw.join(format!(
-                        "{index:04}-{}-{}",
-                        side.as_str(),
-                        f.module.replace(['«', '»'], "_")
-                    )),
+                    raw: raw.join(&name),
                     timeout,
                 })
                 .map_err(|e| match e {
@@ -232,6 +269,14 @@ fn measure_all(
                     ),
                     e => e.to_string(),
                 })?;
+                let recording = match leanscope {
+                    Some(_) => Some(profile::collect(
+                        &tree.join(&tree_out),
+                        &raw.join(format!("{name}.lsrec")),
+                        &f.path,
+                    )?),
+                    None => None,
+                };
                 report.samples.push(Sample {
                     run_id: report.run_id.clone(),
                     index,
@@ -240,6 +285,7 @@ fn measure_all(
                     commit: commit.clone(),
                     path: f.path.clone(),
                     counters,
+                    recording,
                 });
                 index += 1;
             }

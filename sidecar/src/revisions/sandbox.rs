@@ -41,6 +41,17 @@ pub struct Sandbox {
 impl Sandbox {
     /// `bwrap ARGS… -- lake LAKE_ARGS…` as a program and its arguments.
     pub fn wrap(&self, lake_args: &[String]) -> Result<(PathBuf, Vec<String>), SandboxError> {
+        self.wrap_program(&self.lake, lake_args)
+    }
+
+    /// `bwrap ARGS… -- PROGRAM ARGS…`: as [`Sandbox::wrap`], with `program`
+    /// (leanscope itself, for a profiled sample) run instead of `lake` and
+    /// the folder it is in bound read-only too.
+    pub fn wrap_program(
+        &self,
+        program: &Path,
+        args: &[String],
+    ) -> Result<(PathBuf, Vec<String>), SandboxError> {
         if !Path::new(BWRAP).is_file() {
             return Err(SandboxError::NoBwrap);
         }
@@ -79,9 +90,11 @@ impl Sandbox {
         let root = canon(lake_dir.parent().unwrap_or(lake_dir))?;
         let real = canon(&self.lake)?;
         let mut ro = vec![root.clone()];
-        if let Some(d) = real.parent() {
-            if !d.starts_with(&root) {
-                ro.push(d.to_path_buf());
+        for p in [real, canon(program)?] {
+            if let Some(d) = p.parent() {
+                if !ro.iter().any(|r| d.starts_with(r)) {
+                    ro.push(d.to_path_buf());
+                }
             }
         }
         for d in &ro {
@@ -108,8 +121,8 @@ impl Sandbox {
             arg(&["--setenv", "ELAN_HOME", &root.to_string_lossy()]);
         }
         arg(&["--chdir", &tree_s, "--"]);
-        a.push(self.lake.to_string_lossy().into_owned());
-        a.extend(lake_args.iter().cloned());
+        a.push(program.to_string_lossy().into_owned());
+        a.extend(args.iter().cloned());
         Ok((PathBuf::from(BWRAP), a))
     }
 }

@@ -65,6 +65,23 @@ const TOKEN_BYTES: usize = 16;
 
 pub fn run(a: Args) -> Result<u8> {
     viewer_site::require_built()?;
+    let mut a = a;
+    // A profiled revision run's workspace: its head session, diffed with
+    // its base session, on the Diff tab.
+    let mut fragment = "";
+    if a.target.join("report.json").is_file() && a.target.join("plan.json").is_file() {
+        let Some((base, head)) = crate::revisions::profile::sessions_of(&a.target) else {
+            anyhow::bail!(
+                "{} is a revision run made without --profile: it has no recordings to view (read its report.md)",
+                a.target.display()
+            );
+        };
+        if a.diff.baseline.is_none() {
+            a.diff.baseline = Some(base);
+        }
+        a.target = head;
+        fragment = "#tab=diff";
+    }
     let target = Target::open(&a.target)?;
     let diff = a.diff.document(&a.target)?;
     let listener = std::net::TcpListener::bind(("127.0.0.1", a.port))
@@ -72,7 +89,7 @@ pub fn run(a: Args) -> Result<u8> {
     listener.set_nonblocking(true)?;
     let port = listener.local_addr()?.port();
     let token = random_token();
-    let url = format!("http://127.0.0.1:{port}/{token}/");
+    let url = format!("http://127.0.0.1:{port}/{token}/{fragment}");
     let site = Arc::new(site(target, diff, token, port)?);
     raise_descriptor_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
