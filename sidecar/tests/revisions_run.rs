@@ -5,10 +5,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use common::git_repo::Repo;
+use common::toolchain_dir::{toolchain_dir, Toolchain};
 use serde_json::Value;
 
 const LAKEFILE: &str =
@@ -36,37 +37,12 @@ fn project() -> Repo {
     r
 }
 
-struct Tools {
-    bin: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-fn tools() -> Tools {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let fake = common::fake_lean();
-    for name in ["lake", "lean"] {
-        std::os::unix::fs::symlink(&fake, bin.join(name)).unwrap();
-    }
-    // The sandbox clears the environment: the fake finds what it prints
-    // for `lean --version` in its toolchain folder (a profiled sample asks).
-    let fixtures = dir.path().join("fixtures/lean-output");
-    std::fs::create_dir_all(&fixtures).unwrap();
-    std::fs::copy(
-        common::repo().join("fixtures/lean-output/toolchains.json"),
-        fixtures.join("toolchains.json"),
-    )
-    .unwrap();
-    Tools { bin, _dir: dir }
-}
-
-fn run(r: &Repo, t: &Tools, ws: &Path, extra: &[&str]) -> Output {
+fn run(r: &Repo, t: &Toolchain, ws: &Path, extra: &[&str]) -> Output {
     run_at(r, &r.path, t, ws, extra)
 }
 
 /// [`run`], which must exit 0; its report, checked against the schema.
-fn run_ok(r: &Repo, t: &Tools, ws: &Path, extra: &[&str]) -> Value {
+fn run_ok(r: &Repo, t: &Toolchain, ws: &Path, extra: &[&str]) -> Value {
     let out = run(r, t, ws, extra);
     assert_eq!(
         out.status.code(),
@@ -78,7 +54,7 @@ fn run_ok(r: &Repo, t: &Tools, ws: &Path, extra: &[&str]) -> Value {
 }
 
 /// `--repo` may be any folder inside the repository.
-fn run_at(r: &Repo, repo: &Path, t: &Tools, ws: &Path, extra: &[&str]) -> Output {
+fn run_at(r: &Repo, repo: &Path, t: &Toolchain, ws: &Path, extra: &[&str]) -> Output {
     let mut c = Command::new(common::leanscope_bin());
     c.args(["revisions", "run", "--repo"])
         .arg(repo)
@@ -129,7 +105,7 @@ const FLAGS: [&str; 6] = [
 #[test]
 fn both_sides_measured_alternating_and_flagged() {
     let r = project();
-    let t = tools();
+    let t = toolchain_dir();
     // An uncommitted edit never reaches the measured trees.
     r.write("Demo/A.lean", &cost(3000));
     let ws = r.dir.path().join("ws");
@@ -265,7 +241,7 @@ fn non_lean_changes_only_are_no_changes() {
     r.git(&["checkout", "-q", "-b", "feature"]);
     r.write("README.md", "docs\n");
     r.commit("docs");
-    let t = tools();
+    let t = toolchain_dir();
     let ws = r.dir.path().join("ws");
     let rep = run_ok(&r, &t, &ws, &[]);
     assert_eq!(rep["state"], "no_changes");
@@ -288,7 +264,7 @@ fn a_failed_elaboration_or_prebuild_is_an_error_without_a_comparison() {
         let r = project();
         r.write("Demo/A.lean", text);
         r.commit("broken");
-        let t = tools();
+        let t = toolchain_dir();
         let ws = r.dir.path().join("ws");
         let out = run(&r, &t, &ws, &[]);
         assert_eq!(out.status.code(), Some(3));
@@ -313,7 +289,7 @@ fn a_timeout_stops_every_process_of_the_sample() {
     let r = project();
     r.write("Demo/A.lean", &cost(60_000));
     r.commit("slow");
-    let t = tools();
+    let t = toolchain_dir();
     let ws = r.dir.path().join("ws");
     let mut c = Command::new(common::leanscope_bin());
     c.args(["revisions", "run", "--repo"])
@@ -373,7 +349,7 @@ fn what_lean_prints_never_becomes_a_counter() {
         ),
     );
     r.commit("prints");
-    let t = tools();
+    let t = toolchain_dir();
     let ws = r.dir.path().join("ws");
     let rep = run_ok(&r, &t, &ws, &[]);
     let n = &file(&rep, "Demo/N.lean")["head"];
@@ -423,7 +399,7 @@ fn the_sandbox_confines_every_sample() {
             &format!("{}-- leanscope-fake: {d}\n", cost(10)),
         );
         r.commit("escape");
-        let t = tools();
+        let t = toolchain_dir();
         let out = run(&r, &t, &ws, &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if let Some(says) = says {
@@ -464,7 +440,7 @@ fn lake_packages_are_bound_read_only() {
         ),
     );
     r.commit("uses a dependency");
-    let t = tools();
+    let t = toolchain_dir();
     let ws = r.dir.path().join("ws");
     // From a subfolder: the packages are found at the repository's top.
     let out = run_at(&r, &r.path.join("Demo"), &t, &ws, &[]);
@@ -541,7 +517,7 @@ fn profile_diffs_declarations_and_tactics_and_view_opens_the_diff() {
     r.write("Demo/N.lean", &decls(&[("fresh", 30)], &[]));
     std::fs::remove_file(r.path.join("Demo/R.lean")).unwrap();
     r.commit("feature");
-    let t = tools();
+    let t = toolchain_dir();
     let ws = r.dir.path().join("ws");
     let rep = run_ok(&r, &t, &ws, &["--profile", "--repeat", "3"]);
     assert_eq!(rep["state"], "complete", "{rep}");

@@ -320,7 +320,8 @@ fn capture_open_and_annotate_a_file_over_json_rpc() {
             "leanscope/annotations",
             "leanscope/captureFolder",
             "leanscope/query",
-            "leanscope/compare"
+            "leanscope/compare",
+            "leanscope/compareRevisions"
         ])
     );
 
@@ -1294,4 +1295,133 @@ fn cancel_shutdown_and_exit_are_heard_while_every_slot_is_busy() {
     for i in 0..=SLOTS {
         assert!(!w.path(&format!("r{i}.lsrec")).exists(), "r{i} was written");
     }
+}
+
+/// A repository whose `feature` branch makes `slow` (in Demo/A.lean)
+/// cost `head_ms` instead of 30 ms.
+fn revision_repo(head_ms: u64) -> common::git_repo::Repo {
+    let r = common::git_repo::Repo::new();
+    r.write(
+        "lakefile.toml",
+        "name = \"demo\"\ndefaultTargets = [\"Demo\"]\n\n[[lean_lib]]\nname = \"Demo\"\n",
+    );
+    r.write("lean-toolchain", "leanprover/lean4:v4.18.0\n");
+    let slow =
+        |ms: u64| format!("theorem slow : True := by\n  trivial -- leanscope-fake: cost {ms}ms\n");
+    r.write("Demo/A.lean", &slow(30));
+    r.commit("base");
+    r.git(&["checkout", "-q", "-b", "feature"]);
+    r.write("Demo/A.lean", &slow(head_ms));
+    r.commit("feature");
+    r
+}
+
+#[test]
+fn compare_revisions_runs_a_profiled_revision_run_with_progress() {
+    let w = World::new();
+    let t = common::toolchain_dir::toolchain_dir();
+    let r = revision_repo(130);
+    let path = format!("{}:/usr/bin:/bin", t.bin.display());
+    let mut c = Client::start(&w, &[("PATH", &path)]);
+    c.initialize(false);
+    let ws = r.dir.path().join("ws");
+    let token = json!("revisions-1");
+    let res = c.call(
+        "leanscope/compareRevisions",
+        json!({"repo": file_uri(&r.path), "base": "main", "workspace": ws, "workDoneToken": token}),
+    );
+    check("compareRevisionsResult", &res);
+    assert_eq!(res["state"], "complete", "{res:#}");
+    assert_eq!(res["files"], 1);
+    assert_eq!(res["workspace"], ws.display().to_string());
+    assert_eq!(
+        res["headSession"],
+        ws.join("profiles/head").display().to_string()
+    );
+    // The diff of the two sides' sessions, as `view WORKSPACE` shows it.
+    let matched = res["diff"]["comparison"]["matched"].as_array().unwrap();
+    let slow = matched
+        .iter()
+        .find(|m| m["key"]["name"] == "slow")
+        .unwrap_or_else(|| panic!("{res:#}"));
+    assert_eq!(slow["status"], "regression");
+    assert_eq!(slow["delta"], 100_000_000);
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(ws.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["run_id"], res["runId"]);
+    // Progress named each step and sample, then the outcome.
+    let messages: Vec<String> = c
+        .progress(&token)
+        .iter()
+        .filter_map(|v| v["message"].as_str().map(str::to_owned))
+        .collect();
+    for want in [
+        "building base (1 modules)",
+        "[1/1] base Demo/A.lean",
+        "[1/1] head Demo/A.lean",
+    ] {
+        assert!(messages.iter().any(|m| m == want), "{want}: {messages:?}");
+    }
+    assert_eq!(
+        c.wait_progress_end(&token)["message"],
+        "1 files compared, 0 flagged"
+    );
+    // A workspace is never reused.
+    let e = c.call_err(
+        "leanscope/compareRevisions",
+        json!({"repo": r.path, "base": "main", "workspace": ws}),
+    );
+    assert_eq!(e["code"], -32602, "{e:#}");
+    assert!(
+        e["message"].as_str().unwrap().contains("already exists"),
+        "{e:#}"
+    );
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn cancelling_compare_revisions_stops_the_sample_and_says_so() {
+    let w = World::new();
+    let t = common::toolchain_dir::toolchain_dir();
+    // 60 s of CPU per head sample: only a cancel ends it in time.
+    let r = revision_repo(60_000);
+    let path = format!("{}:/usr/bin:/bin", t.bin.display());
+    let mut c = Client::start(&w, &[("PATH", &path)]);
+    c.initialize(false);
+    let ws = r.dir.path().join("ws");
+    let token = json!("revisions-2");
+    let id = c.request(
+        "leanscope/compareRevisions",
+        json!({"repo": r.path, "base": "main", "workspace": ws, "workDoneToken": token}),
+    );
+    // Wait until the head sample runs, then cancel.
+    let started = Instant::now();
+    while !c
+        .progress(&token)
+        .iter()
+        .any(|v| v["message"] == "[1/1] head Demo/A.lean")
+    {
+        assert!(started.elapsed() < ANSWER_WAIT, "{:?}", c.progress(&token));
+        c.pump(Duration::from_millis(20));
+    }
+    let cancelled_at = Instant::now();
+    c.notify("$/cancelRequest", json!({"id": id}));
+    let e = c.error(id);
+    assert!(
+        cancelled_at.elapsed() < Duration::from_secs(20),
+        "answered after the sample was stopped"
+    );
+    assert_eq!(e["code"], -32800, "{e:#}");
+    assert_eq!(e["data"]["kind"], "cancelled", "{e:#}");
+    check("errorData", &e["data"]);
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(ws.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["state"], "error");
+    assert!(
+        report["error"].as_str().unwrap().contains("was cancelled"),
+        "{report:#}"
+    );
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
 }

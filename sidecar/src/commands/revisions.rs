@@ -165,7 +165,12 @@ fn run_run(a: RunArgs) -> Result<u8> {
             min_increase_ms: a.flag_min_increase_ms,
             added_ms: a.flag_added_ms,
         },
+        cancel: crate::capture::CancelToken::default(),
     };
+    // Ctrl-C (or a TERM) stops the running sample; the report says so.
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, req.cancel.flag())?;
+    }
     let report = match run_revisions(&req, &mut |m| eprintln!("leanscope: {m}")) {
         Ok(r) => r,
         Err(e) => {

@@ -32,6 +32,8 @@ pub struct Counters {
 pub enum MeasureError {
     #[error("{GNU_TIME} (GNU time, Debian package `time`) is missing; it measures every sample")]
     NoGnuTime,
+    #[error("{what} was cancelled; its process group was stopped")]
+    Cancelled { what: String },
     #[error("{what} did not finish within {seconds} s; its process group was stopped")]
     TimedOut { what: String, seconds: u64 },
     #[error("{what} failed (exit status {status}); its output is in {} and {}", log.display(), err_log.display())]
@@ -66,6 +68,8 @@ pub struct Job<'a> {
     /// `raw/NAME.time`, `.out`, `.err`.
     pub raw: PathBuf,
     pub timeout: Duration,
+    /// Set to stop the command (and its process group) early.
+    pub cancel: crate::capture::CancelToken,
 }
 
 /// Runs the job under GNU time and returns its counters; a non-zero exit,
@@ -85,11 +89,17 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
         .current_dir(job.dir);
     let opts = RunOptions {
         timeout: Some(job.timeout),
+        cancel: job.cancel.clone(),
         ..RunOptions::default()
     };
     let finished = run(&mut cmd, &opts, &mut |_| {});
     let finished = match finished {
         Ok(f) => f,
+        Err(RunError::Cancelled) => {
+            return Err(MeasureError::Cancelled {
+                what: job.what.clone(),
+            })
+        }
         Err(RunError::TimedOut(_)) => {
             return Err(MeasureError::TimedOut {
                 what: job.what.clone(),

@@ -37,6 +37,9 @@ pub struct RunRequest<'a> {
     pub timeout_build: Duration,
     pub timeout_total: Duration,
     pub thresholds: Thresholds,
+    /// Set to stop the run: the running sample is stopped and the report
+    /// says `error` (cancelled).
+    pub cancel: crate::capture::CancelToken,
 }
 
 /// Why a run could not start (nothing measured; the workspace may hold
@@ -201,6 +204,7 @@ fn measure_all(
             args,
             raw: raw.join(format!("build-{}", side.as_str())),
             timeout: req.timeout_build,
+            cancel: req.cancel.clone(),
         })
         .map_err(|e| e.to_string())?;
     }
@@ -261,6 +265,7 @@ fn measure_all(
                     args,
                     raw: raw.join(&name),
                     timeout,
+                    cancel: req.cancel.clone(),
                 })
                 .map_err(|e| match e {
                     MeasureError::TimedOut { .. } if timeout < req.timeout_file => format!(

@@ -23,13 +23,14 @@ use super::uri::path_or_uri;
 use crate::capture::CaptureResult;
 
 /// The methods `leanscope serve` answers besides LSP's own.
-pub const METHODS: [&str; 6] = [
+pub const METHODS: [&str; 7] = [
     "leanscope/capture",
     "leanscope/open",
     "leanscope/annotations",
     "leanscope/captureFolder",
     "leanscope/query",
     "leanscope/compare",
+    "leanscope/compareRevisions",
 ];
 
 /// State shared by the server and the process that runs it.
@@ -64,6 +65,14 @@ impl Backend {
     ) -> Result<crate::session::engine::SessionSummary> {
         let creates = self.shared.client_progress.load(Ordering::SeqCst);
         sessions::capture_folder(&self.client, &self.shared.captures, creates, p).await
+    }
+
+    pub async fn compare_revisions(
+        &self,
+        p: super::revisions::CompareRevisionsParams,
+    ) -> Result<super::revisions::CompareRevisionsResult> {
+        let creates = self.shared.client_progress.load(Ordering::SeqCst);
+        super::revisions::compare_revisions(&self.client, &self.shared.captures, creates, p).await
     }
 
     pub async fn query(&self, p: sessions::QueryParams) -> Result<crate::commands::query::Answer> {

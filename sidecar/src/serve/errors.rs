@@ -210,6 +210,19 @@ pub fn session_cancelled(dir: &Path) -> Error {
     )
 }
 
+/// A revision run that was cancelled: its workspace keeps what was
+/// measured (and a report that says `error`).
+pub fn cancelled_at(workspace: &Path) -> Error {
+    error(
+        ErrorCode::RequestCancelled,
+        format!(
+            "cancelled; Lean was stopped, the workspace {} keeps what was measured",
+            workspace.display()
+        ),
+        json!({"kind": "cancelled", "path": workspace}),
+    )
+}
+
 /// The LSP RequestCancelled error (-32800).
 pub fn cancelled() -> Error {
     Error {

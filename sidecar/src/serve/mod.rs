@@ -17,6 +17,7 @@ mod message;
 mod open;
 mod progress;
 mod recordings;
+mod revisions;
 mod sessions;
 mod transport;
 mod uri;
@@ -53,6 +54,7 @@ pub fn run() -> anyhow::Result<u8> {
             .custom_method("leanscope/compare", Backend::compare)
             .custom_method("leanscope/captureFolder", Backend::capture_folder)
             .custom_method("leanscope/query", Backend::query)
+            .custom_method("leanscope/compareRevisions", Backend::compare_revisions)
             .custom_method(
                 "window/workDoneProgress/cancel",
                 Backend::work_done_progress_cancel,

@@ -44,7 +44,11 @@ pub const MAX_WAITING_REQUESTS: usize = 64;
 
 /// Methods whose handler stops its own work when cancelled and answers
 /// `-32800` only once it has.
-const SELF_CANCELLING: [&str; 2] = ["leanscope/capture", "leanscope/captureFolder"];
+const SELF_CANCELLING: [&str; 3] = [
+    "leanscope/capture",
+    "leanscope/captureFolder",
+    "leanscope/compareRevisions",
+];
 
 tokio::task_local! {
     static REQUEST_CANCEL: CancelToken;
