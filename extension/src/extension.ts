@@ -13,6 +13,8 @@ import {
   COMPARE_METRICS, CompareParams, CompareResult, CompareSettings, METHODS, OpenResult, REQUEST_CANCELLED, SessionManifestStatus,
 } from './protocol';
 import { editorMessage } from './messages';
+import { CompareCounts, compareCounts, compareSummary } from './compare';
+import { compareRevisions, RevisionComparison } from './revisions';
 import { FolderProgress, findProjectRoot, readManifest, sessionDirectory, stamp } from './sessions';
 
 export { computeAnnotations, lineHover, sha256Text, BAR_MAX_PX, HEAT_LEVELS } from './annotations';
@@ -22,12 +24,17 @@ export { resolveSidecarBinary, MAX_RESTARTS } from './sidecar';
 export { findProjectRoot, sessionDirectory, FolderProgress } from './sessions';
 export { CAPTURE_BACKENDS, COMPARE_METRICS } from './protocol';
 export { editorMessage, REMOTE_SETTINGS_HINT } from './messages';
+export { compareCounts, compareSummary } from './compare';
+export type { CompareCounts } from './compare';
+export { defaultBase } from './revisions';
+export type { RevisionComparison } from './revisions';
 
 let active: Sidecar | undefined;
 
 export const COMMANDS = [
   'leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject', 'leanscope.openRecording',
   'leanscope.showViewer', 'leanscope.toggleAnnotations', 'leanscope.clear', 'leanscope.compareWithBaseline',
+  'leanscope.compareRevisions',
 ] as const;
 
 export interface LastCapture { recording: string; source: vscode.Uri; result: CaptureResult }
@@ -54,27 +61,6 @@ export interface BaselineComparison {
   counts: CompareCounts;
   summary: string;
   target: ViewerTarget;
-}
-
-export interface CompareCounts { regressions: number; improvements: number; unchanged: number; new: number; missing: number }
-
-/** Counts of a comparison's rows by status. */
-export function compareCounts(result: CompareResult): CompareCounts {
-  const c = result.comparison;
-  const counts: CompareCounts = { regressions: 0, improvements: 0, unchanged: 0, new: c.new.length, missing: c.missing.length };
-  for (const m of c.matched) {
-    if (m.status === 'regression') counts.regressions++;
-    else if (m.status === 'improvement') counts.improvements++;
-    else counts.unchanged++;
-  }
-  return counts;
-}
-
-/** `3 regressions, 1 improvement, 0 new, 2 missing (metric total_ns)`. */
-export function compareSummary(counts: CompareCounts, metric: string): string {
-  const n = (k: number, one: string, many: string): string => `${k} ${k === 1 ? one : many}`;
-  return `${n(counts.regressions, 'regression', 'regressions')}, ${n(counts.improvements, 'improvement', 'improvements')}, `
-    + `${counts.new} new, ${counts.missing} missing (metric ${metric})`;
 }
 
 /** How long to wait, after a cancelled folder capture, for its manifest to
@@ -605,6 +591,8 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   register('leanscope.openRecording', openRecording);
   register('leanscope.showViewer', showViewer);
   register('leanscope.compareWithBaseline', compareWithBaseline);
+  register('leanscope.compareRevisions', (base?: string): Promise<RevisionComparison | undefined> =>
+    compareRevisions({ sidecar, viewer, log, fail, lake: captureSettings().lake }, typeof base === 'string' ? base : undefined));
   register('leanscope.toggleAnnotations', () => {
     const on = annotations.toggle();
     void vscode.window.setStatusBarMessage(`leanscope: annotations ${on ? 'shown' : 'hidden'}`, 2000);

@@ -63,6 +63,7 @@ export const METHODS = {
   annotations: 'leanscope/annotations',
   captureFolder: 'leanscope/captureFolder',
   compare: 'leanscope/compare',
+  compareRevisions: 'leanscope/compareRevisions',
 } as const;
 
 /** The metrics `leanscope/compare` accepts (`metric`). */
@@ -91,6 +92,16 @@ export interface Comparison {
 /** The diff document the viewer's Diff tab shows. */
 export interface CompareResult {
   baseline: string; candidate: string; warnings: string[]; comparison: Comparison;
+}
+
+/** `leanscope/compareRevisions`: a profiled revision run of HEAD against its merge base with `base`. */
+export interface CompareRevisionsParams {
+  repo: string; base: string; head?: string; workspace?: string; repeat?: number; lake?: string;
+  timeoutFileSeconds?: number; timeoutBuildSeconds?: number; timeoutTotalSeconds?: number; workDoneToken?: string;
+}
+export interface CompareRevisionsResult {
+  workspace: string; state: 'complete' | 'no_changes' | 'error'; runId: string; files: number; flagged: number;
+  error: string | null; headSession: string | null; diff: CompareResult | null;
 }
 
 /** JSON-RPC error code of a cancelled request (LSP RequestCancelled). */

@@ -204,6 +204,13 @@ fn both_sides_measured_alternating_and_flagged() {
         "{md}"
     );
     assert!(md.contains("GNU time"), "{md}");
+    // Which measure, and why not instructions, on this machine.
+    let note = rep["measure_note"].as_str().unwrap();
+    assert!(
+        note.contains("instruction counts are not used (")
+            && note.contains("CPU time is the measure"),
+        "{note}"
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), md);
     // GNU time's counters and Lean's output are kept apart in raw/.
     assert!(ws.join("raw/0000-base-Demo.A.time").is_file());

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { activateExtension, isAlive, makeWorld, packagedSidecar, sessionManifest, waitFor } from './helpers.mjs';
+import { REPO, activateExtension, fakeLean, isAlive, makeWorld, packagedSidecar, sessionManifest, waitFor } from './helpers.mjs';
 
 const CLEAN_DECLARATIONS = ['Demo.Clean.double', 'Demo.Clean.double_add', 'Demo.Clean.length_append_comm', 'Demo.Clean.le_double', 'Demo.Clean.cases_example'];
 // 0-based lines of the declarations in fixtures/projects/demo/Demo/Clean.lean.
@@ -597,4 +597,86 @@ test('Compare with Baseline without a viewer: the candidate is the last capture,
     panel.receive({ type: 'leanscope.loaded', error: null });
     await waitFor('the diff to be posted', () => panel.webview.posted.some((m) => m.type === 'leanscope.diff'), 5000);
   } finally { await x.dispose(); w.cleanup(); }
+});
+
+/** A Git repository whose `feature` branch (checked out, upstream `trunk`)
+ * makes `slow` in Demo/A.lean cost `headMs` instead of 30 ms, and a fake
+ * toolchain folder (its fixtures beside it: the sandbox clears the
+ * environment) first on PATH. */
+function revisionWorld(headMs) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-rev-'));
+  const tc = path.join(dir, 'toolchain');
+  fs.mkdirSync(path.join(tc, 'bin'), { recursive: true });
+  for (const n of ['lake', 'lean']) fs.symlinkSync(fakeLean(), path.join(tc, 'bin', n));
+  fs.mkdirSync(path.join(tc, 'fixtures/lean-output'), { recursive: true });
+  fs.copyFileSync(path.join(REPO, 'fixtures/lean-output/toolchains.json'), path.join(tc, 'fixtures/lean-output/toolchains.json'));
+  process.env.PATH = `${path.join(tc, 'bin')}:/usr/bin:/bin`;
+  process.env.HOME = dir;
+  const repo = path.join(dir, 'repo');
+  fs.mkdirSync(path.join(repo, 'Demo'), { recursive: true });
+  const git = (...a) => { const r = spawnSync('git', ['-C', repo, ...a], { encoding: 'utf8' }); assert.equal(r.status, 0, r.stderr); return r.stdout; };
+  const slow = (ms) => `theorem slow : True := by\n  trivial -- leanscope-fake: cost ${ms}ms\n`;
+  git('init', '-q', '-b', 'trunk');
+  git('config', 'user.email', 'test@example.invalid');
+  git('config', 'user.name', 'test');
+  fs.writeFileSync(path.join(repo, 'lakefile.toml'), 'name = "demo"\ndefaultTargets = ["Demo"]\n\n[[lean_lib]]\nname = "Demo"\n');
+  fs.writeFileSync(path.join(repo, 'lean-toolchain'), 'leanprover/lean4:v4.18.0\n');
+  fs.writeFileSync(path.join(repo, 'Demo/A.lean'), slow(30));
+  git('add', '-A');
+  git('commit', '-qm', 'base');
+  git('checkout', '-qb', 'feature');
+  git('branch', '-q', '--set-upstream-to', 'trunk');
+  fs.writeFileSync(path.join(repo, 'Demo/A.lean'), slow(headMs));
+  git('commit', '-qam', 'feature');
+  return { dir, repo, git, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+test('Compare Revisions through the packaged sidecar: the upstream offered, progress, the Diff view of both sides, Cancel', async () => {
+  packagedSidecar();
+  const w = revisionWorld(130);
+  const x = activateExtension({ workspaceFolders: [w.repo] });
+  try {
+    assert.equal(x.ext.defaultBase(w.repo), 'trunk', 'the upstream of the current branch');
+    x.test.answerDialogs('trunk');
+    const out = await x.test.commands.get('leanscope.compareRevisions')();
+    assert.ok(out && out.result, x.test.log.errors.join('\n'));
+    assert.deepEqual(x.test.log.errors, []);
+    assert.equal(x.test.log.dialogs.at(-1).value, 'trunk', 'the input box offers the upstream');
+    assert.deepEqual(out.params, { repo: w.repo, base: 'trunk', head: 'HEAD' });
+    assert.equal(out.result.state, 'complete');
+    assert.equal(out.result.files, 1);
+    for (const m of ['building base (1 modules)', '[1/1] base Demo/A.lean', '[1/1] head Demo/A.lean']) {
+      assert.ok(out.progress.includes(m), `${m}: ${out.progress.join(' | ')}`);
+    }
+    const slow = out.result.diff.comparison.matched.find((m) => m.key.name === 'slow');
+    assert.equal(slow.status, 'regression');
+    assert.equal(slow.delta, 100e6);
+    assert.match(x.test.log.infos.at(-1), /^leanscope: trunk → HEAD: 1 file compared, 0 flagged; declarations: 1 regression, 0 improvements, 0 new, 0 missing \(metric total_ns\)\. The report is in .*report\.md\.$/);
+    // The viewer shows the head side's session and gets the diff once loaded.
+    assert.equal(x.api.viewer.current.kind, 'session');
+    assert.equal(x.api.viewer.current.file, path.join(out.result.headSession, 'session.json'));
+    const panel = x.test.panels.at(-1);
+    panel.receive({ type: 'leanscope.loaded', error: null });
+    await waitFor('the diff to be posted', () => panel.webview.posted.some((m) => m.type === 'leanscope.diff' && m.document.comparison.matched.length === 1), 5000);
+
+    // Escape in the input box runs nothing.
+    x.test.answerDialogs(undefined);
+    assert.equal(await x.test.commands.get('leanscope.compareRevisions')(), undefined);
+  } finally { await x.dispose(); w.cleanup(); }
+
+  // Cancel: the head sample spends 60 s; Cancel stops it at once.
+  const slowWorld = revisionWorld(60000);
+  const y = activateExtension({ workspaceFolders: [slowWorld.repo] });
+  try {
+    y.test.answerDialogs('trunk');
+    const running = y.test.commands.get('leanscope.compareRevisions')();
+    await waitFor('the head sample to run', () => y.test.lastProgress()?.reports.some((r) => r.message === '[1/1] head Demo/A.lean'), 60000);
+    const cancelledAt = Date.now();
+    y.test.lastProgress().cancel();
+    const out = await running;
+    assert.ok(Date.now() - cancelledAt < 20000, 'answered once the sample was stopped');
+    assert.equal(out.cancelled, true);
+    assert.equal(y.test.log.infos.at(-1), 'leanscope: comparison of trunk with HEAD cancelled; Lean was stopped.');
+    assert.deepEqual(y.test.log.errors, []);
+  } finally { await y.dispose(); slowWorld.cleanup(); }
 });

@@ -133,6 +133,8 @@ function createVscodeStub(options = {}) {
     async showInformationMessage(msg) { log.infos.push(msg); return undefined; },
     setStatusBarMessage(msg) { log.statusMessages.push(msg); return new Disposable(); },
     async showOpenDialog(opts) { log.dialogs.push(opts); return dialogAnswers.shift(); },
+    // An input box shows its options and takes the next answer; `undefined` (Escape) when none.
+    async showInputBox(opts) { log.dialogs.push(opts); return dialogAnswers.shift(); },
     async withProgress(opts, task) {
       const cts = new CancellationTokenSource();
       const rec = { options: opts, reports: [], cancel: () => cts.cancel() };

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { BUNDLE } from '../extension/helpers.mjs';
 import { spawnSync } from 'node:child_process';
-import { makeWorkspace, openVsCode, leanscope, leanscopeBin, cleanupShared, STEP_MS } from './harness.mjs';
+import { REPO, makeWorkspace, openVsCode, leanscope, leanscopeBin, cleanupShared, STEP_MS } from './harness.mjs';
 
 // The editor's own formatting of times, to compare what is shown with the
 // CLI's numbers of the same recording.
@@ -335,6 +335,50 @@ test('Cancel stops Lean\'s process group', async () => {
   const [session] = w.sessions();
   assert.equal(JSON.parse(fs.readFileSync(path.join(session, 'session.json'), 'utf8')).status, 'cancelled');
   await vs.screenshot('cancelled');
+});
+
+test('Compare Revisions: the upstream offered, the run\'s progress, the Diff tab of both sides', async () => {
+  const w = makeWorkspace();
+  // The project as a Git repository: `feature` (checked out, upstream
+  // `trunk`) makes `slow` cost 130 ms instead of 30. The fake finds its
+  // toolchains.json in its toolchain folder: the sandbox clears the
+  // environment.
+  fs.mkdirSync(path.join(w.dir, 'fixtures/lean-output'), { recursive: true });
+  fs.copyFileSync(path.join(REPO, 'fixtures/lean-output/toolchains.json'), path.join(w.dir, 'fixtures/lean-output/toolchains.json'));
+  const git = (...a) => {
+    const r = spawnSync('git', ['-C', w.project, ...a], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  };
+  const slow = (ms) => `theorem slow : True := by\n  trivial -- leanscope-fake: cost ${ms}ms\n`;
+  fs.writeFileSync(w.file('Demo/Rev.lean'), slow(30));
+  git('init', '-q', '-b', 'trunk');
+  git('config', 'user.email', 'test@example.invalid');
+  git('config', 'user.name', 'test');
+  git('add', '-A');
+  git('commit', '-qm', 'base');
+  git('checkout', '-qb', 'feature');
+  git('branch', '-q', '--set-upstream-to', 'trunk');
+  fs.writeFileSync(w.file('Demo/Rev.lean'), slow(130));
+  git('commit', '-qam', 'feature');
+  const vs = await start(w);
+  const { page } = vs;
+  await vs.watchNotifications();
+  await vs.run('leanscope: Compare Revisions…');
+  const input = page.locator('.quick-input-widget input');
+  await page.waitForFunction(() => document.querySelector('.quick-input-widget input')?.value === 'trunk', null, { timeout: STEP_MS });
+  assert.equal(await input.inputValue(), 'trunk', 'the upstream of the current branch is offered');
+  await vs.screenshot('compare-revisions-input');
+  await page.keyboard.press('Enter');
+  const done = await vs.waitForNotification(/trunk → HEAD: 1 file compared/);
+  assert.match(done, /declarations: 1 regression, 0 improvements, 0 new, 0 missing/);
+  const seen = await vs.seenNotifications();
+  assert.ok(seen.some((n) => n.includes('[1/1] head Demo/Rev.lean')), seen.join(' | '));
+  const frame = await vs.viewerFrame();
+  const v = await waitViewer(vs, frame, 'the Diff tab of the two sides', (x) => x.diff.length === 1);
+  assert.equal(v.diff[0].name, 'slow');
+  assert.equal(v.diff[0].status, 'regression');
+  assert.equal(Number(v.diff[0].delta), 100e6);
+  await vs.screenshot('compare-revisions-diff');
 });
 
 /** A process that still runs: a zombie (killed, not yet reaped by

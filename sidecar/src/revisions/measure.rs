@@ -144,6 +144,43 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
     })
 }
 
+/// perf, which could count instructions.
+pub const PERF: &str = "/usr/bin/perf";
+/// How long the probe of perf's instruction counter may take.
+const PERF_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Whether `perf stat -e instructions:u` counts on this machine, said for
+/// the report: CPU time is the measure either way (instruction counts are
+/// not used yet), and the note says why they are not.
+pub fn instructions_note() -> String {
+    let unused =
+        |why: &str| format!("instruction counts are not used ({why}); CPU time is the measure");
+    if !Path::new(PERF).is_file() {
+        return unused(&format!("{PERF} is missing"));
+    }
+    let mut cmd = Command::new(PERF);
+    cmd.args(["stat", "-x", ",", "-e", "instructions:u", "--", "/bin/true"]);
+    let opts = RunOptions {
+        timeout: Some(PERF_PROBE_TIMEOUT),
+        ..RunOptions::default()
+    };
+    match run(&mut cmd, &opts, &mut |_| {}) {
+        Ok(f) => {
+            let err = String::from_utf8_lossy(&f.stderr);
+            match err.lines().find(|l| l.contains("instructions")) {
+                Some(l) if l.starts_with("<not supported>") || l.starts_with("<not counted>") => {
+                    unused("`perf stat -e instructions:u` says <not supported> on this machine: no hardware counters")
+                }
+                Some(l) if l.split(',').next().is_some_and(|n| n.parse::<u64>().is_ok()) => unused(
+                    "`perf stat -e instructions:u` counts on this machine, but leanscope does not read it yet",
+                ),
+                _ => unused("`perf stat -e instructions:u` printed no count"),
+            }
+        }
+        Err(e) => unused(&format!("`perf stat` failed: {e}")),
+    }
+}
+
 /// `raw` with `suffix` appended (module names hold dots, so not
 /// `with_extension`).
 fn suffixed(raw: &Path, suffix: &str) -> PathBuf {

@@ -129,9 +129,9 @@ pub struct Report {
 }
 
 /// What GNU time measures, said in every report.
-pub const MEASURE_NOTE: &str = "CPU time (user + system) of `lake env lean -j1 FILE` from GNU time, 10 ms resolution; instruction counts (perf) are not used. One file at a time, base and head alternating; other load on the machine still disturbs CPU time.";
+pub const MEASURE_NOTE: &str = "CPU time (user + system) of `lake env lean -j1 FILE` from GNU time, 10 ms resolution. One file at a time, base and head alternating; other load on the machine still disturbs CPU time.";
 /// The same with `--profile`.
-pub const PROFILE_MEASURE_NOTE: &str = "CPU time (user + system) of `leanscope profile FILE` (Lean with its profiler on, run through `lake env lean`, plus leanscope's capture) from GNU time, 10 ms resolution; instruction counts (perf) are not used. One file at a time, base and head alternating; other load on the machine still disturbs CPU time. Declaration and tactic times are from the profile of each file's median sample.";
+pub const PROFILE_MEASURE_NOTE: &str = "CPU time (user + system) of `leanscope profile FILE` (Lean with its profiler on, run through `lake env lean`, plus leanscope's capture) from GNU time, 10 ms resolution. One file at a time, base and head alternating; other load on the machine still disturbs CPU time. Declaration and tactic times are from the profile of each file's median sample.";
 
 /// The median of `values` (nearest rank), and max − min.
 fn median_spread(values: &[u64]) -> (u64, u64) {

@@ -98,12 +98,15 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
             head: plan.head.commit.clone(),
         },
         measure: "cpu_time".into(),
-        measure_note: if req.profile {
-            PROFILE_MEASURE_NOTE
-        } else {
-            MEASURE_NOTE
-        }
-        .into(),
+        measure_note: format!(
+            "{} {}.",
+            if req.profile {
+                PROFILE_MEASURE_NOTE
+            } else {
+                MEASURE_NOTE
+            },
+            super::measure::instructions_note()
+        ),
         repeat: req.repeat,
         thresholds: req.thresholds,
         files: Vec::new(),

@@ -109,6 +109,13 @@ pub async fn compare_revisions(
                 .join("revisions")
                 .join(timestamp()),
         };
+    if p.workspace.is_none() {
+        if let Some(parent) = workspace.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                errors::invalid_params(format!("cannot create {}: {e}", parent.display()))
+            })?;
+        }
+    }
     let head = p.head.unwrap_or_else(|| "HEAD".into());
     let (mut guard, work, cancel) = capture::start(
         client,
