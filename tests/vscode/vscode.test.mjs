@@ -90,7 +90,7 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
 
   await t.test('the commands are in the palette', async () => {
     const titles = await vs.paletteEntries('leanscope:', 'leanscope: Profile Folder');
-    for (const c of ['Profile File', 'Profile Folder', 'Profile Project', 'Open Recording…', 'Show Viewer', 'Compare with Baseline…']) {
+    for (const c of ['Profile File', 'Profile Folder', 'Profile Project', 'Open Recording…', 'Show Viewer', 'Compare with Baseline…', 'Compare Revisions…']) {
       assert.ok(titles.some((x) => x.endsWith(c)), `${c} in ${titles.join(', ')}`);
     }
     // Profile Folder without any editor open: it asks for the folder.
@@ -363,6 +363,8 @@ test('Compare Revisions: the upstream offered, the run\'s progress, the Diff tab
   const vs = await start(w);
   const { page } = vs;
   await vs.watchNotifications();
+  // Once the extension host has read the manifest.
+  await vs.paletteEntries('leanscope:', 'leanscope: Compare Revisions…');
   await vs.run('leanscope: Compare Revisions…');
   const input = page.locator('.quick-input-widget input');
   await page.waitForFunction(() => document.querySelector('.quick-input-widget input')?.value === 'trunk', null, { timeout: STEP_MS });
