@@ -107,6 +107,7 @@ pub async fn capture_folder(
         lake,
         timeout: p.timeout_seconds.map(Duration::from_secs),
         jobs: p.jobs.unwrap_or(1),
+        repeats: None,
     };
     let whole = p.project;
     let scan = folder.clone();
