@@ -1,0 +1,221 @@
+//! `leanscope profile --repeat N [--warmup K]` end to end, against the fake toolchain's
+//! `run-log` and `heartbeats-runs` directives: every run of a file plans its own heartbeats
+//! (a known jitter), so the runs, their order and the medians and spreads are checked
+//! against hand-computed values.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::{read_session, text, World};
+use recording::session::{FileStatus, SessionStatus, TargetKind};
+use recording::Recording;
+
+/// The heartbeats of run k of each file's command and its step: k = 0 is the warm-up when
+/// there is one. With one warm-up and three repeats, the kept runs are 300, 200, 250
+/// (median 250, min 200, max 300) and 150, 100, 120 (median 120, min 100, max 150).
+const COMMAND_RUNS: &str = "100,300,200,250,400";
+const STEP_RUNS: &str = "50,150,100,120,160";
+
+/// A world with `Rep/A.lean`, `Rep/B.lean`, `Rep/C.lean`, each logging its runs to
+/// `runs.log` (and costing `cost_ms` of CPU per run).
+fn world(cost_ms: u64) -> (World, PathBuf) {
+    let w = World::new();
+    let log = w.path("runs.log");
+    std::fs::create_dir_all(w.project.join("Rep")).unwrap();
+    for name in ["A", "B", "C"] {
+        let cost = if cost_ms > 0 {
+            format!("-- leanscope-fake: cost {cost_ms}ms\n")
+        } else {
+            String::new()
+        };
+        std::fs::write(
+            w.project.join(format!("Rep/{name}.lean")),
+            format!(
+                "-- leanscope-fake: run-log {}\n{cost}theorem t{name} : True := by -- leanscope-fake: heartbeats-runs {COMMAND_RUNS}\n  trivial -- leanscope-fake: heartbeats-runs {STEP_RUNS}\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+    }
+    (w, log)
+}
+
+fn profile_args<'a>(target: &'a str, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "profile",
+        target,
+        "--measure",
+        "heartbeats",
+        "--threshold",
+        "10",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    v.extend_from_slice(extra);
+    v
+}
+
+fn log_lines(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The heartbeats of a recording's command and step.
+fn planned_counts(path: &Path) -> (u64, u64) {
+    let rec = Recording::open(path).unwrap();
+    let find = |class: &str| {
+        (0..rec.len() as u32)
+            .find(|&i| rec.class(i) == class)
+            .map(|i| rec.inclusive_ns(i))
+            .unwrap()
+    };
+    (find("Elab.command"), find("Elab.step"))
+}
+
+#[test]
+fn n_runs_give_n_recordings_in_rotated_order() {
+    let (w, log) = world(0);
+    let out = w.path("s");
+    let o = w.run(&profile_args("Rep", &out, &["--repeat", "3"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // One warm-up of each file (the default when N > 1), then rounds rotated by their number.
+    let want: Vec<&str> = [
+        "A", "B", "C", // warm-ups
+        "A", "B", "C", // round 0
+        "B", "C", "A", // round 1
+        "C", "A", "B", // round 2
+    ]
+    .to_vec();
+    let got = log_lines(&log);
+    let got: Vec<&str> = got
+        .iter()
+        .map(|l| l.trim_end_matches(".lean").rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(got, want);
+    let m = read_session(&out).unwrap();
+    assert_eq!(m.status, SessionStatus::Complete);
+    let rep = m.repeats.unwrap();
+    assert_eq!((rep.runs, rep.warmup), (3, 1));
+    for f in &m.files {
+        assert_eq!(f.status, FileStatus::Ok);
+        let repeats: Vec<u32> = f.runs.iter().map(|r| r.repeat).collect();
+        assert_eq!(repeats, vec![0, 1, 2], "{}", f.path);
+        // Run r is the file's (r + 1)-th run (after its warm-up): its planned counts.
+        for r in &f.runs {
+            let counts = planned_counts(&out.join(&r.recording));
+            let want = [(300, 150), (200, 100), (250, 120)][r.repeat as usize];
+            assert_eq!(counts, want, "{} run {}", f.path, r.repeat);
+        }
+        // The file's own fields are its last committed run's.
+        let last = f.runs.iter().max_by_key(|r| r.capture).unwrap();
+        assert_eq!(f.recording.as_deref(), Some(last.recording.as_str()));
+    }
+    // Warm-ups are never stored: three recordings per file.
+    let recs = std::fs::read_dir(out.join("files")).unwrap().count();
+    assert_eq!(recs, 9);
+}
+
+#[test]
+fn warmup_zero_and_a_single_file_session() {
+    let (w, log) = world(0);
+    let out = w.path("one");
+    let o = w.run(&profile_args(
+        "Rep/B.lean",
+        &out,
+        &["--repeat", "2", "--warmup", "0"],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(log_lines(&log).len(), 2, "no warm-up");
+    let m = read_session(&out).unwrap();
+    assert_eq!(m.target.kind, TargetKind::File);
+    assert_eq!(m.target.path, "Rep/B.lean");
+    assert_eq!(m.files.len(), 1);
+    let counts: Vec<(u64, u64)> = m.files[0]
+        .runs
+        .iter()
+        .map(|r| planned_counts(&out.join(&r.recording)))
+        .collect();
+    // Without a warm-up the kept runs are the file's runs 0 and 1.
+    assert_eq!(counts, vec![(100, 50), (300, 150)]);
+}
+
+#[test]
+fn ctrl_c_during_a_repeat_keeps_the_runs_done_and_resume_completes_them() {
+    let (w, log) = world(150);
+    let out = w.path("s");
+    let child = w
+        .command(&profile_args("Rep", &out, &["--repeat", "3"]))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupt while round 1 runs: 3 warm-ups and round 0 are done, round 1 has begun.
+    let until = Instant::now() + Duration::from_secs(60);
+    while log_lines(&log).len() < 7 {
+        assert!(Instant::now() < until, "the capture did not get to round 1");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: signalling the child we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
+    let m = read_session(&out).unwrap();
+    assert_eq!(m.status, SessionStatus::Cancelled);
+    let kept: usize = m.files.iter().map(|f| f.runs.len()).sum();
+    assert!(
+        (3..9).contains(&kept),
+        "round 0 kept, not every run: {kept}"
+    );
+    for f in &m.files {
+        assert!(f.runs.iter().any(|r| r.repeat == 0), "{}", f.path);
+        for r in &f.runs {
+            assert!(out.join(&r.recording).is_file());
+        }
+    }
+    let before: Vec<(String, Vec<u64>)> = m
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.runs.iter().map(|r| r.capture).collect()))
+        .collect();
+    let ran_before = log_lines(&log).len();
+
+    let o = w.run(&["profile", "--resume", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = read_session(&out).unwrap();
+    assert_eq!(m.status, SessionStatus::Complete);
+    let mut warmups = 0;
+    for (f, (path, old)) in m.files.iter().zip(&before) {
+        assert_eq!(&f.path, path);
+        let repeats: Vec<u32> = f.runs.iter().map(|r| r.repeat).collect();
+        assert_eq!(repeats, vec![0, 1, 2], "{path}");
+        // The runs done before the interrupt are kept as they were.
+        for c in old {
+            assert!(f.runs.iter().any(|r| r.capture == *c), "{path}: run {c} kept");
+        }
+        if old.len() < 3 {
+            warmups += 1;
+        }
+    }
+    // Resume ran only the missing runs, each file missing some after a warm-up of its own.
+    let missing = 9 - kept;
+    assert_eq!(log_lines(&log).len() - ran_before, missing + warmups);
+    let recs = std::fs::read_dir(out.join("files")).unwrap().count();
+    assert_eq!(recs, 9);
+}
+
+#[test]
+fn repeat_is_refused_with_shard_and_resume() {
+    let (w, _) = world(0);
+    let out = w.path("s");
+    let o = w.run(&profile_args("Rep", &out, &["--repeat", "2", "--shard", "1/2"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let o = w.run(&profile_args("Rep", &out, &["--repeat", "0"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let o = w.run(&profile_args("Rep", &out, &["--warmup", "1"]));
+    assert_eq!(o.status.code(), Some(2), "--warmup wants --repeat");
+}
