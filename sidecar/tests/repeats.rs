@@ -219,3 +219,110 @@ fn repeat_is_refused_with_shard_and_resume() {
     let o = w.run(&profile_args("Rep", &out, &["--warmup", "1"]));
     assert_eq!(o.status.code(), Some(2), "--warmup wants --repeat");
 }
+
+fn json_of(w: &World, args: &[&str]) -> serde_json::Value {
+    let o = w.run(args);
+    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn spread(v: &serde_json::Value) -> (f64, f64, f64, Option<f64>, Option<f64>, u64) {
+    (
+        v["median"].as_f64().unwrap(),
+        v["min"].as_f64().unwrap(),
+        v["max"].as_f64().unwrap(),
+        v["q1"].as_f64(),
+        v["q3"].as_f64(),
+        v["runs"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn query_reports_medians_and_spreads_equal_to_hand_computed_values() {
+    let (w, _) = world(0);
+    let out = w.path("s");
+    let o = w.run(&profile_args("Rep", &out, &["--repeat", "4"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let s = out.to_str().unwrap();
+    // Kept runs (after the warm-up, 100): commands 300 200 250 400, steps 150 100 120 160.
+    // Sorted 200 250 300 400: median 275; q1 at h = 0.75: 200 + 0.75·50 = 237.5;
+    // q3 at h = 2.25: 300 + 0.25·100 = 325.
+    let q = json_of(&w, &["query", s, "--kind", "declaration", "--json"]);
+    assert_eq!(q["session"]["repeats"]["runs"], 4);
+    let rows = q["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in rows {
+        assert_eq!(r["durationMs"], 275.0);
+        assert_eq!(
+            spread(&r["durationSpread"]),
+            (275.0, 200.0, 400.0, Some(237.5), Some(325.0), 4)
+        );
+        // Self (outside the step): 150 100 130 240 → 100 130 150 240: median 140,
+        // q1 100 + 0.75·30 = 122.5, q3 150 + 0.25·90 = 172.5.
+        assert_eq!(r["selfMs"], 140.0);
+        assert_eq!(
+            spread(&r["selfSpread"]),
+            (140.0, 100.0, 240.0, Some(122.5), Some(172.5), 4)
+        );
+    }
+    // Tactics: 100 120 150 160: median 135, q1 115, q3 152.5.
+    let q = json_of(&w, &["query", s, "--kind", "tactic", "--json"]);
+    for r in q["rows"].as_array().unwrap() {
+        assert_eq!(
+            spread(&r["durationSpread"]),
+            (135.0, 100.0, 160.0, Some(115.0), Some(152.5), 4)
+        );
+    }
+    // Files: the file's time is its command's (traced) time, as the declaration's.
+    let q = json_of(&w, &["query", s, "--kind", "file", "--json"]);
+    for r in q["rows"].as_array().unwrap() {
+        assert_eq!(r["durationMs"], 275.0);
+        assert_eq!(spread(&r["durationSpread"]).5, 4);
+    }
+    // A folder sums its files' medians.
+    let q = json_of(&w, &["query", s, "--kind", "folder", "--json"]);
+    assert_eq!(q["rows"][0]["durationMs"], 825.0);
+    // TSV: the spread's columns follow.
+    let o = w.run(&["query", s, "--kind", "tactic", "--path", "Rep/A.lean"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "kind\tname\tpath\tdurationHeartbeats\tselfHeartbeats\tline\tendLine\tdeclaration\tattribution\truns\tdurationMin\tdurationMax\tdurationQ1\tdurationQ3\tselfMin\tselfMax\n\
+         tactic\ttrivial\tRep/A.lean\t135\t135\t3\t3\ttA\tmatched\t4\t100\t160\t115\t152.5\t100\t160\n"
+    );
+}
+
+#[test]
+fn three_runs_have_min_max_and_no_quartiles() {
+    let (w, _) = world(0);
+    let out = w.path("s");
+    let o = w.run(&profile_args("Rep", &out, &["--repeat", "3"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let q = json_of(&w, &["query", out.to_str().unwrap(), "--kind", "declaration", "--json"]);
+    for r in q["rows"].as_array().unwrap() {
+        assert_eq!(
+            spread(&r["durationSpread"]),
+            (250.0, 200.0, 300.0, None, None, 3)
+        );
+    }
+}
+
+#[test]
+fn one_capture_stays_as_it_was() {
+    let (w, _) = world(0);
+    let out = w.path("s");
+    let o = w.run(&profile_args("Rep", &out, &[]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let manifest = std::fs::read_to_string(out.join("session.json")).unwrap();
+    assert!(!manifest.contains("\"runs\"") && !manifest.contains("\"repeats\""));
+    let s = out.to_str().unwrap();
+    let o = w.run(&["query", s, "--kind", "tactic", "--path", "Rep/A.lean"]);
+    assert_eq!(
+        text(&o.stdout),
+        "kind\tname\tpath\tdurationHeartbeats\tselfHeartbeats\tline\tendLine\tdeclaration\tattribution\n\
+         tactic\ttrivial\tRep/A.lean\t50\t50\t3\t3\ttA\tmatched\n"
+    );
+    let q = json_of(&w, &["query", s, "--kind", "declaration", "--json"]);
+    let body = q.to_string();
+    assert!(!body.contains("Spread") && !body.contains("repeats"), "{body}");
+}

@@ -27,6 +27,7 @@
 
 pub mod journal;
 mod query;
+mod repeated;
 mod rows;
 pub mod shard;
 pub mod synth;
@@ -38,6 +39,7 @@ pub use query::{
     query_index, query_index_parallel, query_rows, Committed, QueryKind, QueryOutcome, QueryRow,
     QuerySpec, SortBy, MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
 };
+pub use repeated::{query_repeated, MAX_REPEATED_ROWS};
 pub use rows::{index_rows, tactic_name, write_row, IndexRow, RowKind, MAX_TACTIC_NAME_CHARS};
 
 /// The version of `session.json` and of the index rows this build writes
