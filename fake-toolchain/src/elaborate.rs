@@ -496,7 +496,10 @@ mod tests {
         assert_eq!(log_run(log, "A.lean").unwrap(), 0);
         assert_eq!(log_run(log, "B.lean").unwrap(), 0);
         assert_eq!(log_run(log, "A.lean").unwrap(), 1);
-        assert_eq!(std::fs::read_to_string(log).unwrap(), "A.lean\nB.lean\nA.lean\n");
+        assert_eq!(
+            std::fs::read_to_string(log).unwrap(),
+            "A.lean\nB.lean\nA.lean\n"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

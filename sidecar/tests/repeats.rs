@@ -195,7 +195,10 @@ fn ctrl_c_during_a_repeat_keeps_the_runs_done_and_resume_completes_them() {
         assert_eq!(repeats, vec![0, 1, 2], "{path}");
         // The runs done before the interrupt are kept as they were.
         for c in old {
-            assert!(f.runs.iter().any(|r| r.capture == *c), "{path}: run {c} kept");
+            assert!(
+                f.runs.iter().any(|r| r.capture == *c),
+                "{path}: run {c} kept"
+            );
         }
         if old.len() < 3 {
             warmups += 1;
@@ -212,7 +215,11 @@ fn ctrl_c_during_a_repeat_keeps_the_runs_done_and_resume_completes_them() {
 fn repeat_is_refused_with_shard_and_resume() {
     let (w, _) = world(0);
     let out = w.path("s");
-    let o = w.run(&profile_args("Rep", &out, &["--repeat", "2", "--shard", "1/2"]));
+    let o = w.run(&profile_args(
+        "Rep",
+        &out,
+        &["--repeat", "2", "--shard", "1/2"],
+    ));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     let o = w.run(&profile_args("Rep", &out, &["--repeat", "0"]));
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
@@ -298,7 +305,16 @@ fn three_runs_have_min_max_and_no_quartiles() {
     let out = w.path("s");
     let o = w.run(&profile_args("Rep", &out, &["--repeat", "3"]));
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let q = json_of(&w, &["query", out.to_str().unwrap(), "--kind", "declaration", "--json"]);
+    let q = json_of(
+        &w,
+        &[
+            "query",
+            out.to_str().unwrap(),
+            "--kind",
+            "declaration",
+            "--json",
+        ],
+    );
     for r in q["rows"].as_array().unwrap() {
         assert_eq!(
             spread(&r["durationSpread"]),
@@ -324,5 +340,29 @@ fn one_capture_stays_as_it_was() {
     );
     let q = json_of(&w, &["query", s, "--kind", "declaration", "--json"]);
     let body = q.to_string();
-    assert!(!body.contains("Spread") && !body.contains("repeats"), "{body}");
+    assert!(
+        !body.contains("Spread") && !body.contains("repeats"),
+        "{body}"
+    );
+}
+
+#[test]
+fn summary_says_it_reads_one_run_of_a_repeated_capture() {
+    let (w, _) = world(0);
+    let (once, twice) = (w.path("once"), w.path("twice"));
+    let o = w.run(&profile_args("Rep", &once, &[]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = w.run(&profile_args("Rep", &twice, &["--repeat", "2"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = w.run(&["summary", once.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("repeated capture"));
+    let o = w.run(&["summary", twice.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr)
+            .contains("is a repeated capture; this summary reads the run committed last"),
+        "{}",
+        text(&o.stderr)
+    );
 }

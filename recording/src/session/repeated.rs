@@ -262,6 +262,10 @@ mod tests {
         write_row(&row(0, 1, "a", 10.0, 1.0), &mut index);
         let out = query_repeated(&index[..], index.len() as u64, &[vec![1]], &spec()).unwrap();
         assert_eq!(out.rows.len(), 1);
-        assert!(out.warnings[0].contains("longer than"), "{:?}", out.warnings);
+        assert!(
+            out.warnings[0].contains("longer than"),
+            "{:?}",
+            out.warnings
+        );
     }
 }

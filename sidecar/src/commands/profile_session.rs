@@ -156,7 +156,11 @@ pub fn run(a: Args) -> Result<u8> {
                     return Ok(exit::OK);
                 }
                 let out = a.out.clone().unwrap_or_else(|| default_out(&p));
-                return finish(run_new(p, &out, &opts, &cancel, &mut on_event), &a, &interrupts);
+                return finish(
+                    run_new(p, &out, &opts, &cancel, &mut on_event),
+                    &a,
+                    &interrupts,
+                );
             }
             (None, Some(t)) => (t.clone(), false),
             (None, None) => {

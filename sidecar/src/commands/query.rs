@@ -232,7 +232,10 @@ pub fn run(a: Args) -> Result<u8> {
             writeln!(out)?;
         }
     } else {
-        let repeated = outcome.session.as_ref().is_some_and(|f| f.repeats.is_some());
+        let repeated = outcome
+            .session
+            .as_ref()
+            .is_some_and(|f| f.repeats.is_some());
         write_tsv(&mut out, &outcome.rows, outcome.measure, repeated)?;
     }
     out.flush()?;

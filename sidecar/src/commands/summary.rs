@@ -34,6 +34,12 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<u8> {
     let input = Input::classify(&a.input, a.format)?;
+    if input.is_session() && is_repeated(&a.input) {
+        eprintln!(
+            "leanscope: note: {} is a repeated capture; this summary reads the run committed last of each file, not the medians (`leanscope query` reports medians with their spread)",
+            a.input.display()
+        );
+    }
     let opts = ImportOptions { unit_ns: a.unit_ns };
     let s = summarize(
         &input,
@@ -103,4 +109,10 @@ fn print_table(s: &Summary, limit: usize) {
     if s.rows.len() > limit {
         println!("… and {} more rows (see --json)", s.rows.len() - limit);
     }
+}
+
+/// True when `dir` is a session of a repeated capture (`profile --repeat`).
+fn is_repeated(dir: &std::path::Path) -> bool {
+    crate::session::committed::CommittedSession::open(dir)
+        .is_ok_and(|s| s.manifest.repeats.is_some())
 }

@@ -664,7 +664,7 @@ fn run(
             .files
             .iter()
             .any(|f| !f.status.is_committed() && f.status != FileStatus::Failed)
-            || cancel.is_cancelled() && missing_runs(&store.manifest);
+        || cancel.is_cancelled() && missing_runs(&store.manifest);
     let m = &mut store.manifest;
     m.next_capture = m.next_capture.max(next_capture);
     if cancelled {
