@@ -366,3 +366,50 @@ fn summary_says_it_reads_one_run_of_a_repeated_capture() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn a_changed_source_gets_all_its_runs_again_and_parallel_runs_all_land() {
+    let (w, log) = world(0);
+    let out = w.path("s");
+    let o = w.run(&profile_args(
+        "Rep",
+        &out,
+        &["--repeat", "2", "--jobs", "2"],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = read_session(&out).unwrap();
+    for f in &m.files {
+        let repeats: Vec<u32> = f.runs.iter().map(|r| r.repeat).collect();
+        assert_eq!(repeats, vec![0, 1], "{}", f.path);
+    }
+    assert_eq!(log_lines(&log).len(), 9, "3 warm-ups and 6 runs");
+    let old_b: Vec<String> = m.files[1]
+        .runs
+        .iter()
+        .map(|r| r.recording.clone())
+        .collect();
+    // B changes: --resume runs B's warm-up and both its runs, and nothing of A and C.
+    let b = w.project.join("Rep/B.lean");
+    let mut src = std::fs::read_to_string(&b).unwrap();
+    src.push_str("-- changed\n");
+    std::fs::write(&b, src).unwrap();
+    let before = log_lines(&log).len();
+    let o = w.run(&["profile", "--resume", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let ran = log_lines(&log)[before..].to_vec();
+    assert_eq!(ran.len(), 3, "{ran:?}");
+    assert!(ran.iter().all(|l| l.ends_with("Rep/B.lean")), "{ran:?}");
+    let m = read_session(&out).unwrap();
+    assert_eq!(m.status, SessionStatus::Complete);
+    let new_b: Vec<String> = m.files[1]
+        .runs
+        .iter()
+        .map(|r| r.recording.clone())
+        .collect();
+    assert_eq!(new_b.len(), 2);
+    for old in &old_b {
+        assert!(!new_b.contains(old));
+        assert!(!out.join(old).exists(), "{old} removed");
+    }
+    assert_eq!(std::fs::read_dir(out.join("files")).unwrap().count(), 6);
+}
