@@ -413,3 +413,31 @@ fn a_changed_source_gets_all_its_runs_again_and_parallel_runs_all_land() {
     }
     assert_eq!(std::fs::read_dir(out.join("files")).unwrap().count(), 6);
 }
+
+#[test]
+fn resume_recaptures_only_the_run_whose_recording_is_gone() {
+    let (w, log) = world(0);
+    let out = w.path("s");
+    let o = w.run(&profile_args("Rep", &out, &["--repeat", "3"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let m = read_session(&out).unwrap();
+    // The last committed run of C is also the file's own recording.
+    let c = &m.files[2];
+    let lost = c.recording.clone().unwrap();
+    let lost_repeat = c.runs.iter().find(|r| r.recording == lost).unwrap().repeat;
+    std::fs::remove_file(out.join(&lost)).unwrap();
+    let before = log_lines(&log).len();
+    let o = w.run(&["profile", "--resume", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let ran = log_lines(&log)[before..].to_vec();
+    assert_eq!(ran.len(), 2, "C's warm-up and its lost run: {ran:?}");
+    assert!(ran.iter().all(|l| l.ends_with("Rep/C.lean")), "{ran:?}");
+    let m2 = read_session(&out).unwrap();
+    let runs = &m2.files[2].runs;
+    assert_eq!(runs.len(), 3);
+    for r in runs {
+        let was = c.runs.iter().find(|x| x.repeat == r.repeat).unwrap();
+        assert_eq!(r.capture == was.capture, r.repeat != lost_repeat);
+        assert!(out.join(&r.recording).is_file());
+    }
+}

@@ -350,8 +350,9 @@ fn resume_plan(store: &mut SessionStore) -> Result<Vec<(u32, RunKind)>, SessionF
     let mut missing: Vec<Vec<u32>> = Vec::new();
     for f in &store.manifest.files {
         let source = project.root.join(&f.path);
-        let again = match f.status {
-            FileStatus::Pending | FileStatus::Failed | FileStatus::Skipped => true,
+        // Not committed, or its source changed: every run of it again.
+        let (again, gone) = match f.status {
+            FileStatus::Pending | FileStatus::Failed | FileStatus::Skipped => (true, true),
             FileStatus::Ok | FileStatus::Error => {
                 let changed = std::fs::read(&source)
                     .map(|b| Some(recording::sha256_hex(&b)) != f.source_sha256)
@@ -360,10 +361,11 @@ fn resume_plan(store: &mut SessionStore) -> Result<Vec<(u32, RunKind)>, SessionF
                     .recording
                     .as_ref()
                     .is_none_or(|r| !store.dir.join(r).is_file());
-                changed || gone
+                (changed, gone)
             }
         };
         if let Some(rep) = store.manifest.repeats {
+            // A repeated capture's runs are checked one by one.
             missing.push(
                 (0..rep.runs)
                     .filter(|&r| {
@@ -375,7 +377,7 @@ fn resume_plan(store: &mut SessionStore) -> Result<Vec<(u32, RunKind)>, SessionF
                     })
                     .collect(),
             );
-        } else if again {
+        } else if again || gone {
             todo.push((f.id, RunKind::Single));
         }
     }
