@@ -347,24 +347,45 @@ fn one_capture_stays_as_it_was() {
 }
 
 #[test]
-fn summary_says_it_reads_one_run_of_a_repeated_capture() {
+fn summary_prints_medians_and_spreads_of_a_repeated_capture() {
     let (w, _) = world(0);
-    let (once, twice) = (w.path("once"), w.path("twice"));
+    let (once, four) = (w.path("once"), w.path("four"));
+    // The repeated capture first: its runs are then each file's runs 0 (the warm-up) to 4.
+    let o = w.run(&profile_args("Rep", &four, &["--repeat", "4"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
     let o = w.run(&profile_args("Rep", &once, &[]));
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let o = w.run(&profile_args("Rep", &twice, &["--repeat", "2"]));
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    // One capture: the summary as before (its usual header).
     let o = w.run(&["summary", once.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(!text(&o.stderr).contains("repeated capture"));
-    let o = w.run(&["summary", twice.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(!text(&o.stdout).contains("repeated capture"));
     assert!(
-        text(&o.stderr)
-            .contains("is a repeated capture; this summary reads the run committed last"),
+        text(&o.stdout).contains("grouped by name;"),
         "{}",
-        text(&o.stderr)
+        text(&o.stdout)
     );
+    // Four runs: declaration self 150 100 130 240 → median 140, q1 122.5, q3 172.5 (printed
+    // rounded to whole heartbeats); total 300 200 250 400 → median 275.
+    let o = w.run(&[
+        "summary",
+        four.to_str().unwrap(),
+        "--group-by",
+        "declaration",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let want = "\
+repeated capture: 4 runs with rows (4 per file planned); medians over the runs, grouped by declaration; 3 rows
+      self          self min-max            self q1-q3      total    calls  key
+    140 hb         100 hb-240 hb         123 hb-173 hb     275 hb        1  tA [file=Rep/A.lean]
+    140 hb         100 hb-240 hb         123 hb-173 hb     275 hb        1  tB [file=Rep/B.lean]
+    140 hb         100 hb-240 hb         123 hb-173 hb     275 hb        1  tC [file=Rep/C.lean]
+";
+    assert_eq!(text(&o.stdout), want);
+    // Summary JSON of the medians is refused, naming what gives them.
+    let o = w.run(&["summary", four.to_str().unwrap(), "--json", "-"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr)
+        .contains("is a repeated capture; summary JSON of its medians is not written yet"));
 }
 
 #[test]

@@ -28,7 +28,8 @@ files/*.lsrec, written so that Ctrl-C or a crash keeps every file captured so fa
 --repeat N captures each file N times (after --warmup K discarded runs of each
 file, default 1 when N > 1; round r of a folder runs its files rotated by r) into
 a session, a FILE too: every run is kept as its own recording, and `query` and
-`summary` of the session report medians with min-max (and quartiles from 4 runs).
+`summary` of the session report medians with min-max (and quartiles from 4 runs);
+--resume captures the missing runs.
 
 Exit codes: 0 ok; 1 Lean reported errors (recordings were written); 2 usage;
 3 toolchain or capture failure (for a session: some file failed); 130 Ctrl-C; 143 SIGTERM.")]
