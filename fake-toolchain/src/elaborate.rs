@@ -27,6 +27,12 @@
 //!   command's own, one on an indented line is an `Elab.step` of the command above (the code
 //!   before the directive is its text) and counts in the command's time too. Nodes whose cost
 //!   in milliseconds is over `trace.profiler.threshold` are kept. No profile file is written.
+//! - `-- leanscope-fake: run-log PATH`: append the source's path as one line to PATH, and
+//!   number this run by the lines naming it there before (0 for its first run): a repeated
+//!   capture's order of runs made visible, and the run number `heartbeats-runs` reads;
+//! - `-- leanscope-fake: heartbeats-runs A,B,C`: `heartbeats` with a count per run: run `k`
+//!   (from `run-log`; 0 without it) uses count `k mod n` of the `n` listed (0-based), so a test of repeated captures
+//!   knows every run's numbers (a jitter it planned).
 //!
 //! Sources with directives need no fixtures (`LEANSCOPE_FAKE_FIXTURES`).
 //!
@@ -56,7 +62,14 @@ pub enum Directive {
     Write(String),
     Connect(String),
     Heartbeats(u64),
+    /// A heartbeat count per run, picked by the run number.
+    HeartbeatsRuns(Vec<u64>),
+    /// The file the runs are logged to (and numbered by).
+    RunLog(String),
 }
+
+/// Most counts a `heartbeats-runs` directive may list.
+pub const MAX_HEARTBEATS_RUNS: usize = 1000;
 
 /// What the run was asked to trace: `trace.profiler.useHeartbeats` and its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +117,14 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
                     i + 1
                 )
             })?),
+            "heartbeats-runs" => Directive::HeartbeatsRuns(parse_counts(rest.trim()).ok_or_else(|| {
+                format!(
+                    "line {}: `heartbeats-runs` wants 1 to {MAX_HEARTBEATS_RUNS} whole numbers separated by commas such as `100,150,120`, got {rest:?}",
+                    i + 1
+                )
+            })?),
+            "run-log" if !rest.trim().is_empty() => Directive::RunLog(rest.trim().to_owned()),
+            "run-log" => return Err(format!("line {}: `run-log` wants a path", i + 1)),
             other => return Err(format!("line {}: unknown directive {other:?}", i + 1)),
         };
         out.push((i + 1, d));
@@ -128,6 +149,33 @@ fn parse_percent(s: &str) -> Option<u32> {
     let frac: u32 = format!("{frac:0<2}").parse().ok()?;
     let v = whole.checked_mul(100)?.checked_add(frac)?;
     (v <= MAX_PROFILING_COST_PERCENT * 100).then_some(v)
+}
+
+/// `100,150,120`: at least one count, at most [`MAX_HEARTBEATS_RUNS`].
+fn parse_counts(s: &str) -> Option<Vec<u64>> {
+    let v: Vec<u64> = s
+        .split(',')
+        .map(|n| n.parse().ok())
+        .collect::<Option<_>>()?;
+    (!v.is_empty() && v.len() <= MAX_HEARTBEATS_RUNS).then_some(v)
+}
+
+/// Logs this run of `file` to `log` and returns its number: how many
+/// runs of `file` the log held before.
+fn log_run(log: &str, file: &str) -> Result<usize, String> {
+    use std::io::Write;
+    let before = match std::fs::read_to_string(log) {
+        Ok(text) => text.lines().filter(|l| *l == file).count(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(format!("cannot read the run log {log}: {e}")),
+    };
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .and_then(|mut f| f.write_all(format!("{file}\n").as_bytes()))
+        .map_err(|e| format!("cannot append to the run log {log}: {e}"))?;
+    Ok(before)
 }
 
 fn parse_ms(s: &str) -> Option<Duration> {
@@ -186,9 +234,25 @@ pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
             _ => None,
         })
         .sum();
+    let mut run = 0;
+    for (_, d) in &list {
+        if let Directive::RunLog(log) = d {
+            match log_run(log, file) {
+                Ok(k) => run = k,
+                Err(e) => {
+                    eprintln!("fake-lean: {file}: {e}");
+                    return Some(crate::EXIT_FAKE_MISCONFIGURED);
+                }
+            }
+        }
+    }
     let mut traces: Vec<TracedCommand> = Vec::new();
     let mut timed: Vec<TracedCommand> = Vec::new();
     for (line, d) in list {
+        let d = match d {
+            Directive::HeartbeatsRuns(counts) => Directive::Heartbeats(counts[run % counts.len()]),
+            d => d,
+        };
         match d {
             Directive::Heartbeats(n) => add_node(&mut traces, &source, line, false, n as f64),
             Directive::Cost(c) => {
@@ -242,7 +306,7 @@ pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
                     "leanscope-fake: an error asked for by the source",
                 );
             }
-            Directive::BuildError => {}
+            Directive::BuildError | Directive::RunLog(_) | Directive::HeartbeatsRuns(_) => {}
         }
     }
     if tracing.heartbeats {
@@ -479,6 +543,31 @@ mod tests {
                 "{bad}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn reads_counts_per_run_and_numbers_runs_by_the_log() {
+        assert_eq!(
+            directives("-- leanscope-fake: heartbeats-runs 100,150,120\n").unwrap(),
+            vec![(1, Directive::HeartbeatsRuns(vec![100, 150, 120]))]
+        );
+        for bad in ["", "1,,2", "1, 2", "x", "-1"] {
+            let e = directives(&format!("-- leanscope-fake: heartbeats-runs {bad}\n")).unwrap_err();
+            assert!(e.contains("`heartbeats-runs` wants"), "{bad}: {e}");
+        }
+        assert!(directives("-- leanscope-fake: run-log\n").is_err());
+        let dir = std::env::temp_dir().join(format!("fake-run-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("runs.log");
+        let log = log.to_str().unwrap();
+        assert_eq!(log_run(log, "A.lean").unwrap(), 0);
+        assert_eq!(log_run(log, "B.lean").unwrap(), 0);
+        assert_eq!(log_run(log, "A.lean").unwrap(), 1);
+        assert_eq!(
+            std::fs::read_to_string(log).unwrap(),
+            "A.lean\nB.lean\nA.lean\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

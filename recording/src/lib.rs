@@ -14,6 +14,7 @@ pub mod limits;
 pub mod measure;
 pub mod model;
 pub mod reader;
+pub mod repeats;
 pub mod session;
 pub mod source_check;
 pub mod strings;

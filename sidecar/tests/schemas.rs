@@ -1,8 +1,10 @@
-//! What `summary --json` and `compare --json` write conforms to the JSON
+//! What `summary --json`, `compare --json` and a repeated capture write conform to the JSON
 //! Schemas in `schemas/`. A small validator for the keywords those schemas
 //! use (type, const, enum, required, properties, additionalProperties,
 //! items, minimum, maximum, oneOf, $ref) checks real outputs, and a
 //! mutated output is rejected, so the check can fail.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,6 +72,7 @@ impl Validator {
                 "array" => v.is_array(),
                 "string" => v.is_string(),
                 "integer" => v.is_i64() || v.is_u64(),
+                "number" => v.is_number(),
                 "boolean" => v.is_boolean(),
                 "null" => v.is_null(),
                 _ => false,
@@ -210,4 +213,55 @@ fn outputs_conform_to_the_schemas() {
             .check("comparison.schema.json", &comparison_schema, &bad, "$")
             .is_err());
     }
+}
+
+/// A repeated capture's `session.json` (its `repeats` and each file's `runs`) and `query --json`
+/// answer (the rows' spreads) conform to `session.schema.json` and to `leanscope serve`'s
+/// `queryResult`; a run with a stray field is caught.
+#[test]
+fn a_repeated_capture_conforms_to_the_schemas() {
+    let w = common::World::new();
+    std::fs::create_dir_all(w.project.join("Rep")).unwrap();
+    std::fs::write(
+        w.project.join("Rep/A.lean"),
+        "theorem a : True := by -- leanscope-fake: heartbeats-runs 300,200,250,400,100\n  trivial -- leanscope-fake: heartbeats-runs 150,100,120,160,50\n",
+    )
+    .unwrap();
+    let out = w.path("s");
+    let o = w.run(&[
+        "profile",
+        "Rep",
+        "--measure",
+        "heartbeats",
+        "--threshold",
+        "10",
+        "--repeat",
+        "4",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = Validator {
+        docs: vec![
+            ("session.schema.json".into(), load("session.schema.json")),
+            ("serve.schema.json".into(), load("rpc/serve.schema.json")),
+        ],
+    };
+    let schema = load("session.schema.json");
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(out.join("session.json")).unwrap()).unwrap();
+    assert_eq!(m["files"][0]["runs"].as_array().unwrap().len(), 4);
+    v.check("session.schema.json", &schema, &m, "$").unwrap();
+    let mut bad = m.clone();
+    bad["files"][0]["runs"][0]["extra"] = Value::Bool(true);
+    assert!(v.check("session.schema.json", &schema, &bad, "$").is_err());
+    let o = w.run(&["query", out.to_str().unwrap(), "--kind", "tactic", "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let q: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(q["rows"][0]["durationSpread"]["q1"].is_number());
+    let result = serde_json::json!({"$ref": "#/$defs/queryResult"});
+    v.check("serve.schema.json", &result, &q, "$").unwrap();
+    let mut bad = q.clone();
+    bad["rows"][0]["durationSpread"]["p95"] = 1.into();
+    assert!(v.check("serve.schema.json", &result, &bad, "$").is_err());
 }

@@ -943,6 +943,78 @@ fn capture_folder_reports_each_file_and_query_matches_the_cli() {
 }
 
 #[test]
+fn a_repeated_folder_capture_answers_medians_over_json_rpc() {
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join("Rep")).unwrap();
+    // Runs 0 (the warm-up), 1, 2, 3 plan 100, 300, 200, 250 heartbeats.
+    let log = w.path("runs.log");
+    std::fs::write(
+        w.project.join("Rep/A.lean"),
+        format!(
+            "-- leanscope-fake: run-log {}\ntheorem a : True := by -- leanscope-fake: heartbeats-runs 100,300,200,250\n  trivial -- leanscope-fake: heartbeats-runs 50,150,100,120\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    let mut c = Client::start(&w, &[]);
+    c.initialize(true);
+    let out = w.path("session");
+    let params = json!({"folder": file_uri(&w.project.join("Rep")), "measure": "heartbeats",
+                        "thresholdHeartbeats": 10, "repeat": 3,
+                        "output": out.to_str().unwrap()});
+    check("captureFolderParams", &params);
+    let r = c.call("leanscope/captureFolder", params);
+    check("captureFolderResult", &r);
+    assert_eq!(r["repeats"], json!({"runs": 3, "warmup": 1}), "{r:#}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 4);
+    let token = c
+        .log
+        .iter()
+        .find(|m| m["method"] == "window/workDoneProgress/create")
+        .unwrap()["params"]["token"]
+        .clone();
+    c.wait_progress_end(&token);
+    let messages: Vec<String> = c
+        .progress(&token)
+        .into_iter()
+        .filter_map(|v| v["message"].as_str().map(str::to_owned))
+        .filter(|m| m.starts_with('['))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "[1/4] Rep/A.lean (warm-up): ok",
+            "[2/4] Rep/A.lean (run 1/3): ok",
+            "[3/4] Rep/A.lean (run 2/3): ok",
+            "[4/4] Rep/A.lean (run 3/3): ok"
+        ]
+    );
+    let q = json!({"source": out.to_str().unwrap(), "kind": "declaration"});
+    let got = c.call("leanscope/query", q);
+    check("queryResult", &got);
+    assert_eq!(got["rows"][0]["durationMs"], 250.0);
+    assert_eq!(
+        got["rows"][0]["durationSpread"],
+        json!({"runs": 3, "median": 250.0, "min": 200.0, "max": 300.0})
+    );
+    for bad in [
+        json!({"repeat": 0}),
+        json!({"warmup": 1}),
+        json!({"repeat": 1001}),
+    ] {
+        let mut p = json!({"folder": file_uri(&w.project.join("Rep")),
+                           "output": w.path("other").to_str().unwrap()});
+        for (k, v) in bad.as_object().unwrap() {
+            p[k] = v.clone();
+        }
+        let e = c.call_err("leanscope/captureFolder", p);
+        assert_eq!(e["code"], -32602, "{bad}: {e}");
+    }
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
 fn cancelling_a_folder_capture_keeps_the_session_cancelled() {
     let w = World::new();
     let pidfile = w.path("pids");

@@ -27,6 +27,7 @@
 
 pub mod journal;
 mod query;
+mod repeated;
 mod rows;
 pub mod shard;
 pub mod synth;
@@ -38,6 +39,7 @@ pub use query::{
     query_index, query_index_parallel, query_rows, Committed, QueryKind, QueryOutcome, QueryRow,
     QuerySpec, SortBy, MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
 };
+pub use repeated::{query_repeated, MAX_REPEATED_ROWS};
 pub use rows::{index_rows, tactic_name, write_row, IndexRow, RowKind, MAX_TACTIC_NAME_CHARS};
 
 /// The version of `session.json` and of the index rows this build writes
@@ -135,13 +137,15 @@ impl FileStatus {
 pub enum TargetKind {
     Folder,
     Project,
+    /// One file, captured several times (`profile FILE --repeat N`).
+    File,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
     pub kind: TargetKind,
-    /// The folder, relative to the project root with `/` separators; `""`
-    /// for the root itself.
+    /// The folder (or, for [`TargetKind::File`], the file), relative to the
+    /// project root with `/` separators; `""` for the root itself.
     pub path: String,
 }
 
@@ -199,6 +203,49 @@ pub struct FileEntry {
     /// Why the capture failed (at most [`MAX_ERROR_CHARS`] characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// A repeated capture's committed runs of the file, by repeat (absent
+    /// without `--repeat`). The entry's own fields are those of the run
+    /// committed last, so a reader that knows nothing of repeats reads one
+    /// real run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<RunEntry>,
+}
+
+/// One committed run of a file in a repeated capture.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunEntry {
+    /// 0-based: the round of the capture this run belongs to.
+    pub repeat: u32,
+    /// `ok` or `error`.
+    pub status: FileStatus,
+    /// The run's capture number; its index rows carry it.
+    pub capture: u64,
+    /// The run's recording, relative to the session directory.
+    pub recording: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture_wall_ms: Option<u64>,
+}
+
+impl RunEntry {
+    /// The run's file time in nanoseconds, as [`FileEntry::time_ns`].
+    pub fn time_ns(&self) -> Option<u64> {
+        self.elapsed_ms.or(self.traced_ms).and_then(ms_to_ns)
+    }
+}
+
+/// How a repeated capture runs each file (`profile --repeat N --warmup K`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Repeats {
+    /// Runs kept per file.
+    pub runs: u32,
+    /// Discarded warm-up runs of each file before them (never stored).
+    pub warmup: u32,
 }
 
 impl FileEntry {
@@ -219,6 +266,7 @@ impl FileEntry {
             lean_errors: None,
             source_sha256: None,
             error: None,
+            runs: Vec::new(),
         }
     }
 
@@ -277,6 +325,9 @@ pub struct Manifest {
     /// The shards this session was merged from (`session merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merge: Option<shard::MergeInfo>,
+    /// A repeated capture: how many runs of each file (absent: one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<Repeats>,
     pub files: Vec<FileEntry>,
 }
 
@@ -314,6 +365,17 @@ impl Manifest {
                     i, f.path, f.id
                 )));
             }
+            for r in &f.runs {
+                if !r.status.is_committed() {
+                    return Err(SessionError::BadManifest(format!(
+                        "file {} ({}) has a run {} that is {}, not ok or error",
+                        i,
+                        f.path,
+                        r.repeat,
+                        r.status.as_str()
+                    )));
+                }
+            }
             if f.status.is_committed() && (f.capture.is_none() || f.recording.is_none()) {
                 return Err(SessionError::BadManifest(format!(
                     "file {} ({}) is {} but names no capture or recording",
@@ -332,6 +394,23 @@ impl Manifest {
         let mut v = serde_json::to_vec_pretty(self).unwrap_or_default();
         v.push(b'\n');
         v
+    }
+
+    /// For each file id, the capture numbers of its committed runs (a
+    /// repeated capture), or of its one committed capture.
+    pub fn committed_runs(&self) -> Vec<Vec<u64>> {
+        self.files
+            .iter()
+            .map(|f| {
+                if !f.status.is_committed() {
+                    Vec::new()
+                } else if f.runs.is_empty() {
+                    f.capture.into_iter().collect()
+                } else {
+                    f.runs.iter().map(|r| r.capture).collect()
+                }
+            })
+            .collect()
     }
 
     /// For each file id, the capture number whose index rows count.
@@ -443,6 +522,7 @@ mod tests {
             notes: vec![],
             shard: None,
             merge: None,
+            repeats: None,
             files: vec![
                 FileEntry::planned(0, "A.lean".into(), "A".into()),
                 FileEntry::planned(1, "B.lean".into(), "B".into()),

@@ -49,7 +49,7 @@ impl QueryKind {
     }
 
     /// The index rows a query of this kind reads.
-    fn row_kind(self) -> RowKind {
+    pub(crate) fn row_kind(self) -> RowKind {
         match self {
             QueryKind::File | QueryKind::Folder => RowKind::File,
             QueryKind::Declaration => RowKind::Declaration,
@@ -99,6 +99,13 @@ pub struct QueryRow {
     /// How many committed files a folder row sums.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<u64>,
+    /// A repeated capture: `durationMs` over the runs that have the row
+    /// (`durationMs` is then its median).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_spread: Option<crate::repeats::Spread>,
+    /// A repeated capture: `selfMs` over the runs (`selfMs` is its median).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub self_spread: Option<crate::repeats::Spread>,
 }
 
 impl QueryRow {
@@ -119,6 +126,8 @@ impl QueryRow {
             attribution: r.attribution,
             file: Some(r.file),
             files: None,
+            duration_spread: None,
+            self_spread: None,
         }
     }
 }

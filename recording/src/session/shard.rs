@@ -233,6 +233,7 @@ impl ShardPlan {
         let kind = match self.target.kind {
             TargetKind::Folder => "folder",
             TargetKind::Project => "project",
+            TargetKind::File => "file",
         };
         text.push_str(&format!(
             "leanscope plan {}\ntarget {kind} {:?}\nthreshold {}\nshards {}\nbalance {}\n",

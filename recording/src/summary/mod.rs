@@ -28,6 +28,7 @@
 
 mod build;
 mod check;
+pub mod repeated;
 
 pub use build::{summarize, SummaryBuilder};
 pub use check::SummaryInvalid;

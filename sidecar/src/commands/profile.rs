@@ -25,6 +25,12 @@ last checkpoint while the run is unfinished), index.jsonl (query rows) and
 files/*.lsrec, written so that Ctrl-C or a crash keeps every file captured so far;
 --resume completes it.
 
+--repeat N captures each file N times (after --warmup K discarded runs of each
+file, default 1 when N > 1; round r of a folder runs its files rotated by r) into
+a session, a FILE too: every run is kept as its own recording, and `query` and
+`summary` of the session report medians with min-max (and quartiles from 4 runs);
+--resume captures the missing runs.
+
 Exit codes: 0 ok; 1 Lean reported errors (recordings were written); 2 usage;
 3 toolchain or capture failure (for a session: some file failed); 130 Ctrl-C; 143 SIGTERM.")]
 pub struct Args {
@@ -82,6 +88,26 @@ pub struct Args {
     /// by source size.
     #[arg(long, value_name = "SESSION_DIR", requires = "shard")]
     balance_from: Option<PathBuf>,
+    /// Capture each file N times into a session (a single FILE too), each run its own
+    /// recording; `query` and `summary` then report per-run medians with their spread.
+    #[arg(long, value_name = "N", conflicts_with_all = ["shard", "resume"],
+        value_parser = clap::value_parser!(u32).range(1..=recording::repeats::MAX_REPEATS as i64))]
+    repeat: Option<u32>,
+    /// Discarded warm-up runs of each file before its repeats (default 1 when --repeat is over 1,
+    /// else 0). Warm-ups are never stored or counted.
+    #[arg(long, value_name = "K", requires = "repeat",
+        value_parser = clap::value_parser!(u32).range(0..=recording::repeats::MAX_REPEATS as i64))]
+    warmup: Option<u32>,
+}
+
+impl Args {
+    /// `--repeat` and `--warmup` as the session stores them.
+    fn repeats(&self) -> Option<recording::session::Repeats> {
+        self.repeat.map(|runs| recording::session::Repeats {
+            runs,
+            warmup: self.warmup.unwrap_or(u32::from(runs > 1)),
+        })
+    }
 }
 
 /// Ctrl-C and SIGTERM cancel the capture (Lean is stopped, nothing is left
@@ -118,7 +144,11 @@ impl Interrupts {
 }
 
 pub fn run(a: Args) -> Result<u8> {
-    if a.resume.is_some() || a.project.is_some() || a.target.as_deref().is_some_and(Path::is_dir) {
+    if a.resume.is_some()
+        || a.project.is_some()
+        || a.repeat.is_some()
+        || a.target.as_deref().is_some_and(Path::is_dir)
+    {
         return super::profile_session::run(a.into());
     }
     if a.list || a.jobs != 1 || a.shard.is_some() {
@@ -197,6 +227,7 @@ const _: () = assert!(DEFAULT_THRESHOLD_MS == 10 && DEFAULT_THRESHOLD_HEARTBEATS
 impl From<Args> for super::profile_session::Args {
     fn from(a: Args) -> Self {
         super::profile_session::Args {
+            repeats: a.repeats(),
             target: a.target,
             project: a.project,
             resume: a.resume,

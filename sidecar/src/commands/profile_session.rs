@@ -11,7 +11,7 @@ use super::profile::Interrupts;
 use crate::capture::{timestamp, CancelToken, PROJECT_DIR};
 use crate::exit;
 use crate::session::engine::{
-    plan, resume, resume_preview, run_new, SessionEvent, SessionFailure, SessionOptions,
+    plan, plan_file, resume, resume_preview, run_new, SessionEvent, SessionFailure, SessionOptions,
 };
 use crate::session::shard::cut;
 use crate::session::store::StoreError;
@@ -33,6 +33,8 @@ pub struct Args {
     pub shard: Option<String>,
     pub shards: Option<u32>,
     pub balance_from: Option<PathBuf>,
+    /// `--repeat N --warmup K`.
+    pub repeats: Option<recording::session::Repeats>,
 }
 
 /// The shard `--shard` (and `--shards`) name.
@@ -72,6 +74,7 @@ pub fn run(a: Args) -> Result<u8> {
         lake: a.lake.clone(),
         timeout: a.timeout.map(Duration::from_secs),
         jobs: a.jobs,
+        repeats: a.repeats,
     };
     let cancel = CancelToken::default();
     let interrupts = Interrupts::install(&cancel)?;
@@ -81,12 +84,16 @@ pub fn run(a: Args) -> Result<u8> {
             planned,
             to_capture,
         } => eprintln!(
-            "leanscope: session {}: capturing {to_capture} of {planned} files",
-            dir.display()
+            "leanscope: session {}: capturing {to_capture} {} of {planned} files",
+            dir.display(),
+            if a.repeats.is_some() { "runs" } else { "files" }
         ),
-        SessionEvent::FileStarted { path, .. } => eprintln!("leanscope: capturing {path}"),
+        SessionEvent::FileStarted { path, run, .. } => {
+            eprintln!("leanscope: capturing {path}{}", run_suffix(&run))
+        }
         SessionEvent::FileDone {
             path,
+            run,
             status,
             done,
             total,
@@ -94,11 +101,16 @@ pub fn run(a: Args) -> Result<u8> {
             ..
         } => match error {
             Some(err) => eprintln!(
-                "leanscope: [{done}/{total}] {path}: {}: {}",
+                "leanscope: [{done}/{total}] {path}{}: {}: {}",
+                run_suffix(&run),
                 status.as_str(),
                 err.lines().next().unwrap_or("")
             ),
-            None => eprintln!("leanscope: [{done}/{total}] {path}: {}", status.as_str()),
+            None => eprintln!(
+                "leanscope: [{done}/{total}] {path}{}: {}",
+                run_suffix(&run),
+                status.as_str()
+            ),
         },
     };
     let result = if let Some(dir) = &a.resume {
@@ -124,6 +136,32 @@ pub fn run(a: Args) -> Result<u8> {
     } else {
         let (dir, whole) = match (&a.project, &a.target) {
             (Some(p), _) => (p.clone(), true),
+            (None, Some(t)) if a.repeats.is_some() && t.is_file() => {
+                let p = match plan_file(t) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("leanscope: error: {e}");
+                        return Ok(failure_code(&e));
+                    }
+                };
+                if a.list {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&serde_json::json!({
+                            "projectRoot": p.project.root,
+                            "target": p.target,
+                            "files": p.files,
+                        }))?
+                    );
+                    return Ok(exit::OK);
+                }
+                let out = a.out.clone().unwrap_or_else(|| default_out(&p));
+                return finish(
+                    run_new(p, &out, &opts, &cancel, &mut on_event),
+                    &a,
+                    &interrupts,
+                );
+            }
             (None, Some(t)) => (t.clone(), false),
             (None, None) => {
                 eprintln!("leanscope: error: give a folder, --project or --resume");
@@ -179,15 +217,32 @@ pub fn run(a: Args) -> Result<u8> {
             );
             return Ok(exit::USAGE);
         }
-        let out = a.out.clone().unwrap_or_else(|| {
-            p.project
-                .root
-                .join(PROJECT_DIR)
-                .join("sessions")
-                .join(timestamp())
-        });
+        let out = a.out.clone().unwrap_or_else(|| default_out(&p));
         run_new(p, &out, &opts, &cancel, &mut on_event)
     };
+    finish(result, &a, &interrupts)
+}
+
+/// Where a new session goes without `--out`.
+fn default_out(p: &crate::session::engine::Plan) -> PathBuf {
+    p.project
+        .root
+        .join(PROJECT_DIR)
+        .join("sessions")
+        .join(timestamp())
+}
+
+/// ` (run 2/5)` after a file's path in progress lines of a repeated capture.
+fn run_suffix(run: &Option<String>) -> String {
+    run.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
+}
+
+/// Reports how the run ended and picks the exit code.
+fn finish(
+    result: Result<crate::session::engine::SessionSummary, SessionFailure>,
+    a: &Args,
+    interrupts: &Interrupts,
+) -> Result<u8> {
     let summary = match result {
         Ok(s) => s,
         Err(e) => {
@@ -224,7 +279,7 @@ pub fn run(a: Args) -> Result<u8> {
         );
         return Ok(interrupts.exit_code().unwrap_or(exit::INTERRUPTED));
     }
-    if c.failed > 0 {
+    if c.failed > 0 || (summary.repeats.is_some() && summary.status == SessionStatus::Partial) {
         return Ok(exit::CAPTURE_FAILED);
     }
     if summary.with_errors > 0 {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use recording::session::{
-    index_rows, query_index, query_index_parallel, query_rows, Counts, QueryKind, QueryOutcome,
-    QueryRow, QuerySpec, SessionStatus, SortBy, INDEX_FILE,
+    index_rows, query_index, query_index_parallel, query_repeated, query_rows, Counts, QueryKind,
+    QueryOutcome, QueryRow, QuerySpec, Repeats, SessionStatus, SortBy, INDEX_FILE,
 };
 use recording::{Measure, Recording};
 use serde::Serialize;
@@ -45,7 +45,11 @@ pub const DEFAULT_LIMIT: usize = 20;
 Output: TSV with a header line by default; --json gives one object with the session's status and
 counts next to the rows; --jsonl one row per line. Times are milliseconds; lines are 1-based.
 A session's rows count only for files its manifest marks committed; folder times are the sums
-of their committed files. Warnings (damaged index lines, an interrupted session) go to stderr.")]
+of their committed files. Warnings (damaged index lines, an interrupted session) go to stderr.
+A repeated capture (profile --repeat N): each row's time and self time are the medians of its
+runs, with their spread (JSON durationSpread/selfSpread: runs, median, min, max, and q1/q3 from
+4 runs; TSV columns runs, durationMin, durationMax, durationQ1, durationQ3, selfMin, selfMax);
+folder rows sum the files' medians.")]
 pub struct Args {
     /// A session directory or a recording (.lsrec).
     source: PathBuf,
@@ -80,6 +84,9 @@ pub struct SessionFacts {
     interrupted: bool,
     #[serde(flatten)]
     counts: Counts,
+    /// A repeated capture's runs per file: the rows are medians.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeats: Option<Repeats>,
 }
 
 /// What `--json` prints and `leanscope/query` answers.
@@ -225,7 +232,11 @@ pub fn run(a: Args) -> Result<u8> {
             writeln!(out)?;
         }
     } else {
-        write_tsv(&mut out, &outcome.rows, outcome.measure)?;
+        let repeated = outcome
+            .session
+            .as_ref()
+            .is_some_and(|f| f.repeats.is_some());
+        write_tsv(&mut out, &outcome.rows, outcome.measure, repeated)?;
     }
     out.flush()?;
     Ok(exit::OK)
@@ -239,6 +250,10 @@ fn query_session(
     let committed = manifest.committed();
     let index_path = dir.join(INDEX_FILE);
     let outcome = match regular::read(&index_path) {
+        Ok(f) if manifest.repeats.is_some() => {
+            query_repeated(f, manifest.index_bytes, &manifest.committed_runs(), spec)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", index_path.display()))?
+        }
         Ok(f) => {
             let len = f.metadata()?.len();
             // One reader per core (each its own open file, so its own offset).
@@ -260,6 +275,7 @@ fn query_session(
         status: manifest.status,
         interrupted: manifest.status == SessionStatus::Running && !is_being_written(dir),
         counts: manifest.counts,
+        repeats: manifest.repeats,
     };
     Ok((Some(facts), outcome, manifest.measure))
 }
@@ -281,17 +297,30 @@ fn row_unit(m: Measure) -> &'static str {
     }
 }
 
-fn write_tsv(out: &mut impl Write, rows: &[QueryRow], measure: Measure) -> std::io::Result<()> {
+/// With `repeated` (a repeated capture), the spread's columns follow.
+fn write_tsv(
+    out: &mut impl Write,
+    rows: &[QueryRow],
+    measure: Measure,
+    repeated: bool,
+) -> std::io::Result<()> {
     let (duration, self_) = match measure {
         Measure::Time => ("durationMs", "selfMs"),
         Measure::Heartbeats => ("durationHeartbeats", "selfHeartbeats"),
     };
-    writeln!(
+    write!(
         out,
         "kind\tname\tpath\t{duration}\t{self_}\tline\tendLine\tdeclaration\tattribution"
     )?;
+    if repeated {
+        write!(
+            out,
+            "\truns\tdurationMin\tdurationMax\tdurationQ1\tdurationQ3\tselfMin\tselfMax"
+        )?;
+    }
+    writeln!(out)?;
     for r in rows {
-        writeln!(
+        write!(
             out,
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             r.kind.as_str(),
@@ -304,6 +333,21 @@ fn write_tsv(out: &mut impl Write, rows: &[QueryRow], measure: Measure) -> std::
             field(r.declaration.as_deref().unwrap_or("")),
             r.attribution.map(|k| k.as_str()).unwrap_or("")
         )?;
+        if repeated {
+            let (d, s) = (r.duration_spread, r.self_spread);
+            write!(
+                out,
+                "\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                opt(d.map(|x| x.runs)),
+                opt(d.map(|x| x.min)),
+                opt(d.map(|x| x.max)),
+                opt(d.and_then(|x| x.q1)),
+                opt(d.and_then(|x| x.q3)),
+                opt(s.map(|x| x.min)),
+                opt(s.map(|x| x.max)),
+            )?;
+        }
+        writeln!(out)?;
     }
     Ok(())
 }

@@ -5,11 +5,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use leanscope::interop::{summary_json, Format, ImportOptions};
-use recording::summary::{GroupBy, Summary};
+use recording::summary::repeated::repeated_rows;
+use recording::summary::{GroupBy, Summary, SummaryBuilder};
 use recording::AtomicFile;
 
 use super::export::parse_group_by;
 use super::inputs::{summarize, Input};
+use crate::session::committed::{is_inside, read_recording, CommittedSession};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -34,6 +36,11 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<u8> {
     let input = Input::classify(&a.input, a.format)?;
+    if input.is_session() {
+        if let Some(session) = repeated_session(&a.input) {
+            return repeated(&session, &a);
+        }
+    }
     let opts = ImportOptions { unit_ns: a.unit_ns };
     let s = summarize(
         &input,
@@ -103,4 +110,86 @@ fn print_table(s: &Summary, limit: usize) {
     if s.rows.len() > limit {
         println!("… and {} more rows (see --json)", s.rows.len() - limit);
     }
+}
+
+/// The session in `dir` when it is a repeated capture (`profile --repeat`).
+fn repeated_session(dir: &std::path::Path) -> Option<CommittedSession> {
+    CommittedSession::open(dir)
+        .ok()
+        .filter(|s| s.manifest.repeats.is_some())
+}
+
+/// `summary` of a repeated capture: one summary per run (run r: every
+/// file's r-th run), then per row the medians over the runs with their
+/// spread (`recording::summary::repeated`), as a table.
+fn repeated(session: &CommittedSession, a: &Args) -> Result<u8> {
+    if a.json.is_some() {
+        eprintln!(
+            "leanscope: error: {} is a repeated capture; summary JSON of its medians is not written yet (`leanscope query --json` gives the medians and spreads per file, declaration and tactic)",
+            session.dir.display()
+        );
+        return Ok(crate::exit::USAGE);
+    }
+    let group_by = a.group_by.unwrap_or(GroupBy::Name);
+    let runs = session.manifest.repeats.map_or(0, |r| r.runs);
+    let mut summaries = Vec::new();
+    let mut measure = None;
+    for r in 0..runs {
+        let mut b = SummaryBuilder::new(group_by);
+        let mut any = false;
+        for f in &session.manifest.files {
+            let Some(run) = f.runs.iter().find(|x| x.repeat == r) else {
+                continue;
+            };
+            if !f.status.is_committed() || !is_inside(&run.recording) {
+                continue;
+            }
+            let rec = read_recording(&session.dir.join(&run.recording))?;
+            b.add(&rec, None);
+            any = true;
+        }
+        if any {
+            let s = b.finish();
+            measure.get_or_insert(s.measure);
+            summaries.push(s);
+        }
+    }
+    if summaries.is_empty() {
+        anyhow::bail!(
+            "the session {} has no committed runs yet",
+            session.dir.display()
+        );
+    }
+    let measure = measure.unwrap_or_default();
+    let rows = repeated_rows(&summaries);
+    let human = |v: f64| measure.format(v.round() as u64);
+    println!(
+        "repeated capture: {} runs with rows ({} per file planned); medians over the runs, grouped by {group_by}; {} rows",
+        summaries.len(),
+        runs,
+        rows.len()
+    );
+    println!(
+        "{:>10} {:>21} {:>21} {:>10} {:>8}  key",
+        "self", "self min-max", "self q1-q3", "total", "calls"
+    );
+    for r in rows.iter().take(a.limit) {
+        let range = |x: f64, y: f64| format!("{}-{}", human(x), human(y));
+        println!(
+            "{:>10} {:>21} {:>21} {:>10} {:>8}  {}",
+            human(r.self_ns.median),
+            range(r.self_ns.min, r.self_ns.max),
+            match (r.self_ns.q1, r.self_ns.q3) {
+                (Some(q1), Some(q3)) => range(q1, q3),
+                _ => "-".to_string(),
+            },
+            human(r.total_ns.median),
+            r.calls.median,
+            r.key.label()
+        );
+    }
+    if rows.len() > a.limit {
+        println!("… and {} more rows", rows.len() - a.limit);
+    }
+    Ok(crate::exit::OK)
 }

@@ -138,6 +138,7 @@ fn write_session(ws: &Path, plan: &Plan, samples: &[Sample], side: Side) -> Resu
         )],
         shard: None,
         merge: None,
+        repeats: None,
         files: files
             .iter()
             .enumerate()

@@ -43,6 +43,10 @@ pub struct CaptureFolderParams {
     pub timeout_seconds: Option<u64>,
     /// Parallel captures (default 1).
     pub jobs: Option<usize>,
+    /// Capture each file this many times (`profile --repeat`).
+    pub repeat: Option<u32>,
+    /// Discarded warm-up runs of each file (default 1 when `repeat` is over 1).
+    pub warmup: Option<u32>,
     /// `auto` (default) or `stock`; anything else is rejected.
     pub backend: Option<String>,
     /// A new (or empty) session directory; default
@@ -99,6 +103,19 @@ pub async fn capture_folder(
     if p.jobs == Some(0) {
         return Err(errors::invalid_params("jobs must be at least 1"));
     }
+    let max = recording::repeats::MAX_REPEATS;
+    if p.repeat.is_some_and(|n| n == 0 || n > max) || p.warmup.is_some_and(|k| k > max) {
+        return Err(errors::invalid_params(format!(
+            "repeat must be 1 to {max} and warmup 0 to {max}"
+        )));
+    }
+    if p.warmup.is_some() && p.repeat.is_none() {
+        return Err(errors::invalid_params("warmup needs repeat"));
+    }
+    let repeats = p.repeat.map(|runs| recording::session::Repeats {
+        runs,
+        warmup: p.warmup.unwrap_or(u32::from(runs > 1)),
+    });
     let (measure, threshold) =
         errors::measure(p.measure.as_deref(), p.threshold_ms, p.threshold_heartbeats)?;
     let opts = SessionOptions {
@@ -107,6 +124,7 @@ pub async fn capture_folder(
         lake,
         timeout: p.timeout_seconds.map(Duration::from_secs),
         jobs: p.jobs.unwrap_or(1),
+        repeats,
     };
     let whole = p.project;
     let scan = folder.clone();
@@ -163,15 +181,22 @@ pub async fn capture_folder(
     while let Some(e) = rx.recv().await {
         let (message, pct) = match e {
             SessionEvent::Started { .. } => continue,
-            SessionEvent::FileStarted { path, .. } => (format!("Capturing {path}"), None),
+            SessionEvent::FileStarted { path, run, .. } => {
+                (format!("Capturing {path}{}", run_suffix(&run)), None)
+            }
             SessionEvent::FileDone {
                 path,
+                run,
                 status,
                 done,
                 total,
                 ..
             } => (
-                format!("[{done}/{total}] {path}: {}", status.as_str()),
+                format!(
+                    "[{done}/{total}] {path}{}: {}",
+                    run_suffix(&run),
+                    status.as_str()
+                ),
                 Some((done * 100 / total.max(1)) as u32),
             ),
         };
@@ -277,4 +302,9 @@ pub async fn query(p: QueryParams) -> Result<Answer> {
     })
     .await
     .map_err(|e| errors::internal(format!("the query failed: {e}")))?
+}
+
+/// ` (run 2/5)` after a file's path in the progress of a repeated capture.
+fn run_suffix(run: &Option<String>) -> String {
+    run.as_ref().map(|r| format!(" ({r})")).unwrap_or_default()
 }

@@ -13,10 +13,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use recording::session::{
-    cap_chars, Counts, FileEntry, FileStatus, Manifest, SessionStatus, Target, TargetKind,
-    FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
+    cap_chars, Counts, FileEntry, FileStatus, Manifest, Repeats, RunEntry, SessionStatus, Target,
+    TargetKind, FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
 };
-use recording::Recording;
+use recording::{CaptureStatus, Recording};
 
 use super::discover::{discover, PlannedFile};
 use super::store::{SessionStore, StoreError};
@@ -97,6 +97,40 @@ pub fn plan(dir: &Path, whole_project: bool) -> Result<Plan, SessionFailure> {
     })
 }
 
+/// Plans a session of the one Lean file `file` (`profile FILE --repeat N`).
+pub fn plan_file(file: &Path) -> Result<Plan, SessionFailure> {
+    if !file.is_file() {
+        return Err(SessionFailure::Usage(format!(
+            "{} is not a file",
+            file.display()
+        )));
+    }
+    let file = file
+        .canonicalize()
+        .map_err(|e| SessionFailure::Io(format!("cannot resolve {}: {e}", file.display())))?;
+    let project = Project::containing(file.parent().unwrap_or(Path::new("/")))?;
+    let Some(rel) = project.relative(&file) else {
+        return Err(SessionFailure::Usage(format!(
+            "{} is not inside the project root {}",
+            file.display(),
+            project.root.display()
+        )));
+    };
+    Ok(Plan {
+        target: Target {
+            kind: TargetKind::File,
+            path: rel.clone(),
+        },
+        files: vec![PlannedFile {
+            module: crate::capture::project::module_name(&rel),
+            path: rel,
+        }],
+        project,
+        notes: Vec::new(),
+        shard: None,
+    })
+}
+
 /// How files are captured.
 #[derive(Debug, Clone)]
 pub struct SessionOptions {
@@ -107,6 +141,34 @@ pub struct SessionOptions {
     /// Per-file limit.
     pub timeout: Option<Duration>,
     pub jobs: usize,
+    /// Capture each file this many times (`--repeat`, `--warmup`); `None`: once.
+    pub repeats: Option<Repeats>,
+}
+
+/// Which run of a file a capture is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunKind {
+    /// The one capture of a session without repeats.
+    Single,
+    /// A discarded warm-up run of a repeated capture (never stored).
+    WarmUp,
+    /// Run `r` (0-based) of a repeated capture.
+    Repeat(u32),
+}
+
+impl RunKind {
+    /// How progress names the run: `None` for a single capture.
+    fn label(self, repeats: Option<Repeats>) -> Option<String> {
+        match self {
+            RunKind::Single => None,
+            RunKind::WarmUp => Some("warm-up".to_string()),
+            RunKind::Repeat(r) => Some(format!(
+                "run {}/{}",
+                r + 1,
+                repeats.map_or(r + 1, |x| x.runs)
+            )),
+        }
+    }
 }
 
 /// What happens, as the session goes (serializable for progress
@@ -123,10 +185,16 @@ pub enum SessionEvent {
     FileStarted {
         id: u32,
         path: String,
+        /// In a repeated capture: `warm-up` or `run K/N`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<String>,
     },
     FileDone {
         id: u32,
         path: String,
+        /// In a repeated capture: `warm-up` or `run K/N`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<String>,
         status: FileStatus,
         /// Files finished so far in this run, and how many this run captures.
         done: usize,
@@ -147,6 +215,9 @@ pub struct SessionSummary {
     /// Committed files with Lean errors.
     pub with_errors: u64,
     pub notes: Vec<String>,
+    /// A repeated capture's runs per file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<Repeats>,
 }
 
 fn now_ms() -> u64 {
@@ -182,6 +253,7 @@ pub fn run_new(
         notes: plan.notes,
         shard: plan.shard.as_ref().map(|c| c.info.clone()),
         merge: None,
+        repeats: opts.repeats,
         files: plan
             .files
             .into_iter()
@@ -195,14 +267,52 @@ pub fn run_new(
     }
     store.manifest.recount();
     store.checkpoint()?;
-    let todo: Vec<u32> = (0..store.manifest.files.len() as u32).collect();
+    let files = store.manifest.files.len();
+    let todo = match opts.repeats {
+        None => (0..files as u32).map(|id| (id, RunKind::Single)).collect(),
+        Some(rep) => repeated_order(files, rep, &|_, _| true),
+    };
     run(store, todo, opts, cancel, progress)
+}
+
+/// The runs of a repeated capture in order ([`recording::repeats::run_order`]:
+/// warm-ups, then rounds of rotated files), keeping the repeats `wanted`
+/// names (file id, `None` for a file's warm-ups) — a file's warm-ups are
+/// kept when any of its repeats is.
+fn repeated_order(
+    files: usize,
+    rep: Repeats,
+    wanted: &dyn Fn(u32, u32) -> bool,
+) -> Vec<(u32, RunKind)> {
+    recording::repeats::run_order(files, rep.runs, rep.warmup)
+        .into_iter()
+        .filter_map(|(f, r)| {
+            let id = f as u32;
+            match r {
+                Some(r) => wanted(id, r).then_some((id, RunKind::Repeat(r))),
+                None => (0..rep.runs)
+                    .any(|r| wanted(id, r))
+                    .then_some((id, RunKind::WarmUp)),
+            }
+        })
+        .collect()
+}
+
+/// True when a committed file of a repeated capture lacks some of its runs.
+fn missing_runs(m: &Manifest) -> bool {
+    m.repeats.is_some_and(|rep| {
+        m.files
+            .iter()
+            .any(|f| f.status.is_committed() && (f.runs.len() as u32) < rep.runs)
+    })
 }
 
 /// What a resume would capture: files missing, failed, skipped, whose
 /// source changed or whose recording is gone, and files of the target
-/// that are new since. Adds the new files to the manifest.
-fn resume_plan(store: &mut SessionStore) -> Result<Vec<u32>, SessionFailure> {
+/// that are new since; in a repeated capture, each file's missing runs
+/// (all of them when its source changed). Adds the new files to the
+/// manifest.
+fn resume_plan(store: &mut SessionStore) -> Result<Vec<(u32, RunKind)>, SessionFailure> {
     let root = PathBuf::from(&store.manifest.project_root);
     let project = Project::containing(&root)?;
     let scan = if store.manifest.target.path.is_empty() {
@@ -210,8 +320,12 @@ fn resume_plan(store: &mut SessionStore) -> Result<Vec<u32>, SessionFailure> {
     } else {
         project.root.join(&store.manifest.target.path)
     };
-    // A shard's files are fixed by its plan: new files belong to no shard.
-    if scan.is_dir() && store.manifest.shard.is_none() {
+    // A shard's files are fixed by its plan: new files belong to no shard;
+    // a file's session holds that file alone.
+    if scan.is_dir()
+        && store.manifest.shard.is_none()
+        && store.manifest.target.kind != TargetKind::File
+    {
         let (files, _) =
             discover(&project, &scan).map_err(|e| SessionFailure::Io(e.to_string()))?;
         let known: BTreeSet<String> = store
@@ -231,10 +345,12 @@ fn resume_plan(store: &mut SessionStore) -> Result<Vec<u32>, SessionFailure> {
         }
     }
     let mut todo = Vec::new();
+    let mut missing: Vec<Vec<u32>> = Vec::new();
     for f in &store.manifest.files {
         let source = project.root.join(&f.path);
-        let again = match f.status {
-            FileStatus::Pending | FileStatus::Failed | FileStatus::Skipped => true,
+        // Not committed, or its source changed: every run of it again.
+        let (again, gone) = match f.status {
+            FileStatus::Pending | FileStatus::Failed | FileStatus::Skipped => (true, true),
             FileStatus::Ok | FileStatus::Error => {
                 let changed = std::fs::read(&source)
                     .map(|b| Some(recording::sha256_hex(&b)) != f.source_sha256)
@@ -243,12 +359,30 @@ fn resume_plan(store: &mut SessionStore) -> Result<Vec<u32>, SessionFailure> {
                     .recording
                     .as_ref()
                     .is_none_or(|r| !store.dir.join(r).is_file());
-                changed || gone
+                (changed, gone)
             }
         };
-        if again {
-            todo.push(f.id);
+        if let Some(rep) = store.manifest.repeats {
+            // A repeated capture's runs are checked one by one.
+            missing.push(
+                (0..rep.runs)
+                    .filter(|&r| {
+                        again
+                            || !f
+                                .runs
+                                .iter()
+                                .any(|x| x.repeat == r && store.dir.join(&x.recording).is_file())
+                    })
+                    .collect(),
+            );
+        } else if again || gone {
+            todo.push((f.id, RunKind::Single));
         }
+    }
+    if let Some(rep) = store.manifest.repeats {
+        todo = repeated_order(store.manifest.files.len(), rep, &|id, r| {
+            missing[id as usize].contains(&r)
+        });
     }
     Ok(todo)
 }
@@ -264,6 +398,7 @@ pub fn resume(
     let opts = SessionOptions {
         threshold: store.manifest.threshold_ms,
         measure: store.manifest.measure,
+        repeats: store.manifest.repeats,
         ..opts.clone()
     };
     let todo = resume_plan(&mut store)?;
@@ -281,7 +416,10 @@ pub fn resume(
 pub fn resume_preview(dir: &Path) -> Result<Vec<PlannedFile>, SessionFailure> {
     let mut store = SessionStore::reopen(dir)?;
     let todo = resume_plan(&mut store)?;
-    Ok(todo
+    let mut ids: Vec<u32> = todo.into_iter().map(|(id, _)| id).collect();
+    let mut seen = BTreeSet::new();
+    ids.retain(|id| seen.insert(*id));
+    Ok(ids
         .into_iter()
         .map(|id| {
             let f = &store.manifest.files[id as usize];
@@ -310,6 +448,8 @@ enum Outcome {
     Failed(String),
     Vanished,
     Cancelled,
+    /// A warm-up run finished (its recording is removed, never counted).
+    WarmedUp(FileStatus),
 }
 
 struct Job {
@@ -317,6 +457,7 @@ struct Job {
     path: String,
     module: String,
     capture: u64,
+    run: RunKind,
 }
 
 /// A recording's path in a session: file id, module and capture number.
@@ -366,6 +507,13 @@ fn capture_one(
         Err(CaptureError::Run(RunError::Cancelled)) => return Outcome::Cancelled,
         Err(e) => return Outcome::Failed(cap_chars(&e.to_string(), MAX_ERROR_CHARS)),
     };
+    if job.run == RunKind::WarmUp {
+        let _ = std::fs::remove_file(&out);
+        return Outcome::WarmedUp(match result.status {
+            CaptureStatus::Ok => FileStatus::Ok,
+            CaptureStatus::Error => FileStatus::Error,
+        });
+    }
     let rec = match Recording::open(&out) {
         Ok(r) => r,
         Err(e) => {
@@ -386,7 +534,7 @@ fn capture_one(
 
 fn run(
     mut store: SessionStore,
-    todo: Vec<u32>,
+    todo: Vec<(u32, RunKind)>,
     opts: &SessionOptions,
     cancel: &CancelToken,
     progress: &mut dyn FnMut(SessionEvent),
@@ -403,13 +551,14 @@ fn run(
     let mut next_capture = store.manifest.next_capture;
     let queue: VecDeque<Job> = todo
         .iter()
-        .map(|&id| {
+        .map(|&(id, run)| {
             let f = &store.manifest.files[id as usize];
             let job = Job {
                 id,
                 path: f.path.clone(),
                 module: f.module.clone(),
                 capture: next_capture,
+                run,
             };
             next_capture += 1;
             job
@@ -442,6 +591,7 @@ fn run(
                     path: job.path.clone(),
                     module: String::new(),
                     capture: job.capture,
+                    run: job.run,
                 };
                 let _ = tx.send((start, None));
                 let outcome = capture_one(&job, root, dir, opts, cancel);
@@ -454,6 +604,7 @@ fn run(
                 progress(SessionEvent::FileStarted {
                     id: job.id,
                     path: job.path,
+                    run: job.run.label(opts.repeats),
                 });
                 continue;
             };
@@ -478,6 +629,7 @@ fn run(
             progress(SessionEvent::FileDone {
                 id: job.id,
                 path: job.path,
+                run: job.run.label(opts.repeats),
                 status,
                 done,
                 total,
@@ -493,7 +645,8 @@ fn run(
             .manifest
             .files
             .iter()
-            .any(|f| !f.status.is_committed() && f.status != FileStatus::Failed);
+            .any(|f| !f.status.is_committed() && f.status != FileStatus::Failed)
+        || cancel.is_cancelled() && missing_runs(&store.manifest);
     let m = &mut store.manifest;
     m.next_capture = m.next_capture.max(next_capture);
     if cancelled {
@@ -516,7 +669,10 @@ fn run(
     }
     m.status = if cancelled {
         SessionStatus::Cancelled
-    } else if m.counts.failed > 0 || m.files.iter().any(|f| !f.status.is_committed()) {
+    } else if m.counts.failed > 0
+        || m.files.iter().any(|f| !f.status.is_committed())
+        || missing_runs(m)
+    {
         SessionStatus::Partial
     } else {
         SessionStatus::Complete
@@ -535,6 +691,7 @@ fn run(
             .filter(|f| f.status == FileStatus::Error)
             .count() as u64,
         notes: m.notes.clone(),
+        repeats: m.repeats,
     })
 }
 
@@ -559,20 +716,32 @@ fn commit(
             if !m.lean_versions.contains(&lean_version) {
                 m.lean_versions.push(lean_version.clone());
             }
-            let old = m.files[id].recording.take();
             let status = entry.status;
-            m.files[id] = *entry;
+            let old = std::mem::replace(&mut m.files[id], *entry);
+            if let RunKind::Repeat(r) = job.run {
+                add_run(&old, &mut m.files[id], r);
+            }
             m.next_capture = m.next_capture.max(job.capture + 1);
             m.recount();
             store.commit_file(job.id, Some(lean_version))?;
             *captured += 1;
-            if let Some(old) =
-                old.filter(|o| Some(o) != store.manifest.files[id].recording.as_ref())
+            let now = &store.manifest.files[id];
+            let named: BTreeSet<&String> = now
+                .recording
+                .iter()
+                .chain(now.runs.iter().map(|x| &x.recording))
+                .collect();
+            for gone in old
+                .recording
+                .iter()
+                .chain(old.runs.iter().map(|x| &x.recording))
+                .filter(|o| !named.contains(o))
             {
-                let _ = std::fs::remove_file(store.dir.join(old));
+                let _ = std::fs::remove_file(store.dir.join(gone));
             }
             return Ok((status, None));
         }
+        Outcome::WarmedUp(status) => return Ok((status, None)),
         Outcome::Failed(e) => (FileStatus::Failed, Some(e)),
         Outcome::Vanished => (
             FileStatus::Skipped,
@@ -599,4 +768,29 @@ fn commit(
         store.commit_file(job.id, None)?;
     }
     Ok((status, error))
+}
+
+/// Puts run `r`, just captured into `now`, beside the earlier runs of
+/// `old` (the same source's: a changed source starts the runs again),
+/// replacing an earlier run `r`.
+fn add_run(old: &FileEntry, now: &mut FileEntry, r: u32) {
+    let same_source = old.status.is_committed() && old.source_sha256 == now.source_sha256;
+    let mut runs: Vec<RunEntry> = if same_source {
+        old.runs.iter().filter(|x| x.repeat != r).cloned().collect()
+    } else {
+        Vec::new()
+    };
+    if let (Some(capture), Some(recording)) = (now.capture, now.recording.clone()) {
+        runs.push(RunEntry {
+            repeat: r,
+            status: now.status,
+            capture,
+            recording,
+            elapsed_ms: now.elapsed_ms,
+            traced_ms: now.traced_ms,
+            capture_wall_ms: now.capture_wall_ms,
+        });
+    }
+    runs.sort_by_key(|x| x.repeat);
+    now.runs = runs;
 }

@@ -68,6 +68,12 @@ fn open_shard(dir: &Path) -> Result<(Shard, ShardPlan)> {
             dir.display()
         );
     };
+    if s.manifest.repeats.is_some() {
+        bail!(
+            "{} is a repeated capture (--repeat); merging repeated shards is not supported",
+            dir.display()
+        );
+    }
     if is_being_written(dir) {
         bail!(
             "{} is still being captured (a leanscope holds its lock); wait for it to finish",
@@ -412,6 +418,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
         next_capture,
         notes,
         shard: None,
+        repeats: None,
         merge: Some(MergeInfo {
             plan_digest: plan.digest.clone(),
             shard_count: plan.shards,

@@ -150,7 +150,12 @@ impl SessionStore {
             .manifest
             .files
             .iter()
-            .filter_map(|f| f.recording.as_deref())
+            .flat_map(|f| {
+                f.recording
+                    .as_deref()
+                    .into_iter()
+                    .chain(f.runs.iter().map(|r| r.recording.as_str()))
+            })
             .collect();
         let Ok(entries) = std::fs::read_dir(self.dir.join(FILES_DIR)) else {
             return;
