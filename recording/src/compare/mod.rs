@@ -10,6 +10,8 @@
 //! rows are *new*; they fail a comparison only when the policy says so.
 //! These are LeanProfiler's `compare` semantics.
 
+pub mod noise;
+
 use serde::Serialize;
 
 use crate::summary::{Summary, SummaryKey, SummaryKind, SummaryRow};
