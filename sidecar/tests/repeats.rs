@@ -462,3 +462,132 @@ fn resume_recaptures_only_the_run_whose_recording_is_gone() {
         assert!(out.join(&r.recording).is_file());
     }
 }
+
+/// Writes `Rep/A.lean`… whose command plans `command_runs` heartbeats per run (run 0 is the
+/// warm-up) and logs its runs to `log`.
+fn write_sources(w: &World, log: &Path, command_runs: &str) {
+    for name in ["A", "B", "C"] {
+        std::fs::write(
+            w.project.join(format!("Rep/{name}.lean")),
+            format!(
+                "-- leanscope-fake: run-log {}\ntheorem t{name} : True := by -- leanscope-fake: heartbeats-runs {command_runs}\n  trivial -- leanscope-fake: heartbeats-runs 20,20,20,20\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+    }
+}
+
+/// A repeated capture (one warm-up, three runs) of sources planning `command_runs`.
+fn repeated_capture(w: &World, name: &str, command_runs: &str) -> PathBuf {
+    let log = w.path(&format!("{name}.log"));
+    write_sources(w, &log, command_runs);
+    let out = w.path(name);
+    let o = w.run(&profile_args("Rep", &out, &["--repeat", "3"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    out
+}
+
+fn compare_json(
+    w: &World,
+    base: &Path,
+    cand: &Path,
+    extra: &[&str],
+) -> (Option<i32>, serde_json::Value) {
+    let mut args = vec![
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--metric",
+        "total_ns",
+        "--json",
+        "-",
+    ];
+    args.extend_from_slice(extra);
+    let o = w.run(&args);
+    let v = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr)));
+    (o.status.code(), v)
+}
+
+fn row<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    doc["matched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {name}: {doc:#}"))
+}
+
+#[test]
+fn compare_of_repeated_captures_is_noise_aware() {
+    let (w, _) = world(0);
+    // Kept runs 300, 200, 250: median 250, range 200–300.
+    let base = repeated_capture(&w, "base", "0,300,200,250");
+    // 380–400: the ranges separate.
+    let slower = repeated_capture(&w, "slower", "0,400,380,390");
+    // 190–310, median 245: beyond a zero tolerance, but the ranges overlap.
+    let noisy = repeated_capture(&w, "noisy", "0,310,190,245");
+    let same = repeated_capture(&w, "same", "0,300,200,250");
+    let load = |name: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(common::repo().join("schemas").join(name)).unwrap(),
+        )
+        .unwrap()
+    };
+    let schema = load("comparison.schema.json");
+    // The comparison's keys are the summary's: its schema is referenced by URI.
+    let registry = jsonschema::Registry::new()
+        .add(
+            "https://leanscope.invalid/schemas/summary.schema.json",
+            load("summary.schema.json"),
+        )
+        .unwrap()
+        .prepare()
+        .unwrap();
+    let validator = jsonschema::options()
+        .with_registry(&registry)
+        .build(&schema)
+        .unwrap();
+    let valid = |v: &serde_json::Value| {
+        let errors: Vec<String> = validator
+            .iter_errors(v)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    };
+
+    let (code, doc) = compare_json(&w, &base, &slower, &[]);
+    valid(&doc);
+    assert_eq!(code, Some(1), "a regression");
+    assert_eq!(doc["noise"]["baseline_runs"], 3);
+    assert_eq!(doc["noise"]["candidate_runs"], 3);
+    let a = row(&doc, "tA");
+    assert_eq!(
+        (a["baseline"].as_u64(), a["candidate"].as_u64()),
+        (Some(250), Some(390)),
+        "{a}"
+    );
+    assert_eq!(a["status"], "regression");
+    assert_eq!(a["rule"], "spreads_separate");
+
+    let (code, doc) = compare_json(&w, &base, &noisy, &[]);
+    valid(&doc);
+    assert_eq!(code, Some(0), "noise is not a regression: {doc:#}");
+    let a = row(&doc, "tA");
+    assert_eq!(a["candidate"], 245);
+    assert_eq!(a["status"], "within_tolerance");
+    assert_eq!(a["rule"], "noise");
+    let interval = a["interval"].as_array().unwrap();
+    assert!(interval[0].as_f64().unwrap() <= 0.0 && interval[1].as_f64().unwrap() >= 0.0);
+
+    let (code, doc) = compare_json(&w, &base, &same, &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(row(&doc, "tA")["rule"], "tolerance");
+
+    // Seeded: the same inputs and seed give the same answer, byte for byte.
+    let (_, once) = compare_json(&w, &base, &noisy, &["--seed", "7"]);
+    let (_, twice) = compare_json(&w, &base, &noisy, &["--seed", "7"]);
+    assert_eq!(once, twice);
+    assert_eq!(once["noise"]["seed"], 7);
+}

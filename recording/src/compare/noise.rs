@@ -325,7 +325,7 @@ mod tests {
             rows: rows
                 .iter()
                 .map(|&(name, total)| SummaryRow {
-                    key: SummaryKey::Leanscope(crate::summary::LeanscopeKey::named(name)),
+                    key: SummaryKey::Leanscope(LeanscopeKey::named(name)),
                     stats: Stats {
                         count: 1,
                         total_ns: total,

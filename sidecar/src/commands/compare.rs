@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use leanscope::interop::{Format, ImportOptions};
+use recording::compare::noise::{self, compare_runs, Verdict};
 use recording::compare::{
     compare, ensure_complete, Comparison, FailPolicy, Metric, Status, Tolerance, UnmatchedRow,
 };
@@ -14,7 +15,7 @@ use recording::AtomicFile;
 use serde_json::json;
 
 use super::export::parse_group_by;
-use super::inputs::{default_grouping, summarize, Input};
+use super::inputs::{default_grouping, repeated_session, run_summaries, summarize, Input};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -52,6 +53,10 @@ pub struct Args {
     /// Nanoseconds per count of folded stacks.
     #[arg(long, default_value_t = 1)]
     unit_ns: u64,
+    /// The bootstrap's seed when both inputs are repeated captures (the
+    /// same seed and inputs give the same answer).
+    #[arg(long, default_value_t = noise::DEFAULT_SEED)]
+    seed: u64,
 }
 
 /// `view` and `publish`: a diff view against a baseline.
@@ -153,37 +158,115 @@ pub fn diff_document(
 }
 
 pub fn run(a: Args) -> Result<u8> {
+    let tolerance = Tolerance {
+        absolute: a.absolute_tolerance,
+        relative_bps: a.relative_tolerance_bps,
+    };
+    let policy = FailPolicy {
+        fail_on_new: a.fail_on_new,
+        fail_on_missing: a.fail_on_missing,
+    };
+    // Both sides repeated (`profile --repeat`): the noise-aware rule.
+    if let (Some(b), Some(c)) = (
+        repeated_session(&a.baseline),
+        repeated_session(&a.candidate),
+    ) {
+        let group_by = a.group_by.unwrap_or(GroupBy::Declaration);
+        let (base_runs, cand_runs) = (run_summaries(&b, group_by)?, run_summaries(&c, group_by)?);
+        if !a.allow_incomplete {
+            for s in &base_runs {
+                ensure_complete("baseline", s)?;
+            }
+            for s in &cand_runs {
+                ensure_complete("candidate", s)?;
+            }
+        }
+        let (cmp, verdicts) = compare_runs(&base_runs, &cand_runs, a.metric, tolerance, a.seed)?;
+        let mut doc = comparison_json(&cmp, &policy, a.allow_incomplete, Some(group_by));
+        add_noise(
+            &mut doc,
+            &verdicts,
+            (base_runs.len(), cand_runs.len()),
+            a.seed,
+        );
+        let print = || {
+            println!(
+                "Both inputs are repeated captures ({} and {} runs): a change beyond the tolerances counts when the two sides' spreads separate, or when a bootstrap interval ({} resamples, {:.0} %, seed {}) of the difference of medians excludes zero.",
+                base_runs.len(),
+                cand_runs.len(),
+                noise::BOOTSTRAP_RESAMPLES,
+                noise::CONFIDENCE * 100.0,
+                a.seed
+            );
+            print_comparison(&cmp, &policy, Some(group_by));
+            let noisy = verdicts
+                .iter()
+                .filter(|v| v.rule == noise::Rule::Noise)
+                .count();
+            println!(
+                "Within the noise (beyond the tolerances, but neither rule holds): {noisy} row(s)."
+            );
+        };
+        return write_comparison(&a, &doc, print, cmp.policy_failed(&policy));
+    }
     let opts = ImportOptions { unit_ns: a.unit_ns };
     let (baseline, candidate) = summarize_pair(&a.baseline, &a.candidate, a.group_by, opts)?;
     if !a.allow_incomplete {
         ensure_complete("baseline", &baseline)?;
         ensure_complete("candidate", &candidate)?;
     }
-    let tolerance = Tolerance {
-        absolute: a.absolute_tolerance,
-        relative_bps: a.relative_tolerance_bps,
-    };
     let c = compare(&baseline, &candidate, a.metric, tolerance)?;
-    let policy = FailPolicy {
-        fail_on_new: a.fail_on_new,
-        fail_on_missing: a.fail_on_missing,
-    };
     let failed = c.policy_failed(&policy);
     let doc = comparison_json(&c, &policy, a.allow_incomplete, baseline.group_by);
+    write_comparison(
+        &a,
+        &doc,
+        || print_comparison(&c, &policy, baseline.group_by),
+        failed,
+    )
+}
+
+/// Adds what decided each matched row of a noise-aware comparison: its
+/// `rule`, the bootstrap `interval` and the runs per side; and the
+/// method at the top.
+fn add_noise(doc: &mut serde_json::Value, verdicts: &[Verdict], runs: (usize, usize), seed: u64) {
+    if let Some(rows) = doc["matched"].as_array_mut() {
+        for (row, v) in rows.iter_mut().zip(verdicts) {
+            row["rule"] = json!(v.rule);
+            row["interval"] = json!([v.interval.0, v.interval.1]);
+        }
+    }
+    doc["noise"] = json!({
+        "baseline_runs": runs.0,
+        "candidate_runs": runs.1,
+        "resamples": noise::BOOTSTRAP_RESAMPLES,
+        "confidence": noise::CONFIDENCE,
+        "seed": seed,
+    });
+}
+
+/// Prints the comparison (`print`) and writes its JSON as `--json` asks;
+/// the exit status says whether the policy failed.
+fn write_comparison(
+    a: &Args,
+    doc: &serde_json::Value,
+    print: impl Fn(),
+    failed: bool,
+) -> Result<u8> {
     match a.json.as_deref() {
         Some(p) if p.as_os_str() == "-" => {
-            println!("{}", serde_json::to_string_pretty(&doc)?);
+            println!("{}", serde_json::to_string_pretty(doc)?);
         }
         Some(p) => {
-            print_comparison(&c, &policy, baseline.group_by);
+            print();
             let (file, mut w) =
                 AtomicFile::create(p).with_context(|| format!("cannot create {}", p.display()))?;
-            serde_json::to_writer_pretty(&mut w, &doc)?;
+            serde_json::to_writer_pretty(&mut w, doc)?;
             std::io::Write::write_all(&mut w, b"\n")?;
             file.publish(w)?;
             println!("Comparison JSON: {}", p.display());
         }
-        None => print_comparison(&c, &policy, baseline.group_by),
+        None => print(),
     }
     Ok(if failed {
         crate::exit::POLICY_FAILED

@@ -172,3 +172,43 @@ pub fn summarize(
         }
     }
 }
+
+/// The session in `dir` when it is a repeated capture (`profile --repeat`).
+pub fn repeated_session(dir: &Path) -> Option<CommittedSession> {
+    CommittedSession::open(dir)
+        .ok()
+        .filter(|s| s.manifest.repeats.is_some())
+}
+
+/// A repeated capture as one summary per run (run r: every committed
+/// file's r-th run), in run order; runs no file has yet are left out, and
+/// no run at all is an error.
+pub fn run_summaries(session: &CommittedSession, group_by: GroupBy) -> Result<Vec<Summary>> {
+    let runs = session.manifest.repeats.map_or(0, |r| r.runs);
+    let mut summaries = Vec::new();
+    for r in 0..runs {
+        let mut b = SummaryBuilder::new(group_by);
+        let mut any = false;
+        for f in &session.manifest.files {
+            let Some(run) = f.runs.iter().find(|x| x.repeat == r) else {
+                continue;
+            };
+            if !f.status.is_committed() || !crate::session::committed::is_inside(&run.recording) {
+                continue;
+            }
+            let rec = read_recording(&session.dir.join(&run.recording))?;
+            b.add(&rec, None);
+            any = true;
+        }
+        if any {
+            summaries.push(b.finish());
+        }
+    }
+    if summaries.is_empty() {
+        bail!(
+            "the session {} has no committed runs yet",
+            session.dir.display()
+        );
+    }
+    Ok(summaries)
+}

@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use leanscope::interop::{summary_json, Format, ImportOptions};
 use recording::summary::repeated::repeated_rows;
-use recording::summary::{GroupBy, Summary, SummaryBuilder};
+use recording::summary::{GroupBy, Summary};
 use recording::AtomicFile;
 
 use super::export::parse_group_by;
-use super::inputs::{summarize, Input};
-use crate::session::committed::{is_inside, read_recording, CommittedSession};
+use super::inputs::{repeated_session, run_summaries, summarize, Input};
+use crate::session::committed::CommittedSession;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -112,13 +112,6 @@ fn print_table(s: &Summary, limit: usize) {
     }
 }
 
-/// The session in `dir` when it is a repeated capture (`profile --repeat`).
-fn repeated_session(dir: &std::path::Path) -> Option<CommittedSession> {
-    CommittedSession::open(dir)
-        .ok()
-        .filter(|s| s.manifest.repeats.is_some())
-}
-
 /// `summary` of a repeated capture: one summary per run (run r: every
 /// file's r-th run), then per row the medians over the runs with their
 /// spread (`recording::summary::repeated`), as a table.
@@ -132,34 +125,8 @@ fn repeated(session: &CommittedSession, a: &Args) -> Result<u8> {
     }
     let group_by = a.group_by.unwrap_or(GroupBy::Name);
     let runs = session.manifest.repeats.map_or(0, |r| r.runs);
-    let mut summaries = Vec::new();
-    let mut measure = None;
-    for r in 0..runs {
-        let mut b = SummaryBuilder::new(group_by);
-        let mut any = false;
-        for f in &session.manifest.files {
-            let Some(run) = f.runs.iter().find(|x| x.repeat == r) else {
-                continue;
-            };
-            if !f.status.is_committed() || !is_inside(&run.recording) {
-                continue;
-            }
-            let rec = read_recording(&session.dir.join(&run.recording))?;
-            b.add(&rec, None);
-            any = true;
-        }
-        if any {
-            let s = b.finish();
-            measure.get_or_insert(s.measure);
-            summaries.push(s);
-        }
-    }
-    if summaries.is_empty() {
-        anyhow::bail!(
-            "the session {} has no committed runs yet",
-            session.dir.display()
-        );
-    }
+    let summaries = run_summaries(session, group_by)?;
+    let measure = summaries.first().map(|s| s.measure);
     let measure = measure.unwrap_or_default();
     let rows = repeated_rows(&summaries);
     let human = |v: f64| measure.format(v.round() as u64);
