@@ -106,6 +106,7 @@ impl SessionModel {
             notes: Vec::new(),
             shard: None,
             merge: None,
+            lake_env: None,
             files: vec![FileEntry {
                 recording: Some(path.to_owned()),
                 events,

@@ -288,6 +288,7 @@ mod tests {
             notes: vec![],
             shard: None,
             merge: None,
+            lake_env: None,
             files: (0..files)
                 .map(|i| FileEntry::planned(i, format!("F{i}.lean"), format!("F{i}")))
                 .collect(),

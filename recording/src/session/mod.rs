@@ -277,7 +277,28 @@ pub struct Manifest {
     /// The shards this session was merged from (`session merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merge: Option<shard::MergeInfo>,
+    /// The Lake environment the files were captured in (absent in older
+    /// sessions, and in merged and synthetic ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lake_env: Option<LakeEnvRecord>,
     pub files: Vec<FileEntry>,
+}
+
+/// The environment `lake env` set for a session's captures: Lean ran with
+/// the caller's environment overlaid with these variables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LakeEnvRecord {
+    /// The variables as `lake env` printed them (an empty value: Lake
+    /// unsets the variable), by name.
+    pub variables: std::collections::BTreeMap<String, String>,
+    /// SHA-256 (lowercase hex) of what `lake env` printed.
+    pub sha256: String,
+    /// The `lean` the captures ran (found on the environment's `PATH`).
+    pub lean: String,
+    /// How many times the session's runs took the environment: once per
+    /// run, and again after each change of the lakefile or the manifest.
+    pub taken: u64,
 }
 
 impl Manifest {
@@ -443,6 +464,7 @@ mod tests {
             notes: vec![],
             shard: None,
             merge: None,
+            lake_env: None,
             files: vec![
                 FileEntry::planned(0, "A.lean".into(), "A".into()),
                 FileEntry::planned(1, "B.lean".into(), "B".into()),

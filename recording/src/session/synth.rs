@@ -177,6 +177,7 @@ pub fn write_synthetic_session(
         notes: vec![SYNTHETIC_NOTE.into()],
         shard: None,
         merge: None,
+        lake_env: None,
         files: entries,
     };
     m.recount();

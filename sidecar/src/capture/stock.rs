@@ -1,9 +1,8 @@
-//! The stock capture: one `lake env lean --json -D…` run, its messages,
+//! The stock capture: one `lean --json -D…` run in the Lake environment, its messages,
 //! stderr and timed trace joined into a recording.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use recording::{
     CaptureMode, CaptureStatus, Header, Measure, NewEvent, RecordingError, RecordingWriter,
@@ -21,27 +20,25 @@ use super::placer::Placer;
 use super::process::{run, RunOptions};
 use super::project::{find_lake, module_name, Project};
 use super::source::Source;
-use super::toolchain::LeanVersion;
+use super::lake_env::LakeEnvironment;
 use super::{CaptureError, CaptureRequest, CaptureResult, Progress};
 
 /// Where leanscope writes inside a user's project (and nowhere else).
 pub const PROJECT_DIR: &str = ".leanscope";
-
-/// How long `lake env lean --version` may take.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Lines of Lean's stderr quoted in an error.
 const STDERR_QUOTED_LINES: usize = 20;
 
 pub fn capture(
     req: &CaptureRequest,
+    env: Option<&LakeEnvironment>,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
     // Measured around the whole capture, so that what happens as it ends
     // (removing Lean's profile file, freeing what was read) counts too.
     let cpu_at_start = self_cpu_ns();
-    let mut result = capture_unmeasured(req, opts, progress)?;
+    let mut result = capture_unmeasured(req, env, opts, progress)?;
     result.overhead_cpu_ms = self_cpu_ns().saturating_sub(cpu_at_start) as f64 / 1e6;
     Ok(result)
 }
@@ -49,6 +46,7 @@ pub fn capture(
 /// [`capture`] without the measurement of its own CPU time.
 fn capture_unmeasured(
     req: &CaptureRequest,
+    env: Option<&LakeEnvironment>,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
@@ -61,9 +59,6 @@ fn capture_unmeasured(
         .relative(file)
         .ok_or_else(|| CaptureError::NoSuchFile(file.display().to_string()))?;
     let module = module_name(&relative);
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let path_var = std::env::var("PATH").ok();
-    let lake = find_lake(req.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
     let source_text = std::fs::read(file)
         .map_err(|e| CaptureError::Io(format!("cannot read {}: {e}", file.display())))?;
     let source_text = String::from_utf8(source_text).map_err(|e| {
@@ -73,12 +68,24 @@ fn capture_unmeasured(
             e.utf8_error().valid_up_to()
         ))
     })?;
+    // The session's environment, when it is this project's; else one taken for this file.
+    let taken;
+    let env = match env.filter(|e| e.root == project.root) {
+        Some(env) => env,
+        None => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let path_var = std::env::var("PATH").ok();
+            let lake = find_lake(req.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
+            taken = LakeEnvironment::take(&lake, &project.root, opts)?;
+            &taken
+        }
+    };
     progress(Progress::Starting {
         module: module.clone(),
-        lake: lake.clone(),
+        lake: env.lake.clone(),
     });
 
-    let version = lean_version(&lake, &project.root, opts)?;
+    let version = &env.version;
     let work = project.root.join(PROJECT_DIR);
     let tmp = work.join("tmp");
     std::fs::create_dir_all(&tmp)
@@ -91,9 +98,8 @@ fn capture_unmeasured(
     let use_profile = version.supports_profile_output() && !heartbeats;
 
     let threshold = req.threshold.to_string();
-    let mut cmd = Command::new(&lake);
-    cmd.current_dir(&project.root)
-        .args(["env", "lean", "--json"]);
+    let mut cmd = env.lean_command();
+    cmd.arg("--json");
     cmd.arg("-Dtrace.profiler=true");
     cmd.arg(format!("-Dtrace.profiler.threshold={threshold}"));
     if heartbeats {
@@ -285,7 +291,7 @@ fn capture_unmeasured(
         recording: path,
         status,
         module,
-        lean_version: version.version,
+        lean_version: version.version.clone(),
         events,
         declarations: decls.len(),
         errors: header
@@ -359,27 +365,7 @@ impl EventSink<'_> for Writer {
     }
 }
 
-fn lean_version(lake: &Path, root: &Path, opts: &RunOptions) -> Result<LeanVersion, CaptureError> {
-    let mut cmd = Command::new(lake);
-    cmd.current_dir(root).args(["env", "lean", "--version"]);
-    let version_opts = RunOptions {
-        timeout: Some(VERSION_TIMEOUT),
-        ..opts.clone()
-    };
-    let f = run(&mut cmd, &version_opts, &mut |_| {})?;
-    let out = String::from_utf8_lossy(&f.stdout);
-    if !f.status.success() {
-        return Err(CaptureError::LeanFailed {
-            status: format!("`lake env lean --version` {}", f.status),
-            stderr: tail(&String::from_utf8_lossy(&f.stderr), STDERR_QUOTED_LINES),
-        });
-    }
-    LeanVersion::parse(&out).ok_or_else(|| {
-        CaptureError::BadOutput(format!("`lean --version` printed {:?}", out.trim()))
-    })
-}
-
-fn tail(text: &str, lines: usize) -> String {
+pub(super) fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     let tail = all[all.len().saturating_sub(lines)..].join("\n");
     tail.chars().take(4000).collect()

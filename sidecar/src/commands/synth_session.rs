@@ -97,6 +97,7 @@ pub fn run(a: Args) -> Result<u8> {
         notes: vec!["synthetic session written by `leanscope synth-session`".into()],
         shard: None,
         merge: None,
+        lake_env: None,
         files: (0..a.files)
             .map(|k| {
                 let path = synthetic_path(k);
