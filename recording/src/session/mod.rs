@@ -482,6 +482,17 @@ mod tests {
         );
         let back = Manifest::from_json(&m.to_json()).unwrap();
         assert_eq!(back, m);
+        // Without a Lake environment the field is left out; with one it round-trips.
+        assert!(!String::from_utf8(m.to_json()).unwrap().contains("lakeEnv"));
+        m.lake_env = Some(LakeEnvRecord {
+            variables: [("LEAN_PATH".to_string(), "/p/.lake".to_string())].into(),
+            sha256: "0".repeat(64),
+            lean: "/t/bin/lean".into(),
+            taken: 2,
+        });
+        let back = Manifest::from_json(&m.to_json()).unwrap();
+        assert_eq!(back, m);
+        m.lake_env = None;
         m.files[0].status = FileStatus::Ok;
         let e = Manifest::from_json(&m.to_json()).unwrap_err().to_string();
         assert!(e.contains("is ok but names no capture"), "{e}");
