@@ -95,7 +95,10 @@ fn a_session_runs_lake_env_once_and_lean_directly_in_it() {
     assert!(printed.status.success());
     let m = manifest(&dir);
     assert_eq!(m.status, SessionStatus::Complete);
-    let env = m.lake_env.as_ref().expect("the manifest names no Lake environment");
+    let env = m
+        .lake_env
+        .as_ref()
+        .expect("the manifest names no Lake environment");
     assert_eq!(env.taken, 1);
     assert_eq!(env.sha256, recording::sha256_hex(&printed.stdout));
     assert_eq!(env.lean, w.bin.join("lean").display().to_string());
@@ -127,9 +130,14 @@ fn a_session_runs_lake_env_once_and_lean_directly_in_it() {
     src.push_str("\n-- edited\n");
     std::fs::write(&first, src).unwrap();
     std::fs::remove_file(&log).unwrap();
-    let out = leanscope(&w, &root, &log, &["profile", "--resume", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = leanscope(
+        &w,
+        &root,
+        &log,
+        &["profile", "--resume", dir.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let calls = self::calls(&log);
     assert_eq!(count(&calls, |c| c == "lake env"), 1, "{calls:?}");
@@ -154,7 +162,7 @@ fn changing_the_lakefile_mid_session_takes_the_environment_again() {
     }
     let log = w.path("calls");
     let dir = w.path("session");
-    let mut child = leanscope(
+    let child = leanscope(
         &w,
         &root,
         &log,
@@ -167,7 +175,10 @@ fn changing_the_lakefile_mid_session_takes_the_environment_again() {
     // While the first file's Lean runs, the lakefile changes.
     let started = Instant::now();
     while count(&calls(&log), |c| c.starts_with("lean --json")) < 1 {
-        assert!(started.elapsed() < Duration::from_secs(60), "lean never ran");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "lean never ran"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     let lakefile = root.join("lakefile.toml");
@@ -197,9 +208,14 @@ fn a_manifest_without_the_lake_environment_still_loads() {
     let root = many_files(&w, 2);
     let log = w.path("calls");
     let dir = w.path("session");
-    let out = leanscope(&w, &root, &log, &["profile", ".", "-o", dir.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = leanscope(
+        &w,
+        &root,
+        &log,
+        &["profile", ".", "-o", dir.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     // session.json as a leanscope before this field wrote it.
     let path = dir.join("session.json");
@@ -234,7 +250,10 @@ fn scripted_lake(w: &World, body: &str) -> PathBuf {
 #[test]
 fn a_lake_env_that_prints_garbage_stops_the_session_with_the_line_named() {
     let w = World::new();
-    let lake = scripted_lake(&w, "echo 'PATH=/usr/bin'; echo 'warning: manifest out of date'");
+    let lake = scripted_lake(
+        &w,
+        "echo 'PATH=/usr/bin'; echo 'warning: manifest out of date'",
+    );
     let dir = w.path("session");
     let out = w
         .command(&[

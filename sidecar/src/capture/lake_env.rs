@@ -296,8 +296,7 @@ impl SharedLakeEnv {
             }
         }
         let env = Arc::new(LakeEnvironment::take(&self.lake, &self.root, opts)?);
-        self.taken
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         *current = Some(env.clone());
         Ok(env)
     }
@@ -325,8 +324,9 @@ mod tests {
 
     #[test]
     fn parses_lakes_lines() {
-        let v = LakeVars::parse(b"LAKE=/t/bin/lake\nLEAN_GITHASH=\nPATH=/t/bin:/usr/bin\nLAKE=/x\n")
-            .unwrap();
+        let v =
+            LakeVars::parse(b"LAKE=/t/bin/lake\nLEAN_GITHASH=\nPATH=/t/bin:/usr/bin\nLAKE=/x\n")
+                .unwrap();
         assert_eq!(
             v.vars,
             [
@@ -358,7 +358,9 @@ mod tests {
         );
         let e = LakeVars::parse(b"A=\xff\n").unwrap_err();
         assert!(e.contains("not UTF-8 (at byte 2)"), "{e}");
-        let many: String = (0..=MAX_LAKE_ENV_LINES).map(|i| format!("V{i}=1\n")).collect();
+        let many: String = (0..=MAX_LAKE_ENV_LINES)
+            .map(|i| format!("V{i}=1\n"))
+            .collect();
         let e = LakeVars::parse(many.as_bytes()).unwrap_err();
         assert_eq!(e, "`lake env` printed more than 4096 lines");
         let big = vec![b'A'; MAX_LAKE_ENV_BYTES + 1];

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use recording::{CaptureStatus, ClockKind, Measure};
 
 pub use process::{CancelToken, RunOptions};
-pub use stock::{timestamp, PROJECT_DIR};
+pub use stock::{timestamp, ProfileScratch, PROJECT_DIR};
 
 /// What to capture and how.
 #[derive(Debug, Clone)]
@@ -155,17 +155,18 @@ pub fn capture_file(
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
-    stock::capture(req, None, opts, progress)
+    stock::capture(req, None, None, opts, progress)
 }
 
 /// Captures one file with the stock backend in `env`, a Lake environment a
 /// session took (one taken for the file instead when `env` is another
-/// project's).
+/// project's); Lean writes its profile into the worker's `scratch` file.
 pub fn capture_file_in(
     req: &CaptureRequest,
     env: &lake_env::LakeEnvironment,
+    scratch: &mut ProfileScratch,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
-    stock::capture(req, Some(env), opts, progress)
+    stock::capture(req, Some(env), Some(scratch), opts, progress)
 }

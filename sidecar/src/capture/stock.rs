@@ -13,6 +13,7 @@ use super::declarations;
 use super::events::{Event, EventSink};
 use super::from_messages;
 use super::from_profile;
+use super::lake_env::LakeEnvironment;
 use super::lean_output::firefox_profile::parse_firefox_profile_file;
 use super::lean_output::messages::MessageReader;
 use super::lean_output::profiler_lines::parse_stderr;
@@ -20,7 +21,6 @@ use super::placer::Placer;
 use super::process::{run, RunOptions};
 use super::project::{find_lake, module_name, Project};
 use super::source::Source;
-use super::lake_env::LakeEnvironment;
 use super::{CaptureError, CaptureRequest, CaptureResult, Progress};
 
 /// Where leanscope writes inside a user's project (and nowhere else).
@@ -32,13 +32,14 @@ const STDERR_QUOTED_LINES: usize = 20;
 pub fn capture(
     req: &CaptureRequest,
     env: Option<&LakeEnvironment>,
+    scratch: Option<&mut ProfileScratch>,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
     // Measured around the whole capture, so that what happens as it ends
     // (removing Lean's profile file, freeing what was read) counts too.
     let cpu_at_start = self_cpu_ns();
-    let mut result = capture_unmeasured(req, env, opts, progress)?;
+    let mut result = capture_unmeasured(req, env, scratch, opts, progress)?;
     result.overhead_cpu_ms = self_cpu_ns().saturating_sub(cpu_at_start) as f64 / 1e6;
     Ok(result)
 }
@@ -47,6 +48,7 @@ pub fn capture(
 fn capture_unmeasured(
     req: &CaptureRequest,
     env: Option<&LakeEnvironment>,
+    scratch: Option<&mut ProfileScratch>,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
@@ -90,7 +92,15 @@ fn capture_unmeasured(
     let tmp = work.join("tmp");
     std::fs::create_dir_all(&tmp)
         .map_err(|e| CaptureError::Io(format!("cannot create {}: {e}", tmp.display())))?;
-    let profile_path = tmp.join(format!("profile-{}-{}.json", std::process::id(), unique()));
+    // A worker's reused file (emptied now: what Lean leaves in it is this run's), else one
+    // for this capture alone, removed when it ends.
+    let (profile_path, _cleanup) = match scratch {
+        Some(scratch) => (scratch.emptied_in(&tmp)?, None),
+        None => {
+            let path = tmp.join(profile_name());
+            (path.clone(), Some(RemoveOnDrop(path)))
+        }
+    };
     let heartbeats = req.measure == Measure::Heartbeats;
     // A heartbeat run's profile is not read: `Profile.export` wraps the main thread's nodes
     // (heartbeats) in a `runFrontend` root timed by the clock (`IO.monoNanosNow`), so its samples
@@ -117,7 +127,6 @@ fn capture_unmeasured(
         cmd.arg("-Dtrace.profiler.output.pp=true");
     }
     cmd.arg(&relative);
-    let _cleanup = RemoveOnDrop(profile_path.clone());
     let finished = run(&mut cmd, opts, &mut |lines| {
         progress(Progress::Running { messages: lines })
     })?;
@@ -156,7 +165,8 @@ fn capture_unmeasured(
     );
     let profile_bytes = std::fs::metadata(&profile_path).map_or(0, |m| m.len());
     // Lives as long as the events, which borrow its node names.
-    let profile = if use_profile && profile_path.is_file() {
+    // An empty file is Lean writing no profile (a reused file is emptied before the run).
+    let profile = if use_profile && profile_bytes > 0 && profile_path.is_file() {
         let f = std::fs::File::open(&profile_path)
             .map_err(|e| CaptureError::Io(format!("cannot read Lean's profile: {e}")))?;
         Some(parse_firefox_profile_file(f).map_err(|e| {
@@ -405,6 +415,58 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A name for Lean's profile file that no other capture uses.
+fn profile_name() -> String {
+    format!("profile-{}-{}.json", std::process::id(), unique())
+}
+
+/// Where one worker's captures have Lean write its profile: one file,
+/// emptied before each run and removed when the worker is done, so that a
+/// session does not create and delete a file per capture (on ext4, each
+/// inode deleted in the last 30 s or so is skipped, one by one, when the next
+/// file is created: at 10,000 files that was about a third of leanscope's
+/// own CPU; `docs/sessions.md`).
+#[derive(Debug, Default)]
+pub struct ProfileScratch(Option<PathBuf>);
+
+impl ProfileScratch {
+    /// The file in `tmp` (the same as last time when it is in the same
+    /// folder), emptied if it exists.
+    fn emptied_in(&mut self, tmp: &Path) -> Result<PathBuf, CaptureError> {
+        let path = match &self.0 {
+            Some(p) if p.parent() == Some(tmp) => p.clone(),
+            _ => {
+                if let Some(old) = self.0.take() {
+                    let _ = std::fs::remove_file(old);
+                }
+                let p = tmp.join(profile_name());
+                self.0 = Some(p.clone());
+                p
+            }
+        };
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&path)
+        {
+            Ok(_) => Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(path),
+            Err(e) => Err(CaptureError::Io(format!(
+                "cannot empty {}: {e}",
+                path.display()
+            ))),
+        }
+    }
+}
+
+impl Drop for ProfileScratch {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 struct RemoveOnDrop(PathBuf);

@@ -21,10 +21,12 @@ use recording::{CaptureStatus, Recording};
 
 use super::discover::{discover, PlannedFile};
 use super::store::{SessionStore, StoreError};
+use crate::capture::lake_env::SharedLakeEnv;
 use crate::capture::process::RunError;
 use crate::capture::project::{find_lake, Project, ProjectError};
-use crate::capture::lake_env::SharedLakeEnv;
-use crate::capture::{capture_file_in, CancelToken, CaptureError, CaptureRequest, RunOptions};
+use crate::capture::{
+    capture_file_in, CancelToken, CaptureError, CaptureRequest, ProfileScratch, RunOptions,
+};
 use recording::session::shard::{ShardInfo, ShardPlan};
 
 /// Most parallel captures.
@@ -371,6 +373,7 @@ fn capture_one(
     dir: &Path,
     opts: &SessionOptions,
     lake_env: &SharedLakeEnv,
+    scratch: &mut ProfileScratch,
     cancel: &CancelToken,
 ) -> Outcome {
     let source = root.join(&job.path);
@@ -400,7 +403,7 @@ fn capture_one(
             return Outcome::Failed(cap_chars(&e, MAX_ERROR_CHARS));
         }
     };
-    let result = match capture_file_in(&req, &env, &run_opts, &mut |_| {}) {
+    let result = match capture_file_in(&req, &env, scratch, &run_opts, &mut |_| {}) {
         Ok(r) => r,
         Err(CaptureError::Run(RunError::Cancelled)) => return Outcome::Cancelled,
         Err(e) => return Outcome::Failed(cap_chars(&e.to_string(), MAX_ERROR_CHARS)),
@@ -488,26 +491,31 @@ fn run(
             let tx = tx.clone();
             let queue = &queue;
             let (root, dir) = (&root, &dir);
-            s.spawn(move || loop {
-                let job = match queue.lock() {
-                    Ok(mut q) => q.pop_front(),
-                    Err(_) => None,
-                };
-                let Some(job) = job else { break };
-                if cancel.is_cancelled() {
-                    let _ = tx.send((job, Some(Outcome::Cancelled)));
-                    continue;
+            s.spawn(move || {
+                // Lean's profile file, reused by this worker's captures.
+                let mut scratch = ProfileScratch::default();
+                loop {
+                    let job = match queue.lock() {
+                        Ok(mut q) => q.pop_front(),
+                        Err(_) => None,
+                    };
+                    let Some(job) = job else { break };
+                    if cancel.is_cancelled() {
+                        let _ = tx.send((job, Some(Outcome::Cancelled)));
+                        continue;
+                    }
+                    // Tell the main thread the file started.
+                    let start = Job {
+                        id: job.id,
+                        path: job.path.clone(),
+                        module: String::new(),
+                        capture: job.capture,
+                    };
+                    let _ = tx.send((start, None));
+                    let outcome =
+                        capture_one(&job, root, dir, opts, lake_env, &mut scratch, cancel);
+                    let _ = tx.send((job, Some(outcome)));
                 }
-                // Tell the main thread the file started.
-                let start = Job {
-                    id: job.id,
-                    path: job.path.clone(),
-                    module: String::new(),
-                    capture: job.capture,
-                };
-                let _ = tx.send((start, None));
-                let outcome = capture_one(&job, root, dir, opts, lake_env, cancel);
-                let _ = tx.send((job, Some(outcome)));
             });
         }
         drop(tx);
@@ -525,8 +533,10 @@ fn run(
                 continue;
             }
             // A new environment (the lakefile changed) goes with the next checkpoint.
-            if lake_env.taken() + earlier != store.manifest.lake_env.as_ref().map_or(0, |e| e.taken) {
-                store.manifest.lake_env = lake_env.record(earlier).or(store.manifest.lake_env.take());
+            if lake_env.taken() + earlier != store.manifest.lake_env.as_ref().map_or(0, |e| e.taken)
+            {
+                store.manifest.lake_env =
+                    lake_env.record(earlier).or(store.manifest.lake_env.take());
             }
             let (status, error) = match commit(&mut store, &job, outcome, &mut captured) {
                 Ok(x) => x,
