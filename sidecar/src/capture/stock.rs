@@ -426,8 +426,8 @@ fn profile_name() -> String {
 /// emptied before each run and removed when the worker is done, so that a
 /// session does not create and delete a file per capture (on ext4, each
 /// inode deleted in the last 30 s or so is skipped, one by one, when the next
-/// file is created: at 10,000 files that was about a third of leanscope's
-/// own CPU; `docs/sessions.md`).
+/// file is created: in a 2,000-file session that was over a quarter of
+/// leanscope's perf samples; `docs/sessions.md`).
 #[derive(Debug, Default)]
 pub struct ProfileScratch(Option<PathBuf>);
 
