@@ -20,6 +20,9 @@
 //!   turns them off).
 //! - `LEANSCOPE_FAKE_PIDFILE`: a file to which each `lake`/`lean` process appends
 //!   `<lake|lean> <pid>` when it starts.
+//! - `LEANSCOPE_FAKE_CALLS`: a file to which each `lake`/`lean` process appends one line when
+//!   it starts: its mode and arguments, then a tab and the `LEAN_PATH` it was given (`-` when
+//!   unset), so tests count `lake env` runs and see the environment `lean` ran in.
 //!
 //! The fake never changes its process group: a caller that kills the group of `lake` also
 //! kills the `lean` child.
@@ -47,6 +50,8 @@ pub const ENV_TOOLCHAIN: &str = "LEANSCOPE_FAKE_TOOLCHAIN";
 pub const ENV_DELAY_SCALE: &str = "LEANSCOPE_FAKE_DELAY_SCALE";
 /// Environment variable naming a file that receives `<mode> <pid>` lines.
 pub const ENV_PIDFILE: &str = "LEANSCOPE_FAKE_PIDFILE";
+/// Environment variable naming a file that receives one line per invocation.
+pub const ENV_CALLS: &str = "LEANSCOPE_FAKE_CALLS";
 
 /// Runs the fake with the given `argv` (including `argv[0]`) and returns the exit status.
 pub fn run(args: &[OsString]) -> i32 {
@@ -64,10 +69,12 @@ pub fn run(args: &[OsString]) -> i32 {
     match mode {
         "lake" => {
             record_pid("lake");
+            record_call("lake", &rest);
             lake::main(Path::new(&argv0), &rest)
         }
         "lean" => {
             record_pid("lean");
+            record_call("lean", &rest);
             lean::main(&rest)
         }
         _ => {
@@ -89,6 +96,35 @@ fn record_pid(mode: &str) {
         .append(true)
         .open(&path)
         .and_then(|mut f| f.write_all(format!("{mode} {}\n", std::process::id()).as_bytes()));
+    if let Err(e) = result {
+        eprintln!(
+            "fake-lean: cannot write {}: {e}",
+            PathBuf::from(path).display()
+        );
+    }
+}
+
+/// Appends `MODE ARGS…\tLEAN_PATH` to the file [`ENV_CALLS`] names, if any.
+fn record_call(mode: &str, args: &[String]) {
+    let Some(path) = std::env::var_os(ENV_CALLS) else {
+        return;
+    };
+    let lean_path = std::env::var("LEAN_PATH").unwrap_or_else(|_| "-".into());
+    let mut line = mode.to_string();
+    for a in args {
+        line.push(' ');
+        line.push_str(a);
+    }
+    line.push('\t');
+    line.push_str(&lean_path);
+    line.push('\n');
+    // One write of a short line to a file opened for appending: lines of
+    // processes running at once do not interleave.
+    let result = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
     if let Err(e) = result {
         eprintln!(
             "fake-lean: cannot write {}: {e}",

@@ -107,6 +107,7 @@ impl SessionModel {
             shard: None,
             merge: None,
             repeats: None,
+            lake_env: None,
             files: vec![FileEntry {
                 recording: Some(path.to_owned()),
                 events,

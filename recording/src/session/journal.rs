@@ -289,6 +289,7 @@ mod tests {
             shard: None,
             merge: None,
             repeats: None,
+            lake_env: None,
             files: (0..files)
                 .map(|i| FileEntry::planned(i, format!("F{i}.lean"), format!("F{i}")))
                 .collect(),

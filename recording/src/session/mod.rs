@@ -328,7 +328,28 @@ pub struct Manifest {
     /// A repeated capture: how many runs of each file (absent: one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<Repeats>,
+    /// The Lake environment the files were captured in (absent in older
+    /// sessions, and in merged and synthetic ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lake_env: Option<LakeEnvRecord>,
     pub files: Vec<FileEntry>,
+}
+
+/// The environment `lake env` set for a session's captures: Lean ran with
+/// the caller's environment overlaid with these variables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LakeEnvRecord {
+    /// The variables as `lake env` printed them (an empty value: Lake
+    /// unsets the variable), by name.
+    pub variables: std::collections::BTreeMap<String, String>,
+    /// SHA-256 (lowercase hex) of what `lake env` printed.
+    pub sha256: String,
+    /// The `lean` the captures ran (found on the environment's `PATH`).
+    pub lean: String,
+    /// How many times the session's runs took the environment: once per
+    /// run, and again after each change of the lakefile or the manifest.
+    pub taken: u64,
 }
 
 impl Manifest {
@@ -523,6 +544,7 @@ mod tests {
             shard: None,
             merge: None,
             repeats: None,
+            lake_env: None,
             files: vec![
                 FileEntry::planned(0, "A.lean".into(), "A".into()),
                 FileEntry::planned(1, "B.lean".into(), "B".into()),
@@ -540,6 +562,17 @@ mod tests {
         );
         let back = Manifest::from_json(&m.to_json()).unwrap();
         assert_eq!(back, m);
+        // Without a Lake environment the field is left out; with one it round-trips.
+        assert!(!String::from_utf8(m.to_json()).unwrap().contains("lakeEnv"));
+        m.lake_env = Some(LakeEnvRecord {
+            variables: [("LEAN_PATH".to_string(), "/p/.lake".to_string())].into(),
+            sha256: "0".repeat(64),
+            lean: "/t/bin/lean".into(),
+            taken: 2,
+        });
+        let back = Manifest::from_json(&m.to_json()).unwrap();
+        assert_eq!(back, m);
+        m.lake_env = None;
         m.files[0].status = FileStatus::Ok;
         let e = Manifest::from_json(&m.to_json()).unwrap_err().to_string();
         assert!(e.contains("is ok but names no capture"), "{e}");

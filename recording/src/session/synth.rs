@@ -178,6 +178,7 @@ pub fn write_synthetic_session(
         shard: None,
         merge: None,
         repeats: None,
+        lake_env: None,
         files: entries,
     };
     m.recount();

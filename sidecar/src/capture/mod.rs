@@ -5,6 +5,7 @@ use leanscope::capture::declarations;
 mod events;
 mod from_messages;
 mod from_profile;
+pub mod lake_env;
 pub use leanscope::capture::lean_output;
 mod placer;
 pub mod process;
@@ -20,7 +21,7 @@ use std::path::PathBuf;
 use recording::{CaptureStatus, ClockKind, Measure};
 
 pub use process::{CancelToken, RunOptions};
-pub use stock::{timestamp, PROJECT_DIR};
+pub use stock::{timestamp, ProfileScratch, PROJECT_DIR};
 
 /// What to capture and how.
 #[derive(Debug, Clone)]
@@ -44,7 +45,7 @@ pub enum Backend {
     /// The best backend this build offers. The compiled native driver does
     /// not exist yet, so today that is always [`Backend::Stock`].
     Auto,
-    /// `lake env lean --json -D…` on any recent Lean.
+    /// `lean --json -D…` in the Lake environment, on any recent Lean.
     Stock,
 }
 
@@ -147,11 +148,25 @@ pub enum CaptureError {
     Write(String, recording::RecordingError),
 }
 
-/// Captures one file with the stock backend.
+/// Captures one file with the stock backend, in a Lake environment taken
+/// for it (`lake env`, then `lean --version` and `lean --json` in it).
 pub fn capture_file(
     req: &CaptureRequest,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
-    stock::capture(req, opts, progress)
+    stock::capture(req, None, None, opts, progress)
+}
+
+/// Captures one file with the stock backend in `env`, a Lake environment a
+/// session took (one taken for the file instead when `env` is another
+/// project's); Lean writes its profile into the worker's `scratch` file.
+pub fn capture_file_in(
+    req: &CaptureRequest,
+    env: &lake_env::LakeEnvironment,
+    scratch: &mut ProfileScratch,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<CaptureResult, CaptureError> {
+    stock::capture(req, Some(env), Some(scratch), opts, progress)
 }

@@ -1,9 +1,8 @@
-//! The stock capture: one `lake env lean --json -D…` run, its messages,
+//! The stock capture: one `lean --json -D…` run in the Lake environment, its messages,
 //! stderr and timed trace joined into a recording.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use recording::{
     CaptureMode, CaptureStatus, Header, Measure, NewEvent, RecordingError, RecordingWriter,
@@ -14,6 +13,7 @@ use super::declarations;
 use super::events::{Event, EventSink};
 use super::from_messages;
 use super::from_profile;
+use super::lake_env::LakeEnvironment;
 use super::lean_output::firefox_profile::parse_firefox_profile_file;
 use super::lean_output::messages::MessageReader;
 use super::lean_output::profiler_lines::parse_stderr;
@@ -21,27 +21,25 @@ use super::placer::Placer;
 use super::process::{run, RunOptions};
 use super::project::{find_lake, module_name, Project};
 use super::source::Source;
-use super::toolchain::LeanVersion;
 use super::{CaptureError, CaptureRequest, CaptureResult, Progress};
 
 /// Where leanscope writes inside a user's project (and nowhere else).
 pub const PROJECT_DIR: &str = ".leanscope";
-
-/// How long `lake env lean --version` may take.
-const VERSION_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Lines of Lean's stderr quoted in an error.
 const STDERR_QUOTED_LINES: usize = 20;
 
 pub fn capture(
     req: &CaptureRequest,
+    env: Option<&LakeEnvironment>,
+    scratch: Option<&mut ProfileScratch>,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
     // Measured around the whole capture, so that what happens as it ends
     // (removing Lean's profile file, freeing what was read) counts too.
     let cpu_at_start = self_cpu_ns();
-    let mut result = capture_unmeasured(req, opts, progress)?;
+    let mut result = capture_unmeasured(req, env, scratch, opts, progress)?;
     result.overhead_cpu_ms = self_cpu_ns().saturating_sub(cpu_at_start) as f64 / 1e6;
     Ok(result)
 }
@@ -49,6 +47,8 @@ pub fn capture(
 /// [`capture`] without the measurement of its own CPU time.
 fn capture_unmeasured(
     req: &CaptureRequest,
+    env: Option<&LakeEnvironment>,
+    scratch: Option<&mut ProfileScratch>,
     opts: &RunOptions,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<CaptureResult, CaptureError> {
@@ -61,9 +61,6 @@ fn capture_unmeasured(
         .relative(file)
         .ok_or_else(|| CaptureError::NoSuchFile(file.display().to_string()))?;
     let module = module_name(&relative);
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let path_var = std::env::var("PATH").ok();
-    let lake = find_lake(req.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
     let source_text = std::fs::read(file)
         .map_err(|e| CaptureError::Io(format!("cannot read {}: {e}", file.display())))?;
     let source_text = String::from_utf8(source_text).map_err(|e| {
@@ -73,17 +70,37 @@ fn capture_unmeasured(
             e.utf8_error().valid_up_to()
         ))
     })?;
+    // The session's environment, when it is this project's; else one taken for this file.
+    let taken;
+    let env = match env.filter(|e| e.root == project.root) {
+        Some(env) => env,
+        None => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let path_var = std::env::var("PATH").ok();
+            let lake = find_lake(req.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
+            taken = LakeEnvironment::take(&lake, &project.root, opts)?;
+            &taken
+        }
+    };
     progress(Progress::Starting {
         module: module.clone(),
-        lake: lake.clone(),
+        lake: env.lake.clone(),
     });
 
-    let version = lean_version(&lake, &project.root, opts)?;
+    let version = &env.version;
     let work = project.root.join(PROJECT_DIR);
     let tmp = work.join("tmp");
     std::fs::create_dir_all(&tmp)
         .map_err(|e| CaptureError::Io(format!("cannot create {}: {e}", tmp.display())))?;
-    let profile_path = tmp.join(format!("profile-{}-{}.json", std::process::id(), unique()));
+    // A worker's reused file (emptied now: what Lean leaves in it is this run's), else one
+    // for this capture alone, removed when it ends.
+    let (profile_path, _cleanup) = match scratch {
+        Some(scratch) => (scratch.emptied_in(&tmp)?, None),
+        None => {
+            let path = tmp.join(profile_name());
+            (path.clone(), Some(RemoveOnDrop(path)))
+        }
+    };
     let heartbeats = req.measure == Measure::Heartbeats;
     // A heartbeat run's profile is not read: `Profile.export` wraps the main thread's nodes
     // (heartbeats) in a `runFrontend` root timed by the clock (`IO.monoNanosNow`), so its samples
@@ -91,9 +108,8 @@ fn capture_unmeasured(
     let use_profile = version.supports_profile_output() && !heartbeats;
 
     let threshold = req.threshold.to_string();
-    let mut cmd = Command::new(&lake);
-    cmd.current_dir(&project.root)
-        .args(["env", "lean", "--json"]);
+    let mut cmd = env.lean_command();
+    cmd.arg("--json");
     cmd.arg("-Dtrace.profiler=true");
     cmd.arg(format!("-Dtrace.profiler.threshold={threshold}"));
     if heartbeats {
@@ -111,7 +127,6 @@ fn capture_unmeasured(
         cmd.arg("-Dtrace.profiler.output.pp=true");
     }
     cmd.arg(&relative);
-    let _cleanup = RemoveOnDrop(profile_path.clone());
     let finished = run(&mut cmd, opts, &mut |lines| {
         progress(Progress::Running { messages: lines })
     })?;
@@ -150,7 +165,8 @@ fn capture_unmeasured(
     );
     let profile_bytes = std::fs::metadata(&profile_path).map_or(0, |m| m.len());
     // Lives as long as the events, which borrow its node names.
-    let profile = if use_profile && profile_path.is_file() {
+    // An empty file is Lean writing no profile (a reused file is emptied before the run).
+    let profile = if use_profile && profile_bytes > 0 && profile_path.is_file() {
         let f = std::fs::File::open(&profile_path)
             .map_err(|e| CaptureError::Io(format!("cannot read Lean's profile: {e}")))?;
         Some(parse_firefox_profile_file(f).map_err(|e| {
@@ -285,7 +301,7 @@ fn capture_unmeasured(
         recording: path,
         status,
         module,
-        lean_version: version.version,
+        lean_version: version.version.clone(),
         events,
         declarations: decls.len(),
         errors: header
@@ -359,27 +375,7 @@ impl EventSink<'_> for Writer {
     }
 }
 
-fn lean_version(lake: &Path, root: &Path, opts: &RunOptions) -> Result<LeanVersion, CaptureError> {
-    let mut cmd = Command::new(lake);
-    cmd.current_dir(root).args(["env", "lean", "--version"]);
-    let version_opts = RunOptions {
-        timeout: Some(VERSION_TIMEOUT),
-        ..opts.clone()
-    };
-    let f = run(&mut cmd, &version_opts, &mut |_| {})?;
-    let out = String::from_utf8_lossy(&f.stdout);
-    if !f.status.success() {
-        return Err(CaptureError::LeanFailed {
-            status: format!("`lake env lean --version` {}", f.status),
-            stderr: tail(&String::from_utf8_lossy(&f.stderr), STDERR_QUOTED_LINES),
-        });
-    }
-    LeanVersion::parse(&out).ok_or_else(|| {
-        CaptureError::BadOutput(format!("`lean --version` printed {:?}", out.trim()))
-    })
-}
-
-fn tail(text: &str, lines: usize) -> String {
+pub(super) fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     let tail = all[all.len().saturating_sub(lines)..].join("\n");
     tail.chars().take(4000).collect()
@@ -419,6 +415,58 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// A name for Lean's profile file that no other capture uses.
+fn profile_name() -> String {
+    format!("profile-{}-{}.json", std::process::id(), unique())
+}
+
+/// Where one worker's captures have Lean write its profile: one file,
+/// emptied before each run and removed when the worker is done, so that a
+/// session does not create and delete a file per capture (on ext4, each
+/// inode deleted in the last 30 s or so is skipped, one by one, when the next
+/// file is created: in a 2,000-file session that was over a quarter of
+/// leanscope's perf samples; `docs/sessions.md`).
+#[derive(Debug, Default)]
+pub struct ProfileScratch(Option<PathBuf>);
+
+impl ProfileScratch {
+    /// The file in `tmp` (the same as last time when it is in the same
+    /// folder), emptied if it exists.
+    fn emptied_in(&mut self, tmp: &Path) -> Result<PathBuf, CaptureError> {
+        let path = match &self.0 {
+            Some(p) if p.parent() == Some(tmp) => p.clone(),
+            _ => {
+                if let Some(old) = self.0.take() {
+                    let _ = std::fs::remove_file(old);
+                }
+                let p = tmp.join(profile_name());
+                self.0 = Some(p.clone());
+                p
+            }
+        };
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&path)
+        {
+            Ok(_) => Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(path),
+            Err(e) => Err(CaptureError::Io(format!(
+                "cannot empty {}: {e}",
+                path.display()
+            ))),
+        }
+    }
+}
+
+impl Drop for ProfileScratch {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 struct RemoveOnDrop(PathBuf);

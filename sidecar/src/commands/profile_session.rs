@@ -62,7 +62,8 @@ fn failure_code(e: &SessionFailure) -> u8 {
             exit::CAPTURE_FAILED
         }
         SessionFailure::Store(StoreError::Io { .. } | StoreError::Session { .. })
-        | SessionFailure::Io(_) => exit::CAPTURE_FAILED,
+        | SessionFailure::Io(_)
+        | SessionFailure::LakeEnv(_) => exit::CAPTURE_FAILED,
         _ => exit::USAGE,
     }
 }

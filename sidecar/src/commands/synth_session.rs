@@ -98,6 +98,7 @@ pub fn run(a: Args) -> Result<u8> {
         shard: None,
         merge: None,
         repeats: None,
+        lake_env: None,
         files: (0..a.files)
             .map(|k| {
                 let path = synthetic_path(k);

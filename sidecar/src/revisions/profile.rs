@@ -139,6 +139,8 @@ fn write_session(ws: &Path, plan: &Plan, samples: &[Sample], side: Side) -> Resu
         shard: None,
         merge: None,
         repeats: None,
+        // Each sample took its own Lake environment in its sandbox.
+        lake_env: None,
         files: files
             .iter()
             .enumerate()

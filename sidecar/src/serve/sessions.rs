@@ -76,6 +76,10 @@ fn failure(e: SessionFailure) -> Error {
         SessionFailure::Store(_) | SessionFailure::Io(_) => {
             (errors::CAPTURE_FAILED, serde_json::json!({"kind": "io"}))
         }
+        SessionFailure::LakeEnv(_) => (
+            errors::CAPTURE_FAILED,
+            serde_json::json!({"kind": "lakeEnv"}),
+        ),
     };
     Error {
         code: ErrorCode::ServerError(code),

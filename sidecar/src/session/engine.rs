@@ -20,9 +20,12 @@ use recording::{CaptureStatus, Recording};
 
 use super::discover::{discover, PlannedFile};
 use super::store::{SessionStore, StoreError};
+use crate::capture::lake_env::SharedLakeEnv;
 use crate::capture::process::RunError;
 use crate::capture::project::{find_lake, Project, ProjectError};
-use crate::capture::{capture_file, CancelToken, CaptureError, CaptureRequest, RunOptions};
+use crate::capture::{
+    capture_file_in, CancelToken, CaptureError, CaptureRequest, ProfileScratch, RunOptions,
+};
 use recording::session::shard::{ShardInfo, ShardPlan};
 
 /// Most parallel captures.
@@ -57,6 +60,8 @@ pub enum SessionFailure {
     Usage(String),
     #[error("{0}")]
     Io(String),
+    #[error("cannot take the Lake environment: {0}")]
+    LakeEnv(CaptureError),
 }
 
 /// Plans a capture of `dir` (a folder) or, with `whole_project`, of the
@@ -234,7 +239,9 @@ pub fn run_new(
     cancel: &CancelToken,
     progress: &mut dyn FnMut(SessionEvent),
 ) -> Result<SessionSummary, SessionFailure> {
-    check_lake(opts)?;
+    let lake = check_lake(opts)?;
+    let lake_env = SharedLakeEnv::new(lake, plan.project.root.clone());
+    take_first(&lake_env, cancel)?;
     let manifest = Manifest {
         schema_version: SESSION_SCHEMA_VERSION,
         producer: concat!("leanscope ", env!("CARGO_PKG_VERSION")).into(),
@@ -254,6 +261,7 @@ pub fn run_new(
         shard: plan.shard.as_ref().map(|c| c.info.clone()),
         merge: None,
         repeats: opts.repeats,
+        lake_env: lake_env.record(0),
         files: plan
             .files
             .into_iter()
@@ -272,7 +280,20 @@ pub fn run_new(
         None => (0..files as u32).map(|id| (id, RunKind::Single)).collect(),
         Some(rep) => repeated_order(files, rep, &|_, _| true),
     };
-    run(store, todo, opts, cancel, progress)
+    run(store, todo, opts, &lake_env, 0, cancel, progress)
+}
+
+/// Takes the session's Lake environment before any file is captured, so
+/// that a `lake` that cannot give one stops the session at once.
+fn take_first(lake_env: &SharedLakeEnv, cancel: &CancelToken) -> Result<(), SessionFailure> {
+    let opts = RunOptions {
+        cancel: cancel.clone(),
+        ..RunOptions::default()
+    };
+    lake_env
+        .current(&opts)
+        .map(drop)
+        .map_err(SessionFailure::LakeEnv)
 }
 
 /// The runs of a repeated capture in order ([`recording::repeats::run_order`]:
@@ -402,14 +423,21 @@ pub fn resume(
         ..opts.clone()
     };
     let todo = resume_plan(&mut store)?;
-    if !todo.is_empty() {
-        check_lake(&opts)?;
-    }
+    let root = PathBuf::from(&store.manifest.project_root);
+    let earlier = store.manifest.lake_env.as_ref().map_or(0, |e| e.taken);
+    let lake_env = if todo.is_empty() {
+        SharedLakeEnv::new(PathBuf::new(), root)
+    } else {
+        let lake_env = SharedLakeEnv::new(check_lake(&opts)?, root);
+        take_first(&lake_env, cancel)?;
+        store.manifest.lake_env = lake_env.record(earlier);
+        lake_env
+    };
     store.manifest.status = SessionStatus::Running;
     store.manifest.completed_unix_ms = None;
     store.manifest.recount();
     store.checkpoint()?;
-    run(store, todo, &opts, cancel, progress)
+    run(store, todo, &opts, &lake_env, earlier, cancel, progress)
 }
 
 /// The files `--resume --list` would capture.
@@ -431,11 +459,14 @@ pub fn resume_preview(dir: &Path) -> Result<Vec<PlannedFile>, SessionFailure> {
         .collect())
 }
 
-fn check_lake(opts: &SessionOptions) -> Result<(), SessionFailure> {
+fn check_lake(opts: &SessionOptions) -> Result<PathBuf, SessionFailure> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let path_var = std::env::var("PATH").ok();
-    find_lake(opts.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
-    Ok(())
+    Ok(find_lake(
+        opts.lake.as_deref(),
+        path_var.as_deref(),
+        home.as_deref(),
+    )?)
 }
 
 /// One capture's outcome, computed on a worker.
@@ -481,6 +512,8 @@ fn capture_one(
     root: &Path,
     dir: &Path,
     opts: &SessionOptions,
+    lake_env: &SharedLakeEnv,
+    scratch: &mut ProfileScratch,
     cancel: &CancelToken,
 ) -> Outcome {
     let source = root.join(&job.path);
@@ -502,7 +535,15 @@ fn capture_one(
         ..RunOptions::default()
     };
     let started = Instant::now();
-    let result = match capture_file(&req, &run_opts, &mut |_| {}) {
+    let env = match lake_env.current(&run_opts) {
+        Ok(env) => env,
+        Err(CaptureError::Run(RunError::Cancelled)) => return Outcome::Cancelled,
+        Err(e) => {
+            let e = SessionFailure::LakeEnv(e).to_string();
+            return Outcome::Failed(cap_chars(&e, MAX_ERROR_CHARS));
+        }
+    };
+    let result = match capture_file_in(&req, &env, scratch, &run_opts, &mut |_| {}) {
         Ok(r) => r,
         Err(CaptureError::Run(RunError::Cancelled)) => return Outcome::Cancelled,
         Err(e) => return Outcome::Failed(cap_chars(&e.to_string(), MAX_ERROR_CHARS)),
@@ -532,10 +573,15 @@ fn capture_one(
     }
 }
 
+/// Captures the files `todo` names. `lake_env` is the run's Lake
+/// environment; the session's earlier runs took theirs `earlier` times.
+#[allow(clippy::too_many_arguments)]
 fn run(
     mut store: SessionStore,
     todo: Vec<(u32, RunKind)>,
     opts: &SessionOptions,
+    lake_env: &SharedLakeEnv,
+    earlier: u64,
     cancel: &CancelToken,
     progress: &mut dyn FnMut(SessionEvent),
 ) -> Result<SessionSummary, SessionFailure> {
@@ -575,27 +621,32 @@ fn run(
             let tx = tx.clone();
             let queue = &queue;
             let (root, dir) = (&root, &dir);
-            s.spawn(move || loop {
-                let job = match queue.lock() {
-                    Ok(mut q) => q.pop_front(),
-                    Err(_) => None,
-                };
-                let Some(job) = job else { break };
-                if cancel.is_cancelled() {
-                    let _ = tx.send((job, Some(Outcome::Cancelled)));
-                    continue;
+            s.spawn(move || {
+                // Lean's profile file, reused by this worker's captures.
+                let mut scratch = ProfileScratch::default();
+                loop {
+                    let job = match queue.lock() {
+                        Ok(mut q) => q.pop_front(),
+                        Err(_) => None,
+                    };
+                    let Some(job) = job else { break };
+                    if cancel.is_cancelled() {
+                        let _ = tx.send((job, Some(Outcome::Cancelled)));
+                        continue;
+                    }
+                    // Tell the main thread the file started.
+                    let start = Job {
+                        id: job.id,
+                        path: job.path.clone(),
+                        module: String::new(),
+                        capture: job.capture,
+                        run: job.run,
+                    };
+                    let _ = tx.send((start, None));
+                    let outcome =
+                        capture_one(&job, root, dir, opts, lake_env, &mut scratch, cancel);
+                    let _ = tx.send((job, Some(outcome)));
                 }
-                // Tell the main thread the file started.
-                let start = Job {
-                    id: job.id,
-                    path: job.path.clone(),
-                    module: String::new(),
-                    capture: job.capture,
-                    run: job.run,
-                };
-                let _ = tx.send((start, None));
-                let outcome = capture_one(&job, root, dir, opts, cancel);
-                let _ = tx.send((job, Some(outcome)));
             });
         }
         drop(tx);
@@ -612,6 +663,12 @@ fn run(
                 // The session can no longer be written; let the workers drain.
                 cancel.cancel();
                 continue;
+            }
+            // A new environment (the lakefile changed) goes with the next checkpoint.
+            if lake_env.taken() + earlier != store.manifest.lake_env.as_ref().map_or(0, |e| e.taken)
+            {
+                store.manifest.lake_env =
+                    lake_env.record(earlier).or(store.manifest.lake_env.take());
             }
             let (status, error) = match commit(&mut store, &job, outcome, &mut captured) {
                 Ok(x) => x,

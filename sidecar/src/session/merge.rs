@@ -433,6 +433,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
                 .collect(),
             missing: missing.clone(),
         }),
+        lake_env: None,
         files,
     };
     m.recount();
