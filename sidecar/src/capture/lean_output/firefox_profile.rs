@@ -172,6 +172,17 @@ pub enum FirefoxProfileError {
     Missing(&'static str),
 }
 
+/// The name of the constant behind a [`FirefoxProfileError::LimitExceeded`]'s `what`.
+pub fn limit_constant(what: &str) -> &'static str {
+    match what {
+        "threads" => "MAX_PROFILE_THREADS",
+        "entries in one table column" => "MAX_TABLE_LENGTH",
+        "bytes in one string" => "MAX_STRING_BYTES",
+        "trace nodes" => "MAX_PROFILE_NODES",
+        _ => "a Firefox profile limit",
+    }
+}
+
 /// The limits in force; the public constants in production, smaller values in tests.
 #[derive(Debug, Clone, Copy)]
 struct Limits {
@@ -285,13 +296,21 @@ pub struct ProfileColumns {
 
 /// Reads any processed Firefox profile's columns (for `leanscope import`), handing each thread
 /// to `each` as soon as it has been read (with its index); returns `meta` and `shared`, which
-/// may come after the threads. Times are nanoseconds.
+/// may come after the threads. Times are nanoseconds. `max_string` and `max_table` bound a
+/// string's bytes and a column's entries (the other limits are this module's).
 pub fn read_profile_columns<R: Read>(
     reader: R,
+    max_string: usize,
+    max_table: usize,
     each: &mut dyn FnMut(usize, ThreadColumns) -> Result<(), FirefoxProfileError>,
 ) -> Result<ProfileColumns, FirefoxProfileError> {
-    let _active = ActiveLimits::set(LIMITS);
-    let mut reader = ProfileReader::new(reader, LIMITS, Layout::Any, ProfileUnit::Nanoseconds);
+    let limits = Limits {
+        string: max_string,
+        table: max_table,
+        ..LIMITS
+    };
+    let _active = ActiveLimits::set(limits);
+    let mut reader = ProfileReader::new(reader, limits, Layout::Any, ProfileUnit::Nanoseconds);
     let mut threads = Threads::Each(each);
     let result = reader.profile(&mut threads);
     let (meta, shared) = reader.finish(result)?;
@@ -597,7 +616,8 @@ impl<R: Read> ProfileReader<R> {
                 inner: reader,
                 remaining: limits.bytes,
                 over: false,
-            }),
+            })
+            .with_max_string(limits.string),
             limits,
             layout,
             pow10: unit.pow10(),
@@ -615,6 +635,10 @@ impl<R: Read> ProfileReader<R> {
                     line: e.line,
                     column: e.column,
                     reason: e.reason.into_owned(),
+                },
+                JsonError::TooLong { max, .. } => FirefoxProfileError::LimitExceeded {
+                    what: "bytes in one string",
+                    limit: max as u64,
                 },
                 JsonError::Io(_) if self.json.reader().over => {
                     FirefoxProfileError::TooLarge { limit: limit_bytes }

@@ -26,13 +26,41 @@ pub const MAX_JSON_DEPTH: usize = 128;
 /// Bytes read from the reader at a time (and the usual size of the cursor's buffer).
 pub const READ_CHUNK: usize = 256 * 1024;
 
+/// Longest string (key or value) a cursor reads into memory unless told otherwise
+/// ([`JsonCursor::with_max_string`]); strings it skips may be of any length.
+pub const MAX_JSON_STRING_BYTES: usize = 64 << 20;
+
 /// What went wrong.
 #[derive(Debug)]
 pub enum JsonError {
     /// The text is not JSON (or not the JSON the reader expected) here.
     Syntax(SyntaxError),
+    /// A string to be read is longer than the cursor's limit: it was not read whole.
+    TooLong {
+        /// Byte offset of the string's opening quote.
+        offset: u64,
+        /// The limit, in bytes of the string's value.
+        max: usize,
+    },
     /// The reader failed.
     Io(io::Error),
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JsonError::Syntax(e) => write!(
+                f,
+                "line {} column {} (byte {}): {}",
+                e.line, e.column, e.offset, e.reason
+            ),
+            JsonError::TooLong { offset, max } => write!(
+                f,
+                "byte {offset}: a string is longer than {max} bytes (MAX_JSON_STRING_BYTES)"
+            ),
+            JsonError::Io(e) => write!(f, "{e}"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,6 +166,8 @@ pub struct JsonCursor<R> {
     /// Newlines before `buf[0]`, and the input offset just after the last of them.
     lines_before: usize,
     line_start: u64,
+    /// Longest string value read into memory.
+    max_string: usize,
 }
 
 impl<R: Read> JsonCursor<R> {
@@ -157,7 +187,16 @@ impl<R: Read> JsonCursor<R> {
             base: 0,
             lines_before: 0,
             line_start: 0,
+            max_string: MAX_JSON_STRING_BYTES,
         }
+    }
+
+    /// Sets the longest string (key or value, in bytes of its value) the cursor reads into
+    /// memory; a longer one is a [`JsonError::TooLong`], found before more than a buffer past
+    /// the limit is held.
+    pub fn with_max_string(mut self, max: usize) -> Self {
+        self.max_string = max;
+        self
     }
 
     pub fn reader(&self) -> &R {
@@ -611,8 +650,18 @@ impl<R: Read> JsonCursor<R> {
     /// With the cursor on the opening quote: reads to the closing quote, appending the value to
     /// `out` if there is one.
     fn string_body(&mut self, mut out: Option<&mut String>) -> Result<()> {
+        let opening = self.base + self.pos as u64;
+        let before = out.as_deref().map_or(0, String::len);
         self.pos += 1;
         loop {
+            if let Some(out) = out.as_deref() {
+                if out.len() - before > self.max_string {
+                    return Err(Box::new(JsonError::TooLong {
+                        offset: opening,
+                        max: self.max_string,
+                    }));
+                }
+            }
             let run_end = plain_run(&self.buf[..self.end], self.pos);
             if run_end > self.pos {
                 let run = &self.buf[self.pos..run_end];
@@ -973,6 +1022,7 @@ mod tests {
         match *e {
             JsonError::Syntax(s) => s,
             JsonError::Io(e) => panic!("io error {e}"),
+            other => panic!("{other:?}"),
         }
     }
 
