@@ -6,11 +6,11 @@
 pub mod chrome;
 mod chrome_event;
 mod chrome_export;
+mod chrome_json;
 mod chrome_lanes;
 pub mod error;
 pub mod firefox;
 pub mod folded;
-pub mod json_scan;
 mod json_write;
 pub mod lean_log;
 pub mod leanprofiler_summary;

@@ -9,7 +9,7 @@
 //! traces of a thread Lean inserts an idle pair on stack 0 with zero weight.
 //!
 //! The file is read into memory (bounded by [`MAX_PROFILE_BYTES`]) and read by its schema with
-//! a small pull parser ([`super::json_pull`]): only the columns the rebuild needs are converted
+//! the streaming JSON layer ([`crate::json_stream`]): only the columns the rebuild needs are converted
 //! (`meta.startTime/product/categories`; per thread `name`, `isMainThread`,
 //! `samples.stack/time/weight`, `stackTable.frame/prefix/category`, `frameTable.func`,
 //! `funcTable.name`, `stringArray`), everything else is skipped with its syntax checked. Keys may
@@ -22,7 +22,7 @@ use std::cell::Cell;
 use std::io::Read;
 
 use super::decimal::decimal_to_ns;
-use super::json_pull::{JsonCursor, JsonError, Number, Scalar};
+use crate::json_stream::{JsonCursor, JsonError, Number, Scalar};
 
 /// Largest profile file accepted.
 pub const MAX_PROFILE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
@@ -638,6 +638,11 @@ impl<R: Read> ProfileReader<R> {
                 },
                 JsonError::TooLong { max, .. } => FirefoxProfileError::LimitExceeded {
                     what: "bytes in one string",
+                    limit: max as u64,
+                },
+                // (the reader takes no value whole)
+                JsonError::ValueTooLarge { max, .. } => FirefoxProfileError::LimitExceeded {
+                    what: "bytes in one value",
                     limit: max as u64,
                 },
                 JsonError::Io(_) if self.json.reader().over => {

@@ -1,24 +1,37 @@
-//! A small, strict JSON pull parser that streams from a reader.
+//! leanscope's one streaming JSON layer: a small, strict pull parser over a reader, shared by
+//! the capture (Lean's Firefox profile) and the importers (Chrome traces, Firefox profiles,
+//! summaries).
 //!
-//! It is meant for schema-directed readers of large machine-written files (the Firefox profile
-//! Lean writes): the reader asks for the value it expects next (an object, a key, an array
-//! element, a string, a number) and skips everything it does not need with
-//! [`JsonCursor::skip_value`]. Nothing is converted that the reader does not ask for; numbers are
-//! handed over as their decimal text (plus their digits as an integer when they fit), so no
-//! binary floating point is involved.
+//! It is meant for schema-directed readers of large machine-written files: the reader asks for
+//! the value it expects next (an object, a key, an array element, a string, a number) and skips
+//! everything it does not need with [`JsonCursor::skip_value`]. Nothing is converted that the
+//! reader does not ask for; numbers are handed over as their decimal text (plus their digits as
+//! an integer when they fit), so no binary floating point is involved. A reader may also take
+//! one whole value as bytes ([`JsonCursor::take_value`], [`JsonCursor::parse_value`] in
+//! `values.rs`) to parse it another way, such as a Chrome trace's events, one by one, and
+//! [`LimitedStrings`] bounds the strings of a document read by `serde_json` whole.
 //!
 //! The input goes through one buffer of [`READ_CHUNK`] bytes that is refilled as the cursor
 //! moves, so a large file is never held whole; the buffer grows only for a single number token
-//! longer than that. It accepts exactly RFC 8259 JSON: any whitespace between tokens, every
-//! string escape including `\uXXXX` surrogate pairs (a lone surrogate is an error), UTF-8 text,
-//! no control characters in strings, no leading zeros, no trailing commas. Nesting is bounded by
-//! [`MAX_JSON_DEPTH`]. Errors carry the 1-based line and column (in bytes, as serde_json counts
-//! them) where the input went wrong.
+//! longer than that, or a value taken whole (within the caller's limit). It accepts exactly
+//! RFC 8259 JSON: any whitespace between tokens, every string escape including `\uXXXX`
+//! surrogate pairs (a lone surrogate is an error), UTF-8 text, no control characters in
+//! strings, no leading zeros, no trailing commas. Limits: nesting [`MAX_JSON_DEPTH`], a string
+//! read into memory [`MAX_JSON_STRING_BYTES`] (or the reader's own,
+//! [`JsonCursor::with_max_string`]), a value taken whole the caller's `max`; a number token is
+//! bounded by the input's. Errors carry the byte offset and the 1-based line and column (in
+//! bytes, as serde_json counts them) where the input went wrong.
+
+mod limited_strings;
+mod values;
+
+pub use limited_strings::{LimitedStrings, StringTooLong};
+pub use values::Stop;
 
 use std::borrow::Cow;
 use std::io::{self, Read};
 
-use leanscope::swar::{digits_value, leading_digits, POWERS_OF_TEN};
+use crate::swar::{digits_value, leading_digits, POWERS_OF_TEN};
 
 /// Deepest nesting of arrays and objects accepted below the value being skipped.
 pub const MAX_JSON_DEPTH: usize = 128;
@@ -42,6 +55,14 @@ pub enum JsonError {
         /// The limit, in bytes of the string's value.
         max: usize,
     },
+    /// A value taken whole ([`JsonCursor::take_value`], [`JsonCursor::parse_value`]) is longer
+    /// than the caller's limit.
+    ValueTooLarge {
+        /// Byte offset of the value's first byte.
+        offset: u64,
+        /// The limit, in bytes.
+        max: usize,
+    },
     /// The reader failed.
     Io(io::Error),
 }
@@ -58,6 +79,9 @@ impl std::fmt::Display for JsonError {
                 f,
                 "byte {offset}: a string is longer than {max} bytes (MAX_JSON_STRING_BYTES)"
             ),
+            JsonError::ValueTooLarge { offset, max } => {
+                write!(f, "byte {offset}: a value is longer than {max} bytes")
+            }
             JsonError::Io(e) => write!(f, "{e}"),
         }
     }
