@@ -20,8 +20,8 @@ pub struct TraceJson<R> {
 }
 
 /// A JSON error of the layer at the byte it names.
-fn layer_error(e: Box<JsonError>) -> InteropError {
-    match *e {
+fn layer_error(e: JsonError) -> InteropError {
+    match e {
         JsonError::Syntax(e) => {
             InteropError::syntax(FORMAT, format!("byte {}", e.offset), e.reason.into_owned())
         }
@@ -44,8 +44,8 @@ fn layer_error(e: Box<JsonError>) -> InteropError {
 }
 
 /// [`layer_error`], naming the value taken whole.
-fn value_error(e: Box<JsonError>, what: &'static str) -> InteropError {
-    match *e {
+fn value_error(e: JsonError, what: &'static str) -> InteropError {
+    match e {
         JsonError::ValueTooLarge { offset, max } => InteropError::limit(
             FORMAT,
             format!("byte {offset}"),
@@ -77,7 +77,7 @@ impl<R: Read> TraceJson<R> {
     /// The next byte that is not whitespace, not consumed; `None` at the end.
     #[inline]
     pub fn peek(&mut self) -> Result<Option<u8>> {
-        self.json.next_byte().map_err(layer_error)
+        self.json.next_byte().map_err(|e| layer_error(*e))
     }
 
     #[inline]
@@ -105,14 +105,14 @@ impl<R: Read> TraceJson<R> {
 
     /// An object key (a string within the string limit), unescaped.
     pub fn read_key(&mut self) -> Result<String> {
-        self.json.string().map_err(layer_error)
+        self.json.string().map_err(|e| layer_error(*e))
     }
 
     /// The next complete value, as at most [`MAX_CHROME_EVENT_BYTES`] bytes.
     pub fn take_value(&mut self, what: &'static str) -> Result<&[u8]> {
         self.json
             .take_value(MAX_CHROME_EVENT_BYTES)
-            .map_err(|e| value_error(e, what))
+            .map_err(|e| value_error(*e, what))
     }
 
     /// [`JsonCursor::parse_value`] within [`MAX_CHROME_EVENT_BYTES`].
@@ -124,7 +124,7 @@ impl<R: Read> TraceJson<R> {
     ) -> Result<Option<Range<usize>>> {
         self.json
             .parse_value(MAX_CHROME_EVENT_BYTES, parse)
-            .map_err(|e| value_error(e, what))
+            .map_err(|e| value_error(*e, what))
     }
 
     pub fn bytes(&self, at: Range<usize>) -> &[u8] {
@@ -133,6 +133,6 @@ impl<R: Read> TraceJson<R> {
 
     /// Consumes the next value without keeping it (its syntax checked), in constant memory.
     pub fn skip_value(&mut self) -> Result<()> {
-        self.json.skip_value().map_err(layer_error)
+        self.json.skip_value().map_err(|e| layer_error(*e))
     }
 }

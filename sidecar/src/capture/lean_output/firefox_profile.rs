@@ -1285,8 +1285,8 @@ fn thread_nodes(
     }
     // resolve each stack's name once, checking every index
     let mut stack_names = Vec::with_capacity(stack_count);
-    for s in 0..stack_count {
-        if let Some(p) = prefixes[s] {
+    for (s, &prefix) in prefixes.iter().enumerate() {
+        if let Some(p) = prefix {
             if p as usize >= s {
                 return Err(invalid(format!(
                     "stack {s} has prefix {p}; Lean only refers to earlier stacks"
