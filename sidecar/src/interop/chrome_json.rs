@@ -65,7 +65,9 @@ fn value_error(e: JsonError, what: &'static str) -> InteropError {
 impl<R: Read> TraceJson<R> {
     pub fn new(input: R) -> Self {
         TraceJson {
-            json: JsonCursor::with_chunk(input, READ_CHUNK).with_max_string(MAX_CHROME_EVENT_BYTES),
+            json: JsonCursor::with_chunk(input, READ_CHUNK)
+                .with_max_string(MAX_CHROME_EVENT_BYTES)
+                .without_lines(),
         }
     }
 

@@ -190,6 +190,9 @@ pub struct JsonCursor<R> {
     /// Newlines before `buf[0]`, and the input offset just after the last of them.
     lines_before: usize,
     line_start: u64,
+    /// Whether lines are counted (for errors' line and column; a reader that reports byte
+    /// offsets only saves a pass over the input).
+    count_lines: bool,
     /// Longest string value read into memory.
     max_string: usize,
 }
@@ -211,8 +214,16 @@ impl<R: Read> JsonCursor<R> {
             base: 0,
             lines_before: 0,
             line_start: 0,
+            count_lines: true,
             max_string: MAX_JSON_STRING_BYTES,
         }
+    }
+
+    /// Stops counting lines: errors then give line 0 and column 0, and only their byte offset
+    /// says where they are.
+    pub fn without_lines(mut self) -> Self {
+        self.count_lines = false;
+        self
     }
 
     /// Sets the longest string (key or value, in bytes of its value) the cursor reads into
@@ -231,13 +242,21 @@ impl<R: Read> JsonCursor<R> {
     #[cold]
     fn error(&self, at: usize, reason: impl Into<Cow<'static, str>>) -> Box<JsonError> {
         let at = at.min(self.end);
+        let offset = self.base + at as u64;
+        if !self.count_lines {
+            return Box::new(JsonError::Syntax(SyntaxError {
+                offset,
+                line: 0,
+                column: 0,
+                reason: reason.into(),
+            }));
+        }
         let before = &self.buf[..at];
         let line = self.lines_before + before.iter().filter(|&&b| b == b'\n').count();
         let line_start = match before.iter().rposition(|&b| b == b'\n') {
             Some(i) => self.base + i as u64 + 1,
             None => self.line_start,
         };
-        let offset = self.base + at as u64;
         Box::new(JsonError::Syntax(SyntaxError {
             offset,
             line: line + 1,
@@ -267,7 +286,11 @@ impl<R: Read> JsonCursor<R> {
         if self.pos > 0 {
             let gone = &self.buf[..self.pos];
             // (a SIMD search: machine-written JSON rarely has newlines)
-            if let Some(last) = memchr::memrchr(b'\n', gone) {
+            let newline = match self.count_lines {
+                true => memchr::memrchr(b'\n', gone),
+                false => None,
+            };
+            if let Some(last) = newline {
                 self.lines_before += memchr::memchr_iter(b'\n', gone).count();
                 self.line_start = self.base + last as u64 + 1;
             }
