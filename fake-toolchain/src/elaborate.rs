@@ -216,7 +216,8 @@ pub fn burn(cost: Duration) {
 
 /// `lean FILE` on a source with directives: returns the exit status, or
 /// `None` when the source has none.
-pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
+pub fn lean(file: &str, json: bool, tracing: Tracing, profile_output: Option<&str>) -> Option<i32> {
+    let began = std::time::Instant::now();
     let source = std::fs::read_to_string(file).ok()?;
     let list = match directives(&source) {
         Ok(l) if l.is_empty() => return None,
@@ -313,6 +314,19 @@ pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
         for cmd in traces.iter().filter(|c| c.value > tracing.threshold as f64) {
             print_trace(file, json, cmd, tracing.threshold as f64, None);
         }
+        if let Some(path) = profile_output {
+            let elapsed = u64::try_from(began.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let frontend = (FRONTEND_START_NS, FRONTEND_START_NS.saturating_add(elapsed));
+            let profile = crate::huge::heartbeat_profile(
+                &module_name(file),
+                frontend,
+                &heartbeat_nodes(&traces, tracing.threshold),
+            );
+            if let Err(e) = std::fs::write(path, profile) {
+                eprintln!("uncaught exception: {path}: {e}");
+                return Some(1);
+            }
+        }
     } else if tracing.profiling {
         // The threshold is in milliseconds; the trace prints seconds.
         let threshold = tracing.threshold as f64 / 1000.0;
@@ -325,6 +339,63 @@ pub fn lean(file: &str, json: bool, tracing: Tracing) -> Option<i32> {
         }
     }
     Some(code)
+}
+
+/// The monotonic clock (ns) the fake says its frontend started at, as `meta.startTime` of a
+/// heartbeat profile (the real one reads `IO.monoNanosNow`).
+const FRONTEND_START_NS: u64 = 259_231_447_812_903;
+
+/// Heartbeats the counter stands at when the first command starts (what importing used).
+const HEARTBEATS_BEFORE_FIRST_COMMAND: u64 = 1_000;
+
+/// `Demo/Heavy.lean` → `Demo.Heavy`: the main thread's name.
+fn module_name(file: &str) -> String {
+    file.strip_suffix(".lean")
+        .unwrap_or(file)
+        .trim_start_matches("./")
+        .replace('/', ".")
+}
+
+/// The commands and steps over the threshold as heartbeat-timed nodes: commands one after the
+/// other on the counter, each command's steps back to back from its start (a command's count
+/// includes its steps').
+fn heartbeat_nodes(traces: &[TracedCommand], threshold: u64) -> Vec<crate::huge::HeartbeatNode> {
+    use crate::huge::HeartbeatNode;
+    let mut counter = HEARTBEATS_BEFORE_FIRST_COMMAND;
+    let mut nodes = Vec::new();
+    for cmd in traces {
+        let start = counter;
+        let heartbeats = cmd.value as u64;
+        let stop = start.saturating_add(heartbeats);
+        counter = stop;
+        if heartbeats <= threshold {
+            continue;
+        }
+        let mut at = start;
+        let mut children = Vec::new();
+        for (n, text) in &cmd.steps {
+            let n = *n as u64;
+            let step_start = at;
+            at = at.saturating_add(n);
+            if n > threshold {
+                children.push(HeartbeatNode {
+                    cls: "Elab.step",
+                    text: text.clone(),
+                    start: step_start,
+                    stop: at,
+                    children: Vec::new(),
+                });
+            }
+        }
+        nodes.push(HeartbeatNode {
+            cls: "Elab.command",
+            text: cmd.text.clone(),
+            start,
+            stop: stop.max(at),
+            children,
+        });
+    }
+    nodes
 }
 
 /// A command with `heartbeats` (or `cost`) directives: its own count and its steps'.

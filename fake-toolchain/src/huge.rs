@@ -449,6 +449,45 @@ pub fn generate(
     })
 }
 
+/// A trace node timed by the heartbeat counter (`trace.profiler.useHeartbeats`).
+pub struct HeartbeatNode {
+    pub cls: &'static str,
+    pub text: String,
+    /// The counter when the node started and stopped.
+    pub start: u64,
+    pub stop: u64,
+    pub children: Vec<HeartbeatNode>,
+}
+
+/// The profile `Profile.export` writes when the trace nodes were timed by heartbeats: each
+/// node's start and stop are counts that Lean keeps where seconds go, so they are written × 1000
+/// as "milliseconds" (`Lean.Firefox.Milliseconds`), while the `runFrontend` root that wraps the
+/// main thread's nodes is timed by the clock (`frontend`: its start and stop in nanoseconds;
+/// `meta.startTime` is its start).
+pub fn heartbeat_profile(module: &str, frontend: (u64, u64), roots: &[HeartbeatNode]) -> String {
+    // the builder takes nanoseconds and writes seconds × 1000: a count as "seconds" is the
+    // count × 10^9 here
+    fn add(forest: &mut Forest, node: &HeartbeatNode) -> usize {
+        let id = forest.add(node.cls, "", node.text.clone(), 0, 0);
+        forest.nodes[id].start = node.start.saturating_mul(1_000_000_000);
+        forest.nodes[id].stop = node.stop.saturating_mul(1_000_000_000);
+        for child in &node.children {
+            let c = add(forest, child);
+            forest.child(id, c);
+        }
+        id
+    }
+    let mut forest = Forest::default();
+    let main_roots: Vec<usize> = roots.iter().map(|r| add(&mut forest, r)).collect();
+    let run = forest.add("runFrontend", "", String::new(), 0, 0);
+    forest.nodes[run].children = main_roots;
+    forest.nodes[run].start = frontend.0;
+    forest.nodes[run].stop = frontend.1;
+    let mut thread = ThreadBuilder::new(module.to_string(), true);
+    thread.add_top_level(&forest, &[run]);
+    write_profile(frontend.0, &[thread])
+}
+
 const CATEGORIES: [(&str, &str); 6] = [
     ("Other", "gray"),
     ("Elab.async", "gray"),

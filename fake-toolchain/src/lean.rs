@@ -111,7 +111,8 @@ pub fn main(args: &[String]) -> i32 {
                 .and_then(|t| t.parse().ok())
                 .unwrap_or(10),
         };
-        if let Some(code) = crate::elaborate::lean(file, inv.json, tracing) {
+        let profile_output = inv.option("trace.profiler.output");
+        if let Some(code) = crate::elaborate::lean(file, inv.json, tracing, profile_output) {
             return code;
         }
     }

@@ -13,5 +13,6 @@ pub mod capture {
     pub mod lean_output;
 }
 pub mod interop;
+pub mod json_stream;
 #[doc(hidden)]
 pub mod swar;

@@ -377,3 +377,102 @@ fn an_unknown_measure_is_a_usage_error() {
         text(&o.stderr)
     );
 }
+
+/// Lean's Firefox profile of a heartbeat run (`trace.profiler.output` with
+/// `trace.profiler.useHeartbeats=true`), written by the fake Lean for the planned source.
+fn heartbeat_profile(w: &World) -> PathBuf {
+    let profile = w.path("hb-profile.json");
+    let o = std::process::Command::new(w.bin.join("lean"))
+        .args([
+            "-Dtrace.profiler=true",
+            "-Dtrace.profiler.useHeartbeats=true",
+            "-Dtrace.profiler.threshold=1000",
+            &format!("-Dtrace.profiler.output={}", profile.display()),
+            "Demo/Planned.lean",
+        ])
+        .current_dir(&w.project)
+        .env("LEANSCOPE_FAKE_FIXTURES", &w.fixtures)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    profile
+}
+
+#[test]
+fn import_reads_a_heartbeat_profile_in_heartbeats() {
+    let w = world_with_source();
+    let profile = heartbeat_profile(&w);
+    // Lean writes each count × 1000 where it writes milliseconds
+    let raw: Value = serde_json::from_slice(&std::fs::read(&profile).unwrap()).unwrap();
+    assert_eq!(raw["meta"]["product"], "lean");
+    let out = w.path("imported.lsrec");
+    let o = w.run(&[
+        "import",
+        profile.to_str().unwrap(),
+        "--measure",
+        "heartbeats",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rec = Recording::open(&out).unwrap();
+    assert_eq!(rec.header.measure, Measure::Heartbeats);
+    let mut got: Vec<(String, String, u64, Option<String>)> = (0..rec.len() as u32)
+        .map(|i| {
+            (
+                rec.class(i).to_string(),
+                rec.label(i).to_string(),
+                rec.inclusive_ns(i),
+                rec.parent(i).map(|p| rec.label(p).to_string()),
+            )
+        })
+        .collect();
+    got.sort();
+    let (a, c) = ("theorem a : True := by", "theorem c : 1 = 1 := by");
+    let want = [
+        ("Elab.command", a, 52_000, None),
+        ("Elab.command", c, 2_500_000, None),
+        ("Elab.step", "rfl", 2_400_000, Some(c)),
+        ("Elab.step", "trivial", 41_000, Some(a)),
+    ];
+    let want: Vec<(String, String, u64, Option<String>)> = want
+        .iter()
+        .map(|(cl, l, n, p)| (cl.to_string(), l.to_string(), *n, p.map(str::to_string)))
+        .collect();
+    assert_eq!(
+        got, want,
+        "the planned counts, without the clock-timed runFrontend root"
+    );
+    let info = json_of(&w, &["info", out.to_str().unwrap(), "--json"]);
+    assert_eq!(info["measure"], "heartbeats", "{info}");
+
+    // Read by time, the same profile is Lean's clock-timed root over counter values: the
+    // general walk refuses its times, which go back from the root's start to the counter's.
+    let o = w.run(&[
+        "import",
+        profile.to_str().unwrap(),
+        "-o",
+        w.path("as-time.lsrec").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("sample times go backwards"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Heartbeats are only read from a Lean Firefox profile.
+    let o = w.run(&[
+        "import",
+        w.fixtures.join("clean/stdout").to_str().unwrap(),
+        "--measure",
+        "heartbeats",
+        "-o",
+        w.path("log.lsrec").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("--measure heartbeats reads only Lean's Firefox profile"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -24,6 +24,10 @@ pub struct Args {
     /// the log's positions become exact ranges in it.
     #[arg(long)]
     source: Option<PathBuf>,
+    /// What the input's times count: `time`, or `heartbeats` for Lean's Firefox profile written
+    /// with `trace.profiler.useHeartbeats=true` (its "milliseconds" are heartbeats × 1000).
+    #[arg(long, default_value = "time", value_parser = super::profile::parse_measure)]
+    measure: recording::Measure,
 }
 
 pub fn run(a: Args) -> Result<u8> {
@@ -34,11 +38,12 @@ pub fn run(a: Args) -> Result<u8> {
         ),
         None => None,
     };
-    let report = interop::import_file_placed(
+    let report = interop::import_file_measured(
         &a.file,
         a.format,
         ImportOptions { unit_ns: a.unit_ns },
         source.as_ref(),
+        a.measure,
         &a.out,
     )
     .with_context(|| format!("cannot import {}", a.file.display()))?;

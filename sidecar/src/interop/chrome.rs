@@ -35,12 +35,12 @@ use serde_json::value::RawValue;
 
 use super::chrome_event::{parse_event, ArgSpans, EventSpans, IdSpan, Num, Span};
 use super::chrome_export::{DECLARATIONS_EVENT, DIAGNOSTICS_EVENT, HEADER_EVENT, SOURCE_EVENT};
+use super::chrome_json::TraceJson;
 use super::chrome_lanes::LANE_EVENT;
 use super::error::{InteropError, Result};
-use super::json_scan::Scanner;
 use super::limits::{
-    MAX_CHROME_EVENT_BYTES, MAX_CHROME_LANES, MAX_HEADER_ITEMS, MAX_OPEN_SPANS, MAX_PENDING_EVENTS,
-    MAX_REORDER_EVENTS, MAX_STACK_DEPTH,
+    MAX_CHROME_LANES, MAX_HEADER_ITEMS, MAX_OPEN_SPANS, MAX_PENDING_EVENTS, MAX_REORDER_EVENTS,
+    MAX_STACK_DEPTH,
 };
 use super::sink::{IdEvent, TraceSink};
 
@@ -1373,7 +1373,7 @@ pub fn import_both_ways(data: &[u8], spill_dir: &std::path::Path) -> [ImportOutc
 pub type ImportOutcome = std::result::Result<(Vec<u8>, Option<Header>), String>;
 
 fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<ChromeImport> {
-    let mut s = Scanner::new(input, FORMAT);
+    let mut s = TraceJson::new(input);
     let mut imp = Importer {
         fast,
         sink,
@@ -1404,7 +1404,7 @@ fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<Ch
                     if s.peek()? != Some(b'"') {
                         s.expect(b'"', "an object key")?;
                     }
-                    let key = s.read_key(MAX_CHROME_EVENT_BYTES)?;
+                    let key = s.read_key()?;
                     s.expect(b':', "`:` after an object key")?;
                     match key.as_str() {
                         "traceEvents" => {
@@ -1426,7 +1426,7 @@ fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<Ch
                             events_array(&mut s, &mut imp, false)?;
                         }
                         "otherData" => {
-                            let value = s.take_value(MAX_CHROME_EVENT_BYTES, "`otherData`")?;
+                            let value = s.take_value("`otherData`")?;
                             if memchr::memmem::find(value, b"\"leanscope\"").is_some() {
                                 let d: OtherData = serde_json::from_slice(value).map_err(|e| {
                                     InteropError::invalid(FORMAT, "otherData", e.to_string())
@@ -1478,7 +1478,7 @@ fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<Ch
     imp.finish()
 }
 
-fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool) -> Result<()> {
+fn events_array<R: Read>(s: &mut TraceJson<R>, imp: &mut Importer, top_level: bool) -> Result<()> {
     s.expect(b'[', "`[`")?;
     let mut seq = 0u64;
     let mut ev = EventSpans::default();
@@ -1489,16 +1489,14 @@ fn events_array<R: Read>(s: &mut Scanner<R>, imp: &mut Importer, top_level: bool
     loop {
         let offset = s.offset();
         let fast = if imp.fast {
-            s.parse_value(MAX_CHROME_EVENT_BYTES, "a trace event", |bytes| {
-                parse_event(bytes, &mut ev)
-            })?
+            s.parse_value("a trace event", |bytes| parse_event(bytes, &mut ev))?
         } else {
             None
         };
         match fast {
             Some(at) => imp.fast_event(seq, s.bytes(at), &ev, offset)?,
             None => {
-                let slice = s.take_value(MAX_CHROME_EVENT_BYTES, "a trace event")?;
+                let slice = s.take_value("a trace event")?;
                 imp.event(seq, slice, offset)?;
             }
         }

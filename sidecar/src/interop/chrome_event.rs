@@ -20,7 +20,7 @@ use std::borrow::Cow;
 
 use crate::swar::{digits_value, leading_digits, POWERS_OF_TEN};
 
-pub use super::json_scan::Stop;
+pub use crate::json_stream::Stop;
 
 type Parsed<T> = std::result::Result<T, Stop>;
 

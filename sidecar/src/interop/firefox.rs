@@ -20,169 +20,164 @@
 
 use std::io::Read;
 
-use serde::{de, Deserialize, Deserializer};
+use crate::capture::lean_output::firefox_profile::{
+    limit_constant, parse_firefox_profile_in, read_profile_columns, FirefoxProfileError,
+    ProfileUnit, StringTable, TableColumns, ThreadColumns, Times, NO_STACK,
+};
 
 use super::error::{InteropError, Result};
-use super::json_scan::LimitedStrings;
 use super::limits::{MAX_JSON_STRING_BYTES, MAX_PROFILE_TABLE_ROWS, MAX_STACK_DEPTH};
 use super::sink::{InternedEvent, TraceSink};
 
 const FORMAT: &str = "Firefox profile";
 
-fn bounded<'de, D, T>(d: D) -> std::result::Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct V<T>(std::marker::PhantomData<T>);
-    impl<'de, T: Deserialize<'de>> de::Visitor<'de> for V<T> {
-        type Value = Vec<T>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("an array")
-        }
-        fn visit_seq<A: de::SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> std::result::Result<Vec<T>, A::Error> {
-            let mut v = Vec::new();
-            while let Some(x) = seq.next_element()? {
-                if v.len() >= MAX_PROFILE_TABLE_ROWS {
-                    return Err(de::Error::custom(format!(
-                        "a table has more than {MAX_PROFILE_TABLE_ROWS} rows (MAX_PROFILE_TABLE_ROWS)"
-                    )));
-                }
-                v.push(x);
-            }
-            Ok(v)
-        }
-    }
-    d.deserialize_seq(V(std::marker::PhantomData))
-}
-
-fn bounded_opt<'de, D, T>(d: D) -> std::result::Result<Option<Vec<T>>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct W<T>(Vec<T>);
-    impl<'de, T: Deserialize<'de>> Deserialize<'de> for W<T> {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-            bounded(d).map(W)
-        }
-    }
-    Ok(Option::<W<T>>::deserialize(d)?.map(|w| w.0))
-}
-
-#[derive(Deserialize)]
-struct Profile {
-    meta: Meta,
-    #[serde(deserialize_with = "bounded")]
-    threads: Vec<RawThread>,
-    shared: Option<Tables>,
-}
-
-#[derive(Deserialize)]
-struct Meta {
-    interval: Option<f64>,
-    product: Option<String>,
-    #[serde(rename = "preprocessedProfileVersion")]
-    processed_version: Option<u64>,
-    #[serde(default, deserialize_with = "bounded_opt")]
-    categories: Option<Vec<Category>>,
-}
-
-#[derive(Deserialize)]
-struct Category {
-    name: String,
-}
-
-/// Tables that live in each thread (older layouts) or in `shared`.
-#[derive(Deserialize, Default)]
-struct Tables {
-    #[serde(rename = "stackTable")]
-    stack_table: Option<StackTable>,
-    #[serde(rename = "frameTable")]
-    frame_table: Option<FrameTable>,
-    #[serde(rename = "funcTable")]
-    func_table: Option<FuncTable>,
-    #[serde(rename = "stringArray", default, deserialize_with = "bounded_opt")]
-    string_array: Option<Vec<String>>,
-}
-
-#[derive(Deserialize)]
-struct RawThread {
-    name: Option<String>,
-    #[serde(rename = "processName")]
-    process_name: Option<String>,
-    samples: Samples,
-    #[serde(rename = "stackTable")]
-    stack_table: Option<StackTable>,
-    #[serde(rename = "frameTable")]
-    frame_table: Option<FrameTable>,
-    #[serde(rename = "funcTable")]
-    func_table: Option<FuncTable>,
-    #[serde(rename = "stringArray", default, deserialize_with = "bounded_opt")]
-    string_array: Option<Vec<String>>,
-}
-
-#[derive(Deserialize)]
-struct Samples {
-    #[serde(deserialize_with = "bounded")]
-    stack: Vec<Option<u64>>,
-    #[serde(default, deserialize_with = "bounded_opt")]
-    time: Option<Vec<f64>>,
-    #[serde(rename = "timeDeltas", default, deserialize_with = "bounded_opt")]
-    time_deltas: Option<Vec<f64>>,
-    #[serde(default, deserialize_with = "bounded_opt")]
-    weight: Option<Vec<Option<f64>>>,
-    #[serde(rename = "weightType")]
-    weight_type: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct StackTable {
-    #[serde(deserialize_with = "bounded")]
-    frame: Vec<u64>,
-    #[serde(default, deserialize_with = "bounded_opt")]
-    prefix: Option<Vec<Option<u64>>>,
-    #[serde(rename = "prefixOffset")]
-    prefix_offset: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct FrameTable {
-    #[serde(deserialize_with = "bounded")]
-    func: Vec<u64>,
-    #[serde(default, deserialize_with = "bounded_opt")]
-    category: Option<Vec<Option<u64>>>,
-}
-
-#[derive(Deserialize)]
-struct FuncTable {
-    #[serde(deserialize_with = "bounded")]
-    name: Vec<u64>,
-}
-
 fn invalid(at: impl Into<String>, detail: impl Into<String>) -> InteropError {
     InteropError::invalid(FORMAT, at, detail)
 }
 
-/// Milliseconds to whole nanoseconds.
-fn ms_to_ns(ms: f64, at: &dyn Fn() -> String) -> Result<u64> {
-    let ns = (ms * 1e6).round();
-    if !(0.0..=recording::limits::MAX_TIME_NS as f64).contains(&ns) {
-        return Err(invalid(
+/// Whether a reason the JSON reader gives is about the document's shape (a wrong type, a
+/// missing or repeated field: JSON, but not a profile) rather than its syntax.
+fn is_shape_reason(reason: &str) -> bool {
+    [
+        "invalid type",
+        "invalid value",
+        "missing field",
+        "duplicate field",
+    ]
+    .iter()
+    .any(|p| reason.starts_with(p))
+}
+
+/// The reader's error as an import error.
+fn from_reader(e: FirefoxProfileError) -> InteropError {
+    match e {
+        FirefoxProfileError::Json {
+            line,
+            column,
+            reason,
+        } => {
+            let at = format!("line {line} column {column}");
+            if is_shape_reason(&reason) {
+                invalid(at, format!("not a processed profile: {reason}"))
+            } else {
+                InteropError::syntax(FORMAT, at, format!("not JSON: {reason}"))
+            }
+        }
+        FirefoxProfileError::Io(e) => InteropError::Io(e),
+        FirefoxProfileError::TooLarge { limit } => InteropError::limit(
+            FORMAT,
+            "$",
+            "the profile's size",
+            limit,
+            "MAX_PROFILE_BYTES",
+        ),
+        // the limits the import sets (`read_profile_columns`), in the importers' words
+        FirefoxProfileError::LimitExceeded {
+            what: "bytes in one string",
+            limit,
+        } => InteropError::limit(FORMAT, "$", "a JSON string", limit, "MAX_JSON_STRING_BYTES"),
+        FirefoxProfileError::LimitExceeded {
+            what: "entries in one table column",
+            limit,
+        } => InteropError::limit(
+            FORMAT,
+            "$",
+            "a table's rows",
+            limit,
+            "MAX_PROFILE_TABLE_ROWS",
+        ),
+        FirefoxProfileError::LimitExceeded { what, limit } => {
+            InteropError::limit(FORMAT, "$", what, limit, limit_constant(what))
+        }
+        FirefoxProfileError::Invalid { thread, reason } => {
+            invalid(format!("$.threads[{thread}]"), reason)
+        }
+        FirefoxProfileError::Missing(field) => {
+            invalid("$", format!("not a processed profile: no `{field}`"))
+        }
+    }
+}
+
+/// A time column's `k`th value in nanoseconds, within the recording's limit.
+fn time_at(times: &Times, k: usize, at: &dyn Fn() -> String) -> Result<u64> {
+    match times.get(k) {
+        Ok(ns) if ns <= recording::limits::MAX_TIME_NS => Ok(ns),
+        Ok(ns) => Err(invalid(
             at(),
-            format!("time {ms} ms is negative or too large"),
+            format!("time {} ms is negative or too large", ns as f64 / 1e6),
+        )),
+        Err(text) => {
+            // as a number, the way it was meant (`-1.0` is -1 ms)
+            let shown = text
+                .parse::<f64>()
+                .map_or_else(|_| text.to_string(), |ms| ms.to_string());
+            Err(invalid(
+                at(),
+                format!("time {shown} ms is negative or too large"),
+            ))
+        }
+    }
+}
+
+/// A thread's tables: its own, or else `shared`'s.
+struct Tables<'a> {
+    stack_frame: &'a [u32],
+    prefix: &'a [Option<u32>],
+    frame_func: &'a [u32],
+    frame_category: Option<&'a [Option<u32>]>,
+    func_name: &'a [u32],
+    strings: &'a StringTable,
+}
+
+fn tables<'a>(
+    own: &'a TableColumns,
+    shared: &'a TableColumns,
+    p: &dyn Fn(&str) -> String,
+) -> Result<Tables<'a>> {
+    let stack_table = own
+        .stack_table
+        .as_ref()
+        .or(shared.stack_table.as_ref())
+        .ok_or_else(|| invalid(p("stackTable"), "missing"))?;
+    if stack_table.prefix_offset && stack_table.prefix.is_none() {
+        return Err(invalid(
+            p("stackTable"),
+            "stacks are stored as `prefixOffset` (a newer profile layout), which this importer does not read",
         ));
     }
-    Ok(ns as u64)
+    let prefix = stack_table
+        .prefix
+        .as_deref()
+        .ok_or_else(|| invalid(p("stackTable.prefix"), "missing"))?;
+    let frames = own
+        .frame_table
+        .as_ref()
+        .or(shared.frame_table.as_ref())
+        .ok_or_else(|| invalid(p("frameTable"), "missing"))?;
+    let func_name = own
+        .func_name
+        .as_deref()
+        .or(shared.func_name.as_deref())
+        .ok_or_else(|| invalid(p("funcTable"), "missing"))?;
+    let strings = own
+        .strings
+        .as_ref()
+        .or(shared.strings.as_ref())
+        .ok_or_else(|| invalid(p("stringArray"), "missing"))?;
+    Ok(Tables {
+        stack_frame: &stack_table.frame,
+        prefix,
+        frame_func: &frames.func,
+        frame_category: frames.category.as_deref(),
+        func_name,
+        strings,
+    })
 }
 
 /// One frame instance being built: open from `start` until `end`.
 struct Node {
-    func: u64,
-    category: Option<u64>,
+    func: u32,
+    category: Option<u32>,
     start: u64,
     end: u64,
     parent: Option<usize>,
@@ -190,53 +185,41 @@ struct Node {
 
 /// Imports a processed Firefox profile into `sink`.
 pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
-    let reader = std::io::BufReader::with_capacity(
-        1 << 16,
-        LimitedStrings::new(input, MAX_JSON_STRING_BYTES),
-    );
-    let profile: Profile = serde_json::from_reader(reader).map_err(|e| {
-        let text = e.to_string();
-        if e.is_io() {
-            // The string limit reports through an I/O error.
-            return InteropError::limit(
-                FORMAT,
-                format!("line {} column {}", e.line(), e.column()),
-                "a JSON string",
-                MAX_JSON_STRING_BYTES as u64,
-                "MAX_JSON_STRING_BYTES",
-            );
-        }
-        if e.is_syntax() || e.is_eof() {
-            InteropError::syntax(
-                FORMAT,
-                format!("line {} column {}", e.line(), e.column()),
-                format!("not JSON: {text}"),
-            )
-        } else {
-            invalid("$", format!("not a processed profile: {text}"))
-        }
-    })?;
-    if profile.meta.processed_version.is_none() {
+    // The threads are kept as read: `meta` and `shared` may come after them.
+    let mut threads: Vec<ThreadColumns> = Vec::new();
+    let profile = read_profile_columns(
+        input,
+        MAX_JSON_STRING_BYTES,
+        MAX_PROFILE_TABLE_ROWS,
+        &mut |_, thread| {
+            threads.push(thread);
+            Ok(())
+        },
+    )
+    .map_err(from_reader)?;
+    let meta = &profile.meta;
+    if meta.processed_version.is_none() {
         return Err(invalid(
             "$.meta",
             "no `preprocessedProfileVersion`: a raw Gecko profile, not a processed one (open and re-save it in the Firefox Profiler first)",
         ));
     }
-    let lean = profile.meta.product.as_deref() == Some("lean");
-    let interval_ns = ms_to_ns(profile.meta.interval.unwrap_or(1.0), &|| {
-        "$.meta.interval".into()
-    })?;
-    let categories: Vec<String> = profile
-        .meta
-        .categories
-        .unwrap_or_default()
-        .into_iter()
-        .map(|c| c.name)
-        .collect();
-    let shared = profile.shared.unwrap_or_default();
+    let lean = meta.product.as_deref() == Some("lean");
+    let interval_ns = match &meta.interval {
+        None => 1_000_000,
+        Some((text, ns)) => match ns.filter(|&ns| ns <= recording::limits::MAX_TIME_NS) {
+            Some(ns) => ns,
+            None => {
+                return Err(invalid(
+                    "$.meta.interval",
+                    format!("time {text} ms is negative or too large"),
+                ))
+            }
+        },
+    };
+    let categories = &meta.categories;
     let several_processes = {
-        let mut names: Vec<&str> = profile
-            .threads
+        let mut names: Vec<&str> = threads
             .iter()
             .filter_map(|t| t.process_name.as_deref())
             .collect();
@@ -244,52 +227,23 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
         names.dedup();
         names.len() > 1
     };
-    for (ti, thread) in profile.threads.iter().enumerate() {
+    for (ti, thread) in threads.iter().enumerate() {
         let p = |field: &str| format!("$.threads[{ti}].{field}");
-        let tables = thread;
-        let stack_table = tables
-            .stack_table
-            .as_ref()
-            .or(shared.stack_table.as_ref())
-            .ok_or_else(|| invalid(p("stackTable"), "missing"))?;
-        if stack_table.prefix_offset.is_some() && stack_table.prefix.is_none() {
-            return Err(invalid(
-                p("stackTable"),
-                "stacks are stored as `prefixOffset` (a newer profile layout), which this importer does not read",
-            ));
-        }
-        let prefix = stack_table
-            .prefix
-            .as_ref()
-            .ok_or_else(|| invalid(p("stackTable.prefix"), "missing"))?;
-        let frames = tables
-            .frame_table
-            .as_ref()
-            .or(shared.frame_table.as_ref())
-            .ok_or_else(|| invalid(p("frameTable"), "missing"))?;
-        let funcs = tables
-            .func_table
-            .as_ref()
-            .or(shared.func_table.as_ref())
-            .ok_or_else(|| invalid(p("funcTable"), "missing"))?;
-        let strings = tables
-            .string_array
-            .as_ref()
-            .or(shared.string_array.as_ref())
-            .ok_or_else(|| invalid(p("stringArray"), "missing"))?;
-        if prefix.len() != stack_table.frame.len() {
+        let tables = tables(&thread.tables, &profile.shared, &p)?;
+        let prefix = tables.prefix;
+        if prefix.len() != tables.stack_frame.len() {
             return Err(invalid(
                 p("stackTable"),
                 format!(
                     "`prefix` has {} entries but `frame` has {}",
                     prefix.len(),
-                    stack_table.frame.len()
+                    tables.stack_frame.len()
                 ),
             ));
         }
         // Check every reference once, so the walk below cannot go wrong.
-        for (s, (&f, pre)) in stack_table.frame.iter().zip(prefix).enumerate() {
-            if f as usize >= frames.func.len() {
+        for (s, (&f, pre)) in tables.stack_frame.iter().zip(prefix).enumerate() {
+            if f as usize >= tables.frame_func.len() {
                 return Err(invalid(
                     p(&format!("stackTable.frame[{s}]")),
                     format!("frame {f} does not exist"),
@@ -304,16 +258,16 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
                 }
             }
         }
-        for (fr, &func) in frames.func.iter().enumerate() {
-            if func as usize >= funcs.name.len() {
+        for (fr, &func) in tables.frame_func.iter().enumerate() {
+            if func as usize >= tables.func_name.len() {
                 return Err(invalid(
                     p(&format!("frameTable.func[{fr}]")),
                     format!("function {func} does not exist"),
                 ));
             }
         }
-        for (fu, &name) in funcs.name.iter().enumerate() {
-            if name as usize >= strings.len() {
+        for (fu, &name) in tables.func_name.iter().enumerate() {
+            if name as usize >= tables.strings.len() {
                 return Err(invalid(
                     p(&format!("funcTable.name[{fu}]")),
                     format!("string {name} does not exist"),
@@ -324,18 +278,19 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
         let samples = &thread.samples;
         let n = samples.stack.len();
         let times: Vec<u64> = match (&samples.time, &samples.time_deltas) {
-            (Some(t), _) => t
-                .iter()
-                .enumerate()
-                .map(|(i, &ms)| ms_to_ns(ms, &|| p(&format!("samples.time[{i}]"))))
+            (Some(t), _) => (0..t.len())
+                .map(|i| time_at(t, i, &|| p(&format!("samples.time[{i}]"))))
                 .collect::<Result<_>>()?,
             (None, Some(d)) => {
-                let mut acc = 0.0;
-                d.iter()
-                    .enumerate()
-                    .map(|(i, &ms)| {
-                        acc += ms;
-                        ms_to_ns(acc, &|| p(&format!("samples.timeDeltas[{i}]")))
+                let mut acc: u64 = 0;
+                (0..d.len())
+                    .map(|i| {
+                        let at = || p(&format!("samples.timeDeltas[{i}]"));
+                        acc = acc.saturating_add(time_at(d, i, &at)?);
+                        if acc > recording::limits::MAX_TIME_NS {
+                            return Err(invalid(at(), "the sum of the deltas is too large"));
+                        }
+                        Ok(acc)
                     })
                     .collect::<Result<_>>()?
             }
@@ -355,9 +310,10 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
                 ));
             }
         }
-        for (i, s) in samples.stack.iter().enumerate() {
-            if let Some(s) = s {
-                if *s as usize >= stack_table.frame.len() {
+        let stack_of = |i: usize| (samples.stack[i] != NO_STACK).then_some(samples.stack[i]);
+        for i in 0..n {
+            if let Some(s) = stack_of(i) {
+                if s as usize >= tables.stack_frame.len() {
                     return Err(invalid(
                         p(&format!("samples.stack[{i}]")),
                         format!("stack {s} does not exist"),
@@ -367,7 +323,7 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
         }
         // Slices: (start, end, stack).
         let tracing = samples.weight_type.as_deref() == Some("tracing-ms");
-        let mut slices: Vec<(u64, u64, Option<u64>)> = Vec::with_capacity(n);
+        let mut slices: Vec<(u64, u64, Option<u32>)> = Vec::with_capacity(n);
         if tracing {
             if n % 2 != 0 {
                 return Err(invalid(
@@ -375,17 +331,13 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
                     format!("tracing-ms samples come in pairs, but there are {n}"),
                 ));
             }
-            let weights = samples.weight.as_ref();
+            let weight_zero = samples.weight_zero.as_ref();
             for k in (0..n).step_by(2) {
                 let (a, b) = (times[k], times[k + 1]);
-                let w = weights
-                    .and_then(|w| w.get(k + 1).copied().flatten())
-                    .unwrap_or(1.0);
-                let stack = if w == 0.0 && b > a {
-                    None
-                } else {
-                    samples.stack[k]
-                };
+                let zero = weight_zero
+                    .and_then(|w| w.get(k + 1).copied())
+                    .unwrap_or(false);
+                let stack = if zero && b > a { None } else { stack_of(k) };
                 slices.push((a, b, stack));
             }
         } else {
@@ -395,13 +347,13 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
                 } else {
                     times[i].saturating_add(interval_ns)
                 };
-                slices.push((times[i], end, samples.stack[i]));
+                slices.push((times[i], end, stack_of(i)));
             }
         }
         // Walk the slices, opening and closing frames.
         let mut nodes: Vec<Node> = Vec::new();
-        let mut open: Vec<(u64, usize)> = Vec::new(); // (stack index, node)
-        let mut path: Vec<u64> = Vec::new();
+        let mut open: Vec<(u32, usize)> = Vec::new(); // (stack index, node)
+        let mut path: Vec<u32> = Vec::new();
         let mut last_end = 0;
         for &(start, end, stack) in &slices {
             path.clear();
@@ -438,12 +390,11 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
                         "MAX_PROFILE_TABLE_ROWS",
                     ));
                 }
-                let frame = stack_table.frame[s as usize] as usize;
+                let frame = tables.stack_frame[s as usize] as usize;
                 nodes.push(Node {
-                    func: frames.func[frame],
-                    category: frames
-                        .category
-                        .as_ref()
+                    func: tables.frame_func[frame],
+                    category: tables
+                        .frame_category
                         .and_then(|c| c.get(frame).copied().flatten()),
                     start,
                     end: start,
@@ -467,19 +418,19 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
         let t = sink.add_thread(ti as u64, name)?;
         let base = sink.event_count();
         for node in &nodes {
-            let func_name = &strings[funcs.name[node.func as usize] as usize];
+            let func_name = tables
+                .strings
+                .get(tables.func_name[node.func as usize] as usize)
+                .unwrap_or("");
             let (class, label) = if lean {
-                match func_name.split_once(": ") {
-                    Some((c, l)) => (c, l),
-                    None => (func_name.as_str(), ""),
-                }
+                lean_class_and_label(func_name)
             } else {
                 (
                     node.category
                         .and_then(|c| categories.get(c as usize))
                         .map(String::as_str)
                         .unwrap_or(""),
-                    func_name.as_str(),
+                    func_name,
                 )
             };
             let class = sink.intern(class)?;
@@ -493,6 +444,51 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
                 thread: t,
                 range: None,
             })?;
+        }
+    }
+    Ok(())
+}
+
+/// Lean names a frame `class` or `class: text`.
+fn lean_class_and_label(name: &str) -> (&str, &str) {
+    name.split_once(": ").unwrap_or((name, ""))
+}
+
+/// Imports a profile Lean wrote with `trace.profiler.useHeartbeats=true` into `sink`, in
+/// heartbeats. Lean times each node by the heartbeat counter there and writes the count × 1000
+/// where it writes milliseconds, so the values are read ÷ 1000 (`ProfileUnit::Heartbeats`);
+/// `Profile.export` wraps the main thread's nodes in a `runFrontend` root timed by the clock,
+/// which is left out (its children become roots). The tree is rebuilt as the capture rebuilds
+/// Lean's profiles (the clock-timed root makes sample times go back, which a general walk
+/// refuses).
+pub fn import_heartbeats<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
+    let profile = parse_firefox_profile_in(input, ProfileUnit::Heartbeats).map_err(from_reader)?;
+    if profile.product.as_deref() != Some("lean") {
+        return Err(invalid(
+            "$.meta.product",
+            "heartbeats are read only from Lean's profiles (`product: \"lean\"`, made with trace.profiler.useHeartbeats=true)",
+        ));
+    }
+    for (ti, thread) in profile.threads.iter().enumerate() {
+        let t = sink.add_thread(ti as u64, thread.name.clone())?;
+        let mut event_of: Vec<Option<u32>> = vec![None; thread.nodes().len()];
+        for (id, node) in thread.nodes().iter().enumerate() {
+            let (class, label) = lean_class_and_label(thread.name_of(id));
+            if thread.is_main_thread && node.depth == 0 && class == "runFrontend" {
+                continue;
+            }
+            let parent = thread.parent(id).and_then(|p| event_of[p]);
+            let class = sink.intern(class)?;
+            let label = sink.intern(label)?;
+            event_of[id] = Some(sink.push_interned(&InternedEvent {
+                parent,
+                class,
+                label,
+                start_ns: node.start_ns,
+                duration_ns: node.end_ns - node.start_ns,
+                thread: t,
+                range: None,
+            })?);
         }
     }
     Ok(())

@@ -6,11 +6,11 @@
 pub mod chrome;
 mod chrome_event;
 mod chrome_export;
+mod chrome_json;
 mod chrome_lanes;
 pub mod error;
 pub mod firefox;
 pub mod folded;
-pub mod json_scan;
 mod json_write;
 pub mod lean_log;
 pub mod leanprofiler_summary;
@@ -24,7 +24,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use recording::summary::{Summary, SUMMARY_FORMAT};
-use recording::{CaptureMode, ClockKind, Header, Recording};
+use recording::{CaptureMode, ClockKind, Header, Measure, Recording};
 
 pub use error::{InteropError, Result};
 use sink::TraceSink;
@@ -242,15 +242,17 @@ pub fn import_to<W: Write>(
     spill_dir: &Path,
     out: W,
 ) -> Result<(W, ImportReport)> {
-    import_to_placed(input, format, opts, None, spill_dir, out)
+    import_to_placed(input, format, opts, None, Measure::Time, spill_dir, out)
 }
 
-/// [`import_to`], with the Lean source a Lean log's positions are placed in.
+/// [`import_to`], with the Lean source a Lean log's positions are placed in, and what the
+/// input measures (heartbeats: only Lean's Firefox profile made with them).
 pub fn import_to_placed<W: Write>(
     input: &Path,
     format: Option<Format>,
     opts: ImportOptions,
     source: Option<&LeanSource>,
+    measure: Measure,
     spill_dir: &Path,
     out: W,
 ) -> Result<(W, ImportReport)> {
@@ -280,6 +282,7 @@ pub fn import_to_placed<W: Write>(
         format,
         opts,
         source,
+        measure,
         spill_dir,
         out,
     )
@@ -294,7 +297,16 @@ pub fn import_reader<R: Read, W: Write>(
     spill_dir: &Path,
     out: W,
 ) -> Result<(W, ImportReport)> {
-    import_reader_placed(file, name, format, opts, None, spill_dir, out)
+    import_reader_placed(
+        file,
+        name,
+        format,
+        opts,
+        None,
+        Measure::Time,
+        spill_dir,
+        out,
+    )
 }
 
 /// The Lean file a log was made from: its positions become ranges in it,
@@ -350,9 +362,16 @@ pub fn import_reader_placed<R: Read, W: Write>(
     format: Format,
     opts: ImportOptions,
     source: Option<&LeanSource>,
+    measure: Measure,
     spill_dir: &Path,
     out: W,
 ) -> Result<(W, ImportReport)> {
+    if measure == Measure::Heartbeats && format != Format::Firefox {
+        return Err(InteropError::Unrecognized(format!(
+            "{name}: --measure heartbeats reads only Lean's Firefox profile (trace.profiler.output with trace.profiler.useHeartbeats=true), not a {}",
+            format.name()
+        )));
+    }
     if source.is_some() && format != Format::LeanProfile {
         return Err(InteropError::Unrecognized(format!(
             "{name}: a source file places only Lean output's positions, not a {}'s",
@@ -390,6 +409,15 @@ pub fn import_reader_placed<R: Read, W: Write>(
                     .notes
                     .push(format!("exported by leanscope from a {mode} capture"));
             }
+        }
+        Format::Firefox if measure == Measure::Heartbeats => {
+            firefox::import_heartbeats(file, &mut sink)?;
+            header.measure = Measure::Heartbeats;
+            header.clock_description =
+                "Lean's heartbeat counter (trace.profiler.useHeartbeats: the profile's \"milliseconds\" are heartbeats × 1000)".into();
+            header.notes.push(
+                "measured in heartbeats; the main thread's runFrontend root, timed by the clock, is left out".into(),
+            );
         }
         Format::Firefox => {
             firefox::import(file, &mut sink)?;
@@ -483,12 +511,24 @@ pub fn import_file_placed(
     source: Option<&LeanSource>,
     out: &Path,
 ) -> Result<ImportReport> {
+    import_file_measured(input, format, opts, source, Measure::Time, out)
+}
+
+/// [`import_file_placed`], with what the input measures.
+pub fn import_file_measured(
+    input: &Path,
+    format: Option<Format>,
+    opts: ImportOptions,
+    source: Option<&LeanSource>,
+    measure: Measure,
+    out: &Path,
+) -> Result<ImportReport> {
     let dir = match out.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let (file, writer) = recording::AtomicFile::create(out)?;
-    let (writer, report) = import_to_placed(input, format, opts, source, &dir, writer)?;
+    let (writer, report) = import_to_placed(input, format, opts, source, measure, &dir, writer)?;
     file.publish(writer)?;
     Ok(report)
 }

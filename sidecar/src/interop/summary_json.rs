@@ -13,8 +13,8 @@ use recording::Measure;
 use serde_json::{json, Map, Value};
 
 use super::error::{InteropError, Result};
-use super::json_scan::LimitedStrings;
 use super::limits::{MAX_JSON_STRING_BYTES, MAX_SUMMARY_BYTES};
+use crate::json_stream::LimitedStrings;
 
 const FORMAT: &str = "leanscope summary";
 

@@ -9,7 +9,7 @@
 //! traces of a thread Lean inserts an idle pair on stack 0 with zero weight.
 //!
 //! The file is read into memory (bounded by [`MAX_PROFILE_BYTES`]) and read by its schema with
-//! a small pull parser ([`super::json_pull`]): only the columns the rebuild needs are converted
+//! the streaming JSON layer ([`crate::json_stream`]): only the columns the rebuild needs are converted
 //! (`meta.startTime/product/categories`; per thread `name`, `isMainThread`,
 //! `samples.stack/time/weight`, `stackTable.frame/prefix/category`, `frameTable.func`,
 //! `funcTable.name`, `stringArray`), everything else is skipped with its syntax checked. Keys may
@@ -22,7 +22,7 @@ use std::cell::Cell;
 use std::io::Read;
 
 use super::decimal::decimal_to_ns;
-use super::json_pull::{JsonCursor, JsonError, Number, Scalar};
+use crate::json_stream::{JsonCursor, JsonError, Number, Scalar};
 
 /// Largest profile file accepted.
 pub const MAX_PROFILE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
@@ -172,6 +172,17 @@ pub enum FirefoxProfileError {
     Missing(&'static str),
 }
 
+/// The name of the constant behind a [`FirefoxProfileError::LimitExceeded`]'s `what`.
+pub fn limit_constant(what: &str) -> &'static str {
+    match what {
+        "threads" => "MAX_PROFILE_THREADS",
+        "entries in one table column" => "MAX_TABLE_LENGTH",
+        "bytes in one string" => "MAX_STRING_BYTES",
+        "trace nodes" => "MAX_PROFILE_NODES",
+        _ => "a Firefox profile limit",
+    }
+}
+
 /// The limits in force; the public constants in production, smaller values in tests.
 #[derive(Debug, Clone, Copy)]
 struct Limits {
@@ -213,55 +224,127 @@ impl Drop for ActiveLimits {
 
 /// Parses a profile from a reader.
 pub fn parse_firefox_profile<R: Read>(reader: R) -> Result<FirefoxProfile, FirefoxProfileError> {
-    parse_with_limits(reader, LIMITS)
+    parse_with_limits(reader, LIMITS, ProfileUnit::Nanoseconds)
+}
+
+/// Parses a profile Lean wrote with `trace.profiler.useHeartbeats=true`: its times are read as
+/// heartbeats ([`ProfileUnit::Heartbeats`]).
+pub fn parse_firefox_profile_in<R: Read>(
+    reader: R,
+    unit: ProfileUnit,
+) -> Result<FirefoxProfile, FirefoxProfileError> {
+    parse_with_limits(reader, LIMITS, unit)
 }
 
 /// Parses a profile file; one whose size is over the limit is refused before it is read.
 pub fn parse_firefox_profile_file(
     file: std::fs::File,
 ) -> Result<FirefoxProfile, FirefoxProfileError> {
+    check_file_size(&file)?;
+    parse_firefox_profile(file)
+}
+
+fn check_file_size(file: &std::fs::File) -> Result<(), FirefoxProfileError> {
     let size = file.metadata().map_err(FirefoxProfileError::Io)?.len();
     if size > LIMITS.bytes {
         return Err(FirefoxProfileError::TooLarge {
             limit: LIMITS.bytes,
         });
     }
-    parse_firefox_profile(file)
+    Ok(())
+}
+
+/// What a number in a profile's time columns counts. Lean writes milliseconds
+/// (`Lean.Firefox.Milliseconds`: seconds × 1000); with `trace.profiler.useHeartbeats=true` the
+/// "seconds" it multiplies are heartbeats, so each value is heartbeats × 1000.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfileUnit {
+    /// Milliseconds, read as nanoseconds.
+    Nanoseconds,
+    /// Heartbeats × 1000, read as heartbeats.
+    Heartbeats,
+}
+
+impl ProfileUnit {
+    /// The power of ten that turns a value as written into this unit.
+    fn pow10(self) -> i32 {
+        match self {
+            ProfileUnit::Nanoseconds => 6,
+            ProfileUnit::Heartbeats => -3,
+        }
+    }
+}
+
+/// Which profiles the reader takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// As Lean's `Profile.export` writes them: each thread holds its tables, every sample has a
+    /// stack and a `time`, `meta.startTime` is given; other fields of other producers are skipped.
+    Lean,
+    /// Any processed profile: tables may be `shared`, times may be `timeDeltas`, samples may have
+    /// no stack, and the fields other producers use are read too.
+    Any,
+}
+
+/// The columns of a processed profile of any producer, as [`read_profile_columns`] reads them.
+#[derive(Debug, Default)]
+pub struct ProfileColumns {
+    pub meta: ProfileMeta,
+    /// `shared`: the tables of every thread that has none of its own (newer layouts).
+    pub shared: TableColumns,
+}
+
+/// Reads any processed Firefox profile's columns (for `leanscope import`), handing each thread
+/// to `each` as soon as it has been read (with its index); returns `meta` and `shared`, which
+/// may come after the threads. Times are nanoseconds. `max_string` and `max_table` bound a
+/// string's bytes and a column's entries (the other limits are this module's).
+pub fn read_profile_columns<R: Read>(
+    reader: R,
+    max_string: usize,
+    max_table: usize,
+    each: &mut dyn FnMut(usize, ThreadColumns) -> Result<(), FirefoxProfileError>,
+) -> Result<ProfileColumns, FirefoxProfileError> {
+    let limits = Limits {
+        string: max_string,
+        table: max_table,
+        ..LIMITS
+    };
+    let _active = ActiveLimits::set(limits);
+    let mut reader = ProfileReader::new(reader, limits, Layout::Any, ProfileUnit::Nanoseconds);
+    let mut threads = Threads::Each(each);
+    let result = reader.profile(&mut threads);
+    let (meta, shared) = reader.finish(result)?;
+    Ok(ProfileColumns { meta, shared })
 }
 
 fn parse_with_limits<R: Read>(
     reader: R,
     limits: Limits,
+    unit: ProfileUnit,
 ) -> Result<FirefoxProfile, FirefoxProfileError> {
     let _active = ActiveLimits::set(limits);
-    // Streamed through one buffer; the limit applies to what is read.
-    let mut reader = ProfileReader {
-        json: JsonCursor::new(LimitedReader {
-            inner: reader,
-            remaining: limits.bytes,
-            over: false,
-        }),
-        limits,
-        length_hint: 0,
-        spare: SpareColumns::default(),
+    let mut reader = ProfileReader::new(reader, limits, Layout::Lean, unit);
+    let mut threads = Threads::Rebuilt {
+        threads: Vec::new(),
+        nodes_left: limits.nodes,
     };
-    reader.profile().map_err(|fail| match fail {
-        Fail::Json(e) => match *e {
-            JsonError::Syntax(e) => FirefoxProfileError::Json {
-                line: e.line,
-                column: e.column,
-                reason: e.reason.into_owned(),
-            },
-            JsonError::Io(_) if reader.json.reader().over => FirefoxProfileError::TooLarge {
-                limit: limits.bytes,
-            },
-            JsonError::Io(e) => FirefoxProfileError::Io(e),
-        },
-        Fail::Limit { what, limit } => FirefoxProfileError::LimitExceeded {
-            what,
-            limit: limit as u64,
-        },
-        Fail::Profile(e) => e,
+    let result = reader.profile(&mut threads);
+    let (meta, _) = reader.finish(result)?;
+    let Threads::Rebuilt { threads, .. } = threads else {
+        unreachable!("built as Rebuilt above")
+    };
+    let (start_text, start_ns) = meta
+        .start_time
+        .ok_or(FirefoxProfileError::Missing("startTime"))?;
+    let start_ns = start_ns.ok_or_else(|| FirefoxProfileError::Invalid {
+        thread: 0,
+        reason: format!("meta.startTime {start_text} is not a time"),
+    })?;
+    Ok(FirefoxProfile {
+        start_ns,
+        product: meta.product,
+        categories: meta.categories,
+        threads,
     })
 }
 
@@ -305,18 +388,22 @@ type Parse<T> = Result<T, Fail>;
 
 /// The strings of one thread (`stringArray`), in one buffer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct StringTable {
+pub struct StringTable {
     text: String,
     /// End offset in `text` of each string; a string starts where the previous one ends.
     ends: Vec<usize>,
 }
 
 impl StringTable {
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.ends.len()
     }
 
-    fn get(&self, index: usize) -> Option<&str> {
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn get(&self, index: usize) -> Option<&str> {
         let end = *self.ends.get(index)?;
         let start = match index {
             0 => 0,
@@ -326,16 +413,26 @@ impl StringTable {
     }
 }
 
-/// `samples.time` in nanoseconds. A time that is not one (negative, too large) is kept as
-/// `u64::MAX` with its text in `bad`, so that it is reported only if the rebuild reaches it.
-#[derive(Default)]
-struct Times {
+/// A time column (`samples.time` or `samples.timeDeltas`) in the reader's unit. A value that is
+/// not one (negative, too large) is kept as `u64::MAX` with its text in `bad`, so that it is
+/// reported only if a reader of the column reaches it.
+#[derive(Debug, Default)]
+pub struct Times {
     ns: Vec<u64>,
     bad: Vec<(usize, String)>,
 }
 
 impl Times {
-    fn get(&self, k: usize) -> Result<u64, &str> {
+    pub fn len(&self) -> usize {
+        self.ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ns.is_empty()
+    }
+
+    /// The `k`th value, or its text when it is not a time.
+    pub fn get(&self, k: usize) -> Result<u64, &str> {
         let ns = self.ns[k];
         if ns == u64::MAX {
             if let Ok(i) = self.bad.binary_search_by_key(&k, |&(j, _)| j) {
@@ -346,38 +443,86 @@ impl Times {
     }
 }
 
-/// The parts of `meta` the rebuild needs.
-struct RawMeta {
-    /// `startTime` as written, and in nanoseconds if it is a time.
-    start_time: (String, Option<u64>),
-    product: Option<String>,
-    categories: Vec<String>,
+/// A number as written and, when it is a time, in the reader's unit.
+pub type TimeValue = (String, Option<u64>);
+
+/// The parts of `meta` the readers need.
+#[derive(Debug, Default)]
+pub struct ProfileMeta {
+    /// `startTime`.
+    pub start_time: Option<TimeValue>,
+    /// `interval`: the sampling interval.
+    pub interval: Option<TimeValue>,
+    /// `product` (`"lean"` for Lean's profiles).
+    pub product: Option<String>,
+    /// `preprocessedProfileVersion`: only processed profiles have it.
+    pub processed_version: Option<u64>,
+    /// `categories[].name`.
+    pub categories: Vec<String>,
 }
 
-/// The columns of one thread the rebuild needs.
-struct RawThread {
-    name: String,
-    is_main_thread: bool,
-    samples: RawSamples,
-    stack_table: RawStackTable,
-    /// `frameTable.func`
-    frame_func: Vec<u32>,
+/// [`SampleColumns::stack`] of a sample without a stack (`null`): never a stack index, as
+/// tables are shorter than [`MAX_TABLE_LENGTH`].
+pub const NO_STACK: u32 = u32::MAX;
+
+/// The columns of one thread.
+#[derive(Debug, Default)]
+pub struct ThreadColumns {
+    pub name: Option<String>,
+    pub process_name: Option<String>,
+    pub is_main_thread: bool,
+    pub samples: SampleColumns,
+    pub tables: TableColumns,
+}
+
+/// `samples`.
+#[derive(Debug, Default)]
+pub struct SampleColumns {
+    /// Stack of each sample, [`NO_STACK`] for none.
+    pub stack: Vec<u32>,
+    pub time: Option<Times>,
+    pub time_deltas: Option<Times>,
+    /// Whether each `weight` is zero (`null` is not).
+    pub weight_zero: Option<Vec<bool>>,
+    pub weight_type: Option<String>,
+}
+
+/// The tables a thread's samples refer to (in the thread, or `shared`).
+#[derive(Debug, Default)]
+pub struct TableColumns {
+    pub stack_table: Option<StackColumns>,
+    pub frame_table: Option<FrameColumns>,
     /// `funcTable.name`
-    func_name: Vec<u32>,
-    string_array: StringTable,
+    pub func_name: Option<Vec<u32>>,
+    pub strings: Option<StringTable>,
 }
 
-struct RawSamples {
-    stack: Vec<u32>,
-    time: Times,
-    /// Whether each `weight` is zero.
-    weight_zero: Option<Vec<bool>>,
+/// `stackTable`.
+#[derive(Debug, Default)]
+pub struct StackColumns {
+    pub frame: Vec<u32>,
+    pub prefix: Option<Vec<Option<u32>>>,
+    pub category: Option<Vec<Option<u32>>>,
+    /// Stacks are stored as `prefixOffset` (a newer layout, not read).
+    pub prefix_offset: bool,
 }
 
-struct RawStackTable {
-    frame: Vec<u32>,
-    prefix: Vec<Option<u32>>,
-    category: Option<Vec<Option<u32>>>,
+/// `frameTable`.
+#[derive(Debug, Default)]
+pub struct FrameColumns {
+    pub func: Vec<u32>,
+    pub category: Option<Vec<Option<u32>>>,
+}
+
+/// What becomes of each thread once it has been read.
+enum Threads<'a> {
+    /// Rebuilt into its trace nodes at once (Lean's layout).
+    Rebuilt {
+        threads: Vec<ProfileThread>,
+        nodes_left: usize,
+    },
+    /// Handed over whole.
+    Each(&'a mut dyn FnMut(usize, ThreadColumns) -> Result<(), FirefoxProfileError>),
 }
 
 /// The column buffers of the thread rebuilt last, emptied, for the next thread's columns:
@@ -398,36 +543,33 @@ struct SpareColumns {
 impl SpareColumns {
     /// Keeps the buffers of a thread's columns (their contents are dropped when they are
     /// filled again).
-    fn recycle(
-        samples: RawSamples,
-        stack_table: RawStackTable,
-        frame_func: Vec<u32>,
-        func_name: Vec<u32>,
-    ) -> Self {
+    fn recycle(samples: SampleColumns, tables: TableColumns) -> Self {
+        let stack_table = tables.stack_table.unwrap_or_default();
         SpareColumns {
             stack: samples.stack,
-            time: samples.time.ns,
+            time: samples.time.map(|t| t.ns).unwrap_or_default(),
             weight_zero: samples.weight_zero.unwrap_or_default(),
             frame: stack_table.frame,
-            prefix: stack_table.prefix,
+            prefix: stack_table.prefix.unwrap_or_default(),
             category: stack_table.category.unwrap_or_default(),
-            frame_func,
-            func_name,
+            frame_func: tables.frame_table.map(|f| f.func).unwrap_or_default(),
+            func_name: tables.func_name.unwrap_or_default(),
         }
     }
 }
 
-/// Milliseconds (JSON number text) to nanoseconds, exactly; `None` if it is not a time.
-fn ms_to_ns(n: Number<'_>) -> Option<u64> {
+/// A time as written (milliseconds, or heartbeats × 1000) to `10^pow10` of it, exactly;
+/// `None` if it is not a time.
+fn ms_to_unit(n: Number<'_>, pow10: i32) -> Option<u64> {
     let ns = match n.digits {
-        // the usual spelling (`259231447.812903`): the digits are the value in units of
-        // 10^-fraction_digits ms
-        Some(digits) if !n.exponent && n.fraction_digits <= 6 => {
+        // the usual spelling (`259231447.812903`) in nanoseconds: the digits are the value in
+        // units of 10^-fraction_digits ms
+        Some(digits) if pow10 == 6 && !n.exponent && n.fraction_digits <= 6 => {
             digits.checked_mul(10u64.pow(6 - n.fraction_digits as u32))?
         }
-        _ => decimal_to_ns(n.unsigned_text(), 6)?,
+        _ => decimal_to_ns(n.unsigned_text(), pow10)?,
     };
-    // "-0" (and a negative value that rounds to 0 ns) is the time 0
+    // "-0" (and a negative value that rounds to 0) is the time 0
     (!n.negative || ns == 0).then_some(ns)
 }
 
@@ -437,6 +579,9 @@ fn ms_to_ns(n: Number<'_>) -> Option<u64> {
 struct ProfileReader<R> {
     json: JsonCursor<LimitedReader<R>>,
     limits: Limits,
+    layout: Layout,
+    /// [`ProfileUnit::pow10`] of the times.
+    pow10: i32,
     /// Length of the last column read in the current table: the columns of one table have
     /// the same length, so the next one is allocated at that size (0 at a table's start).
     length_hint: usize,
@@ -464,12 +609,60 @@ fn required<T, R: Read>(slot: Option<T>, field: &str, json: &JsonCursor<R>) -> P
 }
 
 impl<R: Read> ProfileReader<R> {
-    fn profile(&mut self) -> Parse<FirefoxProfile> {
+    fn new(reader: R, limits: Limits, layout: Layout, unit: ProfileUnit) -> Self {
+        // Streamed through one buffer; the limit applies to what is read.
+        ProfileReader {
+            json: JsonCursor::new(LimitedReader {
+                inner: reader,
+                remaining: limits.bytes,
+                over: false,
+            })
+            .with_max_string(limits.string),
+            limits,
+            layout,
+            pow10: unit.pow10(),
+            length_hint: 0,
+            spare: SpareColumns::default(),
+        }
+    }
+
+    /// The outcome of [`ProfileReader::profile`] as the reader's error.
+    fn finish<T>(&self, result: Parse<T>) -> Result<T, FirefoxProfileError> {
+        let limit_bytes = self.limits.bytes;
+        result.map_err(|fail| match fail {
+            Fail::Json(e) => match *e {
+                JsonError::Syntax(e) => FirefoxProfileError::Json {
+                    line: e.line,
+                    column: e.column,
+                    reason: e.reason.into_owned(),
+                },
+                JsonError::TooLong { max, .. } => FirefoxProfileError::LimitExceeded {
+                    what: "bytes in one string",
+                    limit: max as u64,
+                },
+                // (the reader takes no value whole)
+                JsonError::ValueTooLarge { max, .. } => FirefoxProfileError::LimitExceeded {
+                    what: "bytes in one value",
+                    limit: max as u64,
+                },
+                JsonError::Io(_) if self.json.reader().over => {
+                    FirefoxProfileError::TooLarge { limit: limit_bytes }
+                }
+                JsonError::Io(e) => FirefoxProfileError::Io(e),
+            },
+            Fail::Limit { what, limit } => FirefoxProfileError::LimitExceeded {
+                what,
+                limit: limit as u64,
+            },
+            Fail::Profile(e) => e,
+        })
+    }
+
+    fn profile(&mut self, threads: &mut Threads<'_>) -> Parse<(ProfileMeta, TableColumns)> {
         self.json.begin_object()?;
         let mut meta = None;
+        let mut shared = None;
         let mut saw_threads = false;
-        let mut threads = Vec::new();
-        let mut nodes_left = self.limits.nodes;
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
             self.check_string(&key)?;
@@ -477,7 +670,11 @@ impl<R: Read> ProfileReader<R> {
                 "meta" => meta = Some(self.meta()?),
                 "threads" => {
                     saw_threads = true;
-                    self.threads(&mut threads, &mut nodes_left)?;
+                    self.threads(threads)?;
+                }
+                "shared" if self.layout == Layout::Any => {
+                    first_time(&shared, "shared", &self.json)?;
+                    shared = Some(self.shared()?);
                 }
                 _ => self.json.skip_value()?,
             }
@@ -487,19 +684,7 @@ impl<R: Read> ProfileReader<R> {
         }
         self.json.end()?;
         let meta = meta.ok_or(Fail::Profile(FirefoxProfileError::Missing("meta")))?;
-        let (start_text, start_ns) = meta.start_time;
-        let start_ns = start_ns.ok_or_else(|| {
-            Fail::Profile(FirefoxProfileError::Invalid {
-                thread: 0,
-                reason: format!("meta.startTime {start_text} is not a time"),
-            })
-        })?;
-        Ok(FirefoxProfile {
-            start_ns,
-            product: meta.product,
-            categories: meta.categories,
-            threads,
-        })
+        Ok((meta, shared.unwrap_or_default()))
     }
 
     fn check_string(&self, s: &str) -> Parse<()> {
@@ -518,36 +703,60 @@ impl<R: Read> ProfileReader<R> {
         Ok(s)
     }
 
-    fn meta(&mut self) -> Parse<RawMeta> {
+    /// A string or `null`.
+    fn optional_string(&mut self) -> Parse<Option<String>> {
+        if self.json.null()? {
+            return Ok(None);
+        }
+        self.bounded_string().map(Some)
+    }
+
+    /// A time as written and in the reader's unit.
+    fn time_value(&mut self) -> Parse<TimeValue> {
+        let pow10 = self.pow10;
+        let n = self.json.number()?;
+        Ok((n.text().to_string(), ms_to_unit(n, pow10)))
+    }
+
+    fn meta(&mut self) -> Parse<ProfileMeta> {
         self.json.begin_object()?;
         let (mut start_time, mut product, mut categories) = (None, None, None);
+        let (mut interval, mut version) = (None, None);
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
             match key.as_str() {
                 "startTime" => {
                     first_time(&start_time, "startTime", &self.json)?;
-                    let n = self.json.number()?;
-                    start_time = Some((n.text().to_string(), ms_to_ns(n)));
+                    start_time = Some(self.time_value()?);
                 }
                 "product" => {
                     first_time(&product, "product", &self.json)?;
-                    product = Some(if self.json.null()? {
-                        None
-                    } else {
-                        Some(self.json.string()?)
-                    });
+                    product = Some(self.optional_string()?);
                 }
                 "categories" => {
                     first_time(&categories, "categories", &self.json)?;
                     categories = Some(self.categories()?);
                 }
+                "interval" if self.layout == Layout::Any => {
+                    first_time(&interval, "interval", &self.json)?;
+                    interval = Some(self.time_value()?);
+                }
+                "preprocessedProfileVersion" if self.layout == Layout::Any => {
+                    first_time(&version, "preprocessedProfileVersion", &self.json)?;
+                    version = Some(self.json.u32()?);
+                }
                 _ => self.json.skip_value()?,
             }
         }
         let end = &self.json;
-        Ok(RawMeta {
-            start_time: required(start_time, "startTime", end)?,
+        Ok(ProfileMeta {
+            start_time: match self.layout {
+                Layout::Lean => Some(required(start_time, "startTime", end)?),
+                Layout::Any => start_time,
+            },
+            interval,
             product: product.flatten(),
+            processed_version: version.map(u64::from),
             categories: categories.unwrap_or_default(),
         })
     }
@@ -643,41 +852,84 @@ impl<R: Read> ProfileReader<R> {
         )
     }
 
-    fn threads(&mut self, threads: &mut Vec<ProfileThread>, nodes_left: &mut usize) -> Parse<()> {
+    /// `samples.stack`: in Lean's layout every sample has one; otherwise `null` is
+    /// [`NO_STACK`].
+    fn stack_column(&mut self, out: Vec<u32>) -> Parse<Vec<u32>> {
+        if self.layout == Layout::Lean {
+            return self.u32_column(out);
+        }
+        self.column(
+            out,
+            |scalar| match scalar {
+                Scalar::Null => Some(NO_STACK),
+                other => fast_u32(other).filter(|&s| s != NO_STACK),
+            },
+            |r, _| {
+                if r.json.null()? {
+                    return Ok(NO_STACK);
+                }
+                match r.json.u32()? {
+                    NO_STACK => Err(Fail::Json(
+                        r.json
+                            .error_here("invalid value: a stack index out of range"),
+                    )),
+                    s => Ok(s),
+                }
+            },
+        )
+    }
+
+    fn threads(&mut self, threads: &mut Threads<'_>) -> Parse<()> {
         self.json.begin_array()?;
         let mut first = true;
+        let mut index = 0;
         while self.json.next_element(&mut first)? {
-            let raw = self.thread()?;
-            let index = threads.len();
+            let mut raw = self.thread()?;
             if index >= self.limits.threads {
                 return Err(Fail::Limit {
                     what: "threads",
                     limit: self.limits.threads,
                 });
             }
-            let nodes = thread_nodes(&raw, index, nodes_left).map_err(Fail::Profile)?;
-            threads.push(ProfileThread {
-                name: raw.name,
-                is_main_thread: raw.is_main_thread,
-                names: raw.string_array,
-                nodes,
-            });
-            self.spare =
-                SpareColumns::recycle(raw.samples, raw.stack_table, raw.frame_func, raw.func_name);
+            match threads {
+                Threads::Rebuilt {
+                    threads,
+                    nodes_left,
+                } => {
+                    let nodes = thread_nodes(&raw, index, nodes_left).map_err(Fail::Profile)?;
+                    threads.push(ProfileThread {
+                        name: raw.name.take().unwrap_or_default(),
+                        is_main_thread: raw.is_main_thread,
+                        names: raw.tables.strings.take().unwrap_or_default(),
+                        nodes,
+                    });
+                    self.spare = SpareColumns::recycle(raw.samples, raw.tables);
+                }
+                Threads::Each(each) => each(index, raw).map_err(Fail::Profile)?,
+            }
+            index += 1;
         }
         Ok(())
     }
 
-    fn thread(&mut self) -> Parse<RawThread> {
+    fn thread(&mut self) -> Parse<ThreadColumns> {
         self.json.begin_object()?;
-        let (mut name, mut is_main_thread, mut samples, mut stack_table) = (None, None, None, None);
-        let (mut frame_func, mut func_name, mut strings) = (None, None, None);
+        let (mut name, mut is_main_thread, mut samples) = (None, None, None);
+        let mut process_name = None;
+        let mut tables = TableColumns::default();
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
             match key.as_str() {
                 "name" => {
                     first_time(&name, "name", &self.json)?;
-                    name = Some(self.bounded_string()?);
+                    name = Some(match self.layout {
+                        Layout::Lean => Some(self.bounded_string()?),
+                        Layout::Any => self.optional_string()?,
+                    });
+                }
+                "processName" if self.layout == Layout::Any => {
+                    first_time(&process_name, "processName", &self.json)?;
+                    process_name = Some(self.optional_string()?);
                 }
                 "isMainThread" => {
                     first_time(&is_main_thread, "isMainThread", &self.json)?;
@@ -687,93 +939,148 @@ impl<R: Read> ProfileReader<R> {
                     first_time(&samples, "samples", &self.json)?;
                     samples = Some(self.samples()?);
                 }
-                "stackTable" => {
-                    first_time(&stack_table, "stackTable", &self.json)?;
-                    stack_table = Some(self.stack_table()?);
+                _ => {
+                    if !self.table(&key, &mut tables)? {
+                        self.json.skip_value()?;
+                    }
                 }
-                "frameTable" => {
-                    first_time(&frame_func, "frameTable", &self.json)?;
-                    let out = std::mem::take(&mut self.spare.frame_func);
-                    frame_func = Some(self.one_column("func", out)?);
-                }
-                "funcTable" => {
-                    first_time(&func_name, "funcTable", &self.json)?;
-                    let out = std::mem::take(&mut self.spare.func_name);
-                    func_name = Some(self.one_column("name", out)?);
-                }
-                "stringArray" => {
-                    first_time(&strings, "stringArray", &self.json)?;
-                    // one string per function, as Lean writes them
-                    let count = func_name.as_ref().map_or(0, Vec::len);
-                    strings = Some(self.string_array(count)?);
-                }
-                _ => self.json.skip_value()?,
             }
         }
         let end = &self.json;
-        Ok(RawThread {
-            name: name.unwrap_or_default(),
+        if self.layout == Layout::Lean {
+            required(tables.stack_table.as_ref(), "stackTable", end)?;
+            required(tables.frame_table.as_ref(), "frameTable", end)?;
+            required(tables.func_name.as_ref(), "funcTable", end)?;
+            required(tables.strings.as_ref(), "stringArray", end)?;
+        }
+        Ok(ThreadColumns {
+            name: name.flatten(),
+            process_name: process_name.flatten(),
             is_main_thread: is_main_thread.unwrap_or(false),
             samples: required(samples, "samples", end)?,
-            stack_table: required(stack_table, "stackTable", end)?,
-            frame_func: required(frame_func, "frameTable", end)?,
-            func_name: required(func_name, "funcTable", end)?,
-            string_array: required(strings, "stringArray", end)?,
+            tables,
         })
     }
 
-    fn samples(&mut self) -> Parse<RawSamples> {
+    /// `shared`: the tables threads without their own use.
+    fn shared(&mut self) -> Parse<TableColumns> {
+        self.json.begin_object()?;
+        let mut tables = TableColumns::default();
+        let mut first = true;
+        while let Some(key) = self.json.next_key(&mut first)? {
+            if !self.table(&key, &mut tables)? {
+                self.json.skip_value()?;
+            }
+        }
+        Ok(tables)
+    }
+
+    /// Reads the value of `key` into `tables` if it is one of the tables; returns whether it
+    /// was.
+    fn table(&mut self, key: &str, tables: &mut TableColumns) -> Parse<bool> {
+        match key {
+            "stackTable" => {
+                first_time(&tables.stack_table, "stackTable", &self.json)?;
+                tables.stack_table = Some(self.stack_table()?);
+            }
+            "frameTable" => {
+                first_time(&tables.frame_table, "frameTable", &self.json)?;
+                tables.frame_table = Some(self.frame_table()?);
+            }
+            "funcTable" => {
+                first_time(&tables.func_name, "funcTable", &self.json)?;
+                let out = std::mem::take(&mut self.spare.func_name);
+                tables.func_name = Some(self.one_column("name", out)?);
+            }
+            "stringArray" => {
+                first_time(&tables.strings, "stringArray", &self.json)?;
+                // one string per function, as Lean writes them
+                let count = tables.func_name.as_ref().map_or(0, Vec::len);
+                tables.strings = Some(self.string_array(count)?);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn samples(&mut self) -> Parse<SampleColumns> {
         self.json.begin_object()?;
         self.length_hint = 0;
         let (mut stack, mut time, mut weight) = (None, None, None);
+        let (mut deltas, mut weight_type) = (None, None);
+        let any = self.layout == Layout::Any;
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
             match key.as_str() {
                 "stack" => {
                     first_time(&stack, "stack", &self.json)?;
                     let out = std::mem::take(&mut self.spare.stack);
-                    stack = Some(self.u32_column(out)?);
+                    stack = Some(self.stack_column(out)?);
                 }
                 "time" => {
                     first_time(&time, "time", &self.json)?;
                     time = Some(self.times()?);
                 }
+                "timeDeltas" if any => {
+                    first_time(&deltas, "timeDeltas", &self.json)?;
+                    deltas = Some(self.times()?);
+                }
+                "weightType" if any => {
+                    first_time(&weight_type, "weightType", &self.json)?;
+                    weight_type = Some(self.optional_string()?);
+                }
                 "weight" => {
                     first_time(&weight, "weight", &self.json)?;
+                    if any && self.json.null()? {
+                        weight = Some(None);
+                        continue;
+                    }
                     let out = std::mem::take(&mut self.spare.weight_zero);
-                    weight = Some(self.column(
+                    weight = Some(Some(self.column(
                         out,
                         |scalar| match scalar {
                             Scalar::Number(n) => Some(n.is_zero()),
+                            Scalar::Null if any => Some(false),
                             _ => None,
                         },
-                        |r, _| Ok(r.json.number()?.is_zero()),
-                    )?);
+                        |r, _| {
+                            if any && r.json.null()? {
+                                return Ok(false);
+                            }
+                            Ok(r.json.number()?.is_zero())
+                        },
+                    )?));
                 }
                 _ => self.json.skip_value()?,
             }
         }
         let end = &self.json;
-        Ok(RawSamples {
+        Ok(SampleColumns {
             stack: required(stack, "stack", end)?,
-            time: required(time, "time", end)?,
-            weight_zero: weight,
+            time: match self.layout {
+                Layout::Lean => Some(required(time, "time", end)?),
+                Layout::Any => time,
+            },
+            time_deltas: deltas,
+            weight_zero: weight.flatten(),
+            weight_type: weight_type.flatten(),
         })
     }
 
     fn times(&mut self) -> Parse<Times> {
         let mut bad = Vec::new();
         let out = std::mem::take(&mut self.spare.time);
+        let pow10 = self.pow10;
         let ns = self.column(
             out,
             |scalar| match scalar {
                 // a time that is not one goes the general way, to be kept in `bad`
-                Scalar::Number(n) => ms_to_ns(n),
+                Scalar::Number(n) => ms_to_unit(n, pow10),
                 _ => None,
             },
             |r, k| {
                 let n = r.json.number()?;
-                let ns = ms_to_ns(n).unwrap_or_else(|| {
+                let ns = ms_to_unit(n, pow10).unwrap_or_else(|| {
                     bad.push((k, n.text().to_string()));
                     u64::MAX
                 });
@@ -783,10 +1090,11 @@ impl<R: Read> ProfileReader<R> {
         Ok(Times { ns, bad })
     }
 
-    fn stack_table(&mut self) -> Parse<RawStackTable> {
+    fn stack_table(&mut self) -> Parse<StackColumns> {
         self.json.begin_object()?;
         self.length_hint = 0;
         let (mut frame, mut prefix, mut category) = (None, None, None);
+        let mut prefix_offset = false;
         let mut first = true;
         while let Some(key) = self.json.next_key(&mut first)? {
             match key.as_str() {
@@ -805,18 +1113,52 @@ impl<R: Read> ProfileReader<R> {
                     let out = std::mem::take(&mut self.spare.category);
                     category = Some(self.optional_u32_column(out)?);
                 }
+                "prefixOffset" => {
+                    prefix_offset = true;
+                    self.json.skip_value()?;
+                }
                 _ => self.json.skip_value()?,
             }
         }
         let end = &self.json;
-        Ok(RawStackTable {
+        Ok(StackColumns {
             frame: required(frame, "frame", end)?,
-            prefix: required(prefix, "prefix", end)?,
+            prefix: match self.layout {
+                Layout::Lean => Some(required(prefix, "prefix", end)?),
+                Layout::Any => prefix,
+            },
+            category,
+            prefix_offset,
+        })
+    }
+
+    fn frame_table(&mut self) -> Parse<FrameColumns> {
+        self.json.begin_object()?;
+        self.length_hint = 0;
+        let (mut func, mut category) = (None, None);
+        let mut first = true;
+        while let Some(key) = self.json.next_key(&mut first)? {
+            match key.as_str() {
+                "func" => {
+                    first_time(&func, "func", &self.json)?;
+                    let out = std::mem::take(&mut self.spare.frame_func);
+                    func = Some(self.u32_column(out)?);
+                }
+                // Lean's frames have their stack's category; other producers' frames carry it
+                "category" if self.layout == Layout::Any => {
+                    first_time(&category, "category", &self.json)?;
+                    category = Some(self.optional_u32_column(Vec::new())?);
+                }
+                _ => self.json.skip_value()?,
+            }
+        }
+        Ok(FrameColumns {
+            func: required(func, "func", &self.json)?,
             category,
         })
     }
 
-    /// An object of which one `u32` column is needed (`frameTable.func`, `funcTable.name`).
+    /// An object of which one `u32` column is needed (`funcTable.name`).
     fn one_column(&mut self, field: &'static str, mut out: Vec<u32>) -> Parse<Vec<u32>> {
         self.json.begin_object()?;
         self.length_hint = 0;
@@ -874,7 +1216,7 @@ fn fast_u32(scalar: Scalar<'_>) -> Option<u32> {
 
 /// The trace nodes of a thread, rebuilt from its columns.
 fn thread_nodes(
-    raw: &RawThread,
+    raw: &ThreadColumns,
     index: usize,
     nodes_left: &mut usize,
 ) -> Result<Vec<ProfileNode>, FirefoxProfileError> {
@@ -882,12 +1224,39 @@ fn thread_nodes(
         thread: index,
         reason,
     };
+    let missing = |what: &str| invalid(format!("no `{what}`"));
     let samples = &raw.samples;
+    let times = samples
+        .time
+        .as_ref()
+        .ok_or_else(|| missing("samples.time"))?;
+    let tables = &raw.tables;
+    let stacks = tables
+        .stack_table
+        .as_ref()
+        .ok_or_else(|| missing("stackTable"))?;
+    let prefixes = stacks
+        .prefix
+        .as_ref()
+        .ok_or_else(|| missing("stackTable.prefix"))?;
+    let frame_func = &tables
+        .frame_table
+        .as_ref()
+        .ok_or_else(|| missing("frameTable"))?
+        .func;
+    let func_name = tables
+        .func_name
+        .as_ref()
+        .ok_or_else(|| missing("funcTable"))?;
+    let strings = tables
+        .strings
+        .as_ref()
+        .ok_or_else(|| missing("stringArray"))?;
     let n = samples.stack.len();
-    if samples.time.ns.len() != n {
+    if times.len() != n {
         return Err(invalid(format!(
             "samples.stack has {n} entries but samples.time has {}",
-            samples.time.ns.len()
+            times.len()
         )));
     }
     if let Some(w) = &samples.weight_zero {
@@ -903,9 +1272,8 @@ fn thread_nodes(
             "{n} samples: Lean writes samples in pairs, one pair per time slice"
         )));
     }
-    let stacks = &raw.stack_table;
     let stack_count = stacks.frame.len();
-    if stacks.prefix.len() != stack_count
+    if prefixes.len() != stack_count
         || stacks
             .category
             .as_ref()
@@ -917,8 +1285,8 @@ fn thread_nodes(
     }
     // resolve each stack's name once, checking every index
     let mut stack_names = Vec::with_capacity(stack_count);
-    for s in 0..stack_count {
-        if let Some(p) = stacks.prefix[s] {
+    for (s, &prefix) in prefixes.iter().enumerate() {
+        if let Some(p) = prefix {
             if p as usize >= s {
                 return Err(invalid(format!(
                     "stack {s} has prefix {p}; Lean only refers to earlier stacks"
@@ -926,15 +1294,13 @@ fn thread_nodes(
             }
         }
         let frame = stacks.frame[s] as usize;
-        let func = *raw
-            .frame_func
+        let func = *frame_func
             .get(frame)
             .ok_or_else(|| invalid(format!("stack {s} refers to missing frame {frame}")))?;
-        let name = *raw
-            .func_name
+        let name = *func_name
             .get(func as usize)
             .ok_or_else(|| invalid(format!("frame {frame} refers to missing function {func}")))?;
-        if name as usize >= raw.string_array.len() {
+        if name as usize >= strings.len() {
             return Err(invalid(format!(
                 "function {func} refers to missing string {name}"
             )));
@@ -971,8 +1337,7 @@ fn thread_nodes(
             )));
         }
         let time = |k: usize| {
-            samples
-                .time
+            times
                 .get(k)
                 .map_err(|text| invalid(format!("sample {k} has time {text} ms")))
         };
@@ -994,7 +1359,7 @@ fn thread_nodes(
             node.end_ns = node.end_ns.max(t1);
             continue;
         }
-        let depth = match stacks.prefix[stack as usize] {
+        let depth = match prefixes[stack as usize] {
             None => 0,
             Some(parent) => match open.iter().rposition(|&(s, _)| s == parent) {
                 Some(pos) => pos + 1,
@@ -1324,18 +1689,30 @@ mod tests {
             bytes,
             ..LIMITS
         };
-        let at =
-            parse_with_limits(json.as_bytes(), limits(3, json.len() as u64)).expect("at limits");
+        let at = parse_with_limits(
+            json.as_bytes(),
+            limits(3, json.len() as u64),
+            ProfileUnit::Nanoseconds,
+        )
+        .expect("at limits");
         assert_eq!(at.node_count(), 3);
         assert!(matches!(
-            parse_with_limits(json.as_bytes(), limits(2, json.len() as u64)),
+            parse_with_limits(
+                json.as_bytes(),
+                limits(2, json.len() as u64),
+                ProfileUnit::Nanoseconds
+            ),
             Err(FirefoxProfileError::LimitExceeded {
                 what: "trace nodes",
                 limit: 2
             })
         ));
         assert!(matches!(
-            parse_with_limits(json.as_bytes(), limits(3, json.len() as u64 - 1)),
+            parse_with_limits(
+                json.as_bytes(),
+                limits(3, json.len() as u64 - 1),
+                ProfileUnit::Nanoseconds
+            ),
             Err(FirefoxProfileError::TooLarge { .. })
         ));
         // the defaults come back after a limited parse
@@ -1527,7 +1904,7 @@ mod tests {
             ..LIMITS
         };
         assert!(matches!(
-            parse_with_limits(json.as_bytes().chain(endless), limits),
+            parse_with_limits(json.as_bytes().chain(endless), limits, ProfileUnit::Nanoseconds),
             Err(FirefoxProfileError::TooLarge { limit }) if limit == 1 << 20
         ));
     }

@@ -22,4 +22,3 @@ pub mod profiler_lines;
 pub mod trace_text;
 
 mod decimal;
-mod json_pull;

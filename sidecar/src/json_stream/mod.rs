@@ -1,24 +1,37 @@
-//! A small, strict JSON pull parser that streams from a reader.
+//! leanscope's one streaming JSON layer: a small, strict pull parser over a reader, shared by
+//! the capture (Lean's Firefox profile) and the importers (Chrome traces, Firefox profiles,
+//! summaries).
 //!
-//! It is meant for schema-directed readers of large machine-written files (the Firefox profile
-//! Lean writes): the reader asks for the value it expects next (an object, a key, an array
-//! element, a string, a number) and skips everything it does not need with
-//! [`JsonCursor::skip_value`]. Nothing is converted that the reader does not ask for; numbers are
-//! handed over as their decimal text (plus their digits as an integer when they fit), so no
-//! binary floating point is involved.
+//! It is meant for schema-directed readers of large machine-written files: the reader asks for
+//! the value it expects next (an object, a key, an array element, a string, a number) and skips
+//! everything it does not need with [`JsonCursor::skip_value`]. Nothing is converted that the
+//! reader does not ask for; numbers are handed over as their decimal text (plus their digits as
+//! an integer when they fit), so no binary floating point is involved. A reader may also take
+//! one whole value as bytes ([`JsonCursor::take_value`], [`JsonCursor::parse_value`] in
+//! `values.rs`) to parse it another way, such as a Chrome trace's events, one by one, and
+//! [`LimitedStrings`] bounds the strings of a document read by `serde_json` whole.
 //!
 //! The input goes through one buffer of [`READ_CHUNK`] bytes that is refilled as the cursor
 //! moves, so a large file is never held whole; the buffer grows only for a single number token
-//! longer than that. It accepts exactly RFC 8259 JSON: any whitespace between tokens, every
-//! string escape including `\uXXXX` surrogate pairs (a lone surrogate is an error), UTF-8 text,
-//! no control characters in strings, no leading zeros, no trailing commas. Nesting is bounded by
-//! [`MAX_JSON_DEPTH`]. Errors carry the 1-based line and column (in bytes, as serde_json counts
-//! them) where the input went wrong.
+//! longer than that, or a value taken whole (within the caller's limit). It accepts exactly
+//! RFC 8259 JSON: any whitespace between tokens, every string escape including `\uXXXX`
+//! surrogate pairs (a lone surrogate is an error), UTF-8 text, no control characters in
+//! strings, no leading zeros, no trailing commas. Limits: nesting [`MAX_JSON_DEPTH`], a string
+//! read into memory [`MAX_JSON_STRING_BYTES`] (or the reader's own,
+//! [`JsonCursor::with_max_string`]), a value taken whole the caller's `max`; a number token is
+//! bounded by the input's. Errors carry the byte offset and the 1-based line and column (in
+//! bytes, as serde_json counts them) where the input went wrong.
+
+mod limited_strings;
+mod values;
+
+pub use limited_strings::{LimitedStrings, StringTooLong};
+pub use values::Stop;
 
 use std::borrow::Cow;
 use std::io::{self, Read};
 
-use leanscope::swar::{digits_value, leading_digits, POWERS_OF_TEN};
+use crate::swar::{digits_value, leading_digits, POWERS_OF_TEN};
 
 /// Deepest nesting of arrays and objects accepted below the value being skipped.
 pub const MAX_JSON_DEPTH: usize = 128;
@@ -26,13 +39,52 @@ pub const MAX_JSON_DEPTH: usize = 128;
 /// Bytes read from the reader at a time (and the usual size of the cursor's buffer).
 pub const READ_CHUNK: usize = 256 * 1024;
 
+/// Longest string (key or value) a cursor reads into memory unless told otherwise
+/// ([`JsonCursor::with_max_string`]); strings it skips may be of any length.
+pub const MAX_JSON_STRING_BYTES: usize = 64 << 20;
+
 /// What went wrong.
 #[derive(Debug)]
 pub enum JsonError {
     /// The text is not JSON (or not the JSON the reader expected) here.
     Syntax(SyntaxError),
+    /// A string to be read is longer than the cursor's limit: it was not read whole.
+    TooLong {
+        /// Byte offset of the string's opening quote.
+        offset: u64,
+        /// The limit, in bytes of the string's value.
+        max: usize,
+    },
+    /// A value taken whole ([`JsonCursor::take_value`], [`JsonCursor::parse_value`]) is longer
+    /// than the caller's limit.
+    ValueTooLarge {
+        /// Byte offset of the value's first byte.
+        offset: u64,
+        /// The limit, in bytes.
+        max: usize,
+    },
     /// The reader failed.
     Io(io::Error),
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JsonError::Syntax(e) => write!(
+                f,
+                "line {} column {} (byte {}): {}",
+                e.line, e.column, e.offset, e.reason
+            ),
+            JsonError::TooLong { offset, max } => write!(
+                f,
+                "byte {offset}: a string is longer than {max} bytes (MAX_JSON_STRING_BYTES)"
+            ),
+            JsonError::ValueTooLarge { offset, max } => {
+                write!(f, "byte {offset}: a value is longer than {max} bytes")
+            }
+            JsonError::Io(e) => write!(f, "{e}"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,6 +190,11 @@ pub struct JsonCursor<R> {
     /// Newlines before `buf[0]`, and the input offset just after the last of them.
     lines_before: usize,
     line_start: u64,
+    /// Whether lines are counted (for errors' line and column; a reader that reports byte
+    /// offsets only saves a pass over the input).
+    count_lines: bool,
+    /// Longest string value read into memory.
+    max_string: usize,
 }
 
 impl<R: Read> JsonCursor<R> {
@@ -157,7 +214,24 @@ impl<R: Read> JsonCursor<R> {
             base: 0,
             lines_before: 0,
             line_start: 0,
+            count_lines: true,
+            max_string: MAX_JSON_STRING_BYTES,
         }
+    }
+
+    /// Stops counting lines: errors then give line 0 and column 0, and only their byte offset
+    /// says where they are.
+    pub fn without_lines(mut self) -> Self {
+        self.count_lines = false;
+        self
+    }
+
+    /// Sets the longest string (key or value, in bytes of its value) the cursor reads into
+    /// memory; a longer one is a [`JsonError::TooLong`], found before more than a buffer past
+    /// the limit is held.
+    pub fn with_max_string(mut self, max: usize) -> Self {
+        self.max_string = max;
+        self
     }
 
     pub fn reader(&self) -> &R {
@@ -168,13 +242,21 @@ impl<R: Read> JsonCursor<R> {
     #[cold]
     fn error(&self, at: usize, reason: impl Into<Cow<'static, str>>) -> Box<JsonError> {
         let at = at.min(self.end);
+        let offset = self.base + at as u64;
+        if !self.count_lines {
+            return Box::new(JsonError::Syntax(SyntaxError {
+                offset,
+                line: 0,
+                column: 0,
+                reason: reason.into(),
+            }));
+        }
         let before = &self.buf[..at];
         let line = self.lines_before + before.iter().filter(|&&b| b == b'\n').count();
         let line_start = match before.iter().rposition(|&b| b == b'\n') {
             Some(i) => self.base + i as u64 + 1,
             None => self.line_start,
         };
-        let offset = self.base + at as u64;
         Box::new(JsonError::Syntax(SyntaxError {
             offset,
             line: line + 1,
@@ -204,7 +286,11 @@ impl<R: Read> JsonCursor<R> {
         if self.pos > 0 {
             let gone = &self.buf[..self.pos];
             // (a SIMD search: machine-written JSON rarely has newlines)
-            if let Some(last) = memchr::memrchr(b'\n', gone) {
+            let newline = match self.count_lines {
+                true => memchr::memrchr(b'\n', gone),
+                false => None,
+            };
+            if let Some(last) = newline {
                 self.lines_before += memchr::memchr_iter(b'\n', gone).count();
                 self.line_start = self.base + last as u64 + 1;
             }
@@ -611,8 +697,18 @@ impl<R: Read> JsonCursor<R> {
     /// With the cursor on the opening quote: reads to the closing quote, appending the value to
     /// `out` if there is one.
     fn string_body(&mut self, mut out: Option<&mut String>) -> Result<()> {
+        let opening = self.base + self.pos as u64;
+        let before = out.as_deref().map_or(0, String::len);
         self.pos += 1;
         loop {
+            if let Some(out) = out.as_deref() {
+                if out.len() - before > self.max_string {
+                    return Err(Box::new(JsonError::TooLong {
+                        offset: opening,
+                        max: self.max_string,
+                    }));
+                }
+            }
             let run_end = plain_run(&self.buf[..self.end], self.pos);
             if run_end > self.pos {
                 let run = &self.buf[self.pos..run_end];
@@ -973,6 +1069,7 @@ mod tests {
         match *e {
             JsonError::Syntax(s) => s,
             JsonError::Io(e) => panic!("io error {e}"),
+            other => panic!("{other:?}"),
         }
     }
 
