@@ -185,6 +185,23 @@ fn changing_the_lakefile_mid_session_takes_the_environment_again() {
     let mut config = std::fs::read_to_string(&lakefile).unwrap();
     config.push_str("\n# changed mid-session\n");
     std::fs::write(&lakefile, config).unwrap();
+    // The second file, the first in the new environment, commits it in its
+    // journal line: a reader sees it while the session is still running.
+    let seen = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "never saw a running session with two files committed"
+        );
+        if let Ok(m) = common::read_session(&dir) {
+            if m.status == SessionStatus::Running && m.counts.completed >= 2 {
+                break m;
+            }
+            assert_eq!(m.status, SessionStatus::Running, "ended before it was seen");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(dir.join("session.journal").is_file());
+    assert_eq!(seen.lake_env.as_ref().map(|e| e.taken), Some(2));
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let calls = calls(&log);

@@ -27,13 +27,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{FileEntry, Manifest, SessionError};
+use super::{FileEntry, LakeEnvRecord, Manifest, SessionError};
 
 /// The journal's file name inside a session directory.
 pub const JOURNAL_FILE: &str = "session.journal";
 
-/// The version of the journal's lines this build writes and reads.
-pub const JOURNAL_VERSION: u32 = 1;
+/// The version of the journal's lines this build writes; it reads this
+/// one and every earlier one. Version 2 added a file change's optional
+/// `lakeEnv` (a Lake environment taken again mid-run): a version 1
+/// journal is a version 2 journal without it, so it reads unchanged,
+/// while a build that reads only version 1 refuses a version 2 journal by
+/// its header (naming the version) instead of failing on a line.
+pub const JOURNAL_VERSION: u32 = 2;
 
 /// Largest journal a reader accepts, in bytes. Writers checkpoint long
 /// before (see [`checkpoint_due`]).
@@ -71,6 +76,10 @@ pub struct FileChange {
     /// The Lean version the file was captured with, when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lean_version: Option<String>,
+    /// The session's Lake environment, on the first change after it was
+    /// taken again (the lakefile or Lake's manifest changed mid-run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lake_env: Option<LakeEnvRecord>,
 }
 
 /// What replaying a journal found.
@@ -258,6 +267,9 @@ fn apply(m: &mut Manifest, c: FileChange) -> Result<(), String> {
             m.lean_versions.push(v);
         }
     }
+    if let Some(env) = c.lake_env {
+        m.lake_env = Some(env);
+    }
     Ok(())
 }
 
@@ -306,7 +318,54 @@ mod tests {
             index_bytes,
             next_capture: capture + 1,
             lean_version: Some("4.9.0".into()),
+            lake_env: None,
         }
+    }
+
+    fn lake_env(taken: u64) -> LakeEnvRecord {
+        LakeEnvRecord {
+            variables: [("LEAN_PATH".to_string(), format!("/p/.lake/{taken}"))].into(),
+            sha256: format!("{taken}").repeat(64),
+            lean: "/t/bin/lean".into(),
+            taken,
+        }
+    }
+
+    #[test]
+    fn a_lake_environment_taken_again_is_replayed_from_its_line() {
+        let mut m = manifest(2);
+        m.lake_env = Some(lake_env(1));
+        let base = m.to_json();
+        let mut j = header_line(&base);
+        j.extend(change_line(&committed(0, 1, 100)));
+        let mut second = committed(1, 2, 200);
+        second.lake_env = Some(lake_env(2));
+        let line = change_line(&second);
+        assert!(String::from_utf8_lossy(&line).contains(r#""lakeEnv":{"#));
+        j.extend(line);
+        let l = load_manifest(&base, Some(&j)).unwrap();
+        assert_eq!(l.journal.applied, 2);
+        assert_eq!(l.manifest.lake_env, Some(lake_env(2)));
+        // A line without one leaves the checkpoint's environment.
+        let mut j = header_line(&base);
+        j.extend(change_line(&committed(0, 1, 100)));
+        let l = load_manifest(&base, Some(&j)).unwrap();
+        assert_eq!(l.manifest.lake_env, Some(lake_env(1)));
+    }
+
+    #[test]
+    fn a_version_1_journal_reads_unchanged() {
+        let m = manifest(1);
+        let base = m.to_json();
+        let header = format!(r#"{{"journal":1,"base":"{}"}}"#, crate::sha256_hex(&base));
+        let mut j = line_of(header.into_bytes());
+        // A version 1 line: no lakeEnv.
+        let v1 = br#"{"file":{"id":0,"path":"F0.lean","module":"F0","status":"ok","capture":1,"recording":"files/0-1.lsrec"},"indexBytes":10,"nextCapture":2}"#;
+        j.extend(line_of(v1.to_vec()));
+        let l = load_manifest(&base, Some(&j)).unwrap();
+        assert_eq!(l.journal.applied, 1);
+        assert_eq!(l.manifest.files[0].status, FileStatus::Ok);
+        assert_eq!(l.manifest.lake_env, None);
     }
 
     #[test]
@@ -382,9 +441,12 @@ mod tests {
         let e = load_manifest(&base, Some(b"")).unwrap_err().to_string();
         assert!(e.contains("no header"), "{e}");
         // A header of a later version.
-        let h = line_of(br#"{"journal":2,"base":"x"}"#.to_vec());
+        let h = line_of(br#"{"journal":3,"base":"x"}"#.to_vec());
         let e = load_manifest(&base, Some(&h)).unwrap_err().to_string();
-        assert!(e.contains("unsupported journal version 2"), "{e}");
+        assert!(
+            e.contains("unsupported journal version 3 (this leanscope reads up to version 2)"),
+            "{e}"
+        );
     }
 
     #[test]

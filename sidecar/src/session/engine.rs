@@ -664,7 +664,7 @@ fn run(
                 cancel.cancel();
                 continue;
             }
-            // A new environment (the lakefile changed) goes with the next checkpoint.
+            // A new environment (the lakefile changed) goes with the next file's journal line.
             if lake_env.taken() + earlier != store.manifest.lake_env.as_ref().map_or(0, |e| e.taken)
             {
                 store.manifest.lake_env =

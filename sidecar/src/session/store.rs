@@ -62,6 +62,10 @@ pub struct SessionStore {
     /// Length of the journal, and of the checkpoint it extends.
     journal_bytes: u64,
     checkpoint_bytes: u64,
+    /// How many times the Lake environment had been taken as of the last
+    /// checkpoint or journal line: a manifest whose `lakeEnv` was taken
+    /// more often since journals it with the next file.
+    lake_env_taken: u64,
     _lock: File,
 }
 
@@ -90,6 +94,7 @@ impl SessionStore {
             journal: None,
             journal_bytes: 0,
             checkpoint_bytes: 0,
+            lake_env_taken: 0,
             _lock: lock,
         };
         store.checkpoint()?;
@@ -138,6 +143,7 @@ impl SessionStore {
             journal: None,
             journal_bytes: 0,
             checkpoint_bytes: 0,
+            lake_env_taken: 0,
             _lock: lock,
         };
         store.remove_orphans();
@@ -183,6 +189,7 @@ impl SessionStore {
         self.journal = Some(journal);
         self.journal_bytes = header.len() as u64;
         self.checkpoint_bytes = base.len() as u64;
+        self.lake_env_taken = self.taken();
         Ok(())
     }
 
@@ -201,6 +208,11 @@ impl SessionStore {
         Ok(())
     }
 
+    /// How many times the manifest's Lake environment was taken (0: none).
+    fn taken(&self) -> u64 {
+        self.manifest.lake_env.as_ref().map_or(0, |e| e.taken)
+    }
+
     fn write_manifest(&self) -> Result<Vec<u8>, StoreError> {
         let bytes = self.manifest.to_json();
         publish(&self.dir.join(MANIFEST_FILE), &bytes)?;
@@ -209,7 +221,9 @@ impl SessionStore {
 
     /// Commits file `id`'s state in the manifest: one journal line, synced
     /// (after its recording was published and its index rows synced), and
-    /// a checkpoint when the journal has outgrown the last one.
+    /// a checkpoint when the journal has outgrown the last one. The line
+    /// carries the Lake environment when it was taken again since the last
+    /// line or checkpoint.
     pub fn commit_file(&mut self, id: u32, lean_version: Option<String>) -> Result<(), StoreError> {
         if self.journal.is_none() {
             self.checkpoint()?;
@@ -219,6 +233,9 @@ impl SessionStore {
             index_bytes: self.manifest.index_bytes,
             next_capture: self.manifest.next_capture,
             lean_version,
+            lake_env: (self.taken() != self.lake_env_taken)
+                .then(|| self.manifest.lake_env.clone())
+                .flatten(),
         };
         let line = change_line(&change);
         let path = self.dir.join(JOURNAL_FILE);
@@ -229,6 +246,7 @@ impl SessionStore {
             journal.sync_data().map_err(io("cannot sync", &path))?;
         }
         self.journal_bytes += line.len() as u64;
+        self.lake_env_taken = self.taken();
         if checkpoint_due(self.journal_bytes, self.checkpoint_bytes) {
             self.checkpoint()?;
         }
