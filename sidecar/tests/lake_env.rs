@@ -14,23 +14,6 @@ use std::time::{Duration, Instant};
 use common::{text, World};
 use recording::session::{Manifest, SessionStatus};
 
-/// A project of `files` copies of `Demo/Clean.lean` (the fake replays the
-/// Clean case for each), beside the demo's `lakefile.toml`.
-fn many_files(w: &World, files: usize) -> PathBuf {
-    let root = w.path("many");
-    std::fs::create_dir_all(&root).unwrap();
-    for f in ["lean-toolchain", "lakefile.toml"] {
-        std::fs::copy(w.project.join(f), root.join(f)).unwrap();
-    }
-    let clean = std::fs::read(w.project.join("Demo/Clean.lean")).unwrap();
-    for i in 0..files {
-        let d = root.join(format!("F{i}/Demo"));
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join("Clean.lean"), &clean).unwrap();
-    }
-    root
-}
-
 /// The calls the fake logged: (mode and arguments, the LEAN_PATH it had).
 fn calls(log: &Path) -> Vec<(String, String)> {
     std::fs::read_to_string(log)
@@ -62,7 +45,7 @@ fn manifest(dir: &Path) -> Manifest {
 fn a_session_runs_lake_env_once_and_lean_directly_in_it() {
     let w = World::new();
     let files = 6;
-    let root = many_files(&w, files);
+    let root = w.many_files(files);
     let log = w.path("calls");
     let dir = w.path("session");
     let out = leanscope(
@@ -222,7 +205,7 @@ fn changing_the_lakefile_mid_session_takes_the_environment_again() {
 #[test]
 fn a_manifest_without_the_lake_environment_still_loads() {
     let w = World::new();
-    let root = many_files(&w, 2);
+    let root = w.many_files(2);
     let log = w.path("calls");
     let dir = w.path("session");
     let out = leanscope(
@@ -267,47 +250,36 @@ fn scripted_lake(w: &World, body: &str) -> PathBuf {
 #[test]
 fn a_lake_env_that_prints_garbage_stops_the_session_with_the_line_named() {
     let w = World::new();
-    let lake = scripted_lake(
-        &w,
-        "echo 'PATH=/usr/bin'; echo 'warning: manifest out of date'",
-    );
     let dir = w.path("session");
-    let out = w
-        .command(&[
-            "profile",
-            "Demo",
-            "-o",
-            dir.to_str().unwrap(),
-            "--lake",
-            lake.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    // A session with `lake` printing `body`: it must stop before it starts;
+    // its stderr.
+    let refused = |body: &str| {
+        let lake = scripted_lake(&w, body);
+        let out = w
+            .command(&[
+                "profile",
+                "Demo",
+                "-o",
+                dir.to_str().unwrap(),
+                "--lake",
+                lake.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(!dir.exists(), "a session was started");
+        stderr
+    };
+    let stderr = refused("echo 'PATH=/usr/bin'; echo 'warning: manifest out of date'");
     assert!(
         stderr.contains(
             "cannot take the Lake environment: cannot understand `lake env` line 2 is not NAME=VALUE: \"warning: manifest out of date\""
         ),
         "{stderr}"
     );
-    assert!(!dir.exists(), "a session was started");
-
     // An environment whose PATH leads to no lean.
-    let lake = scripted_lake(&w, "echo 'PATH=/nonexistent'");
-    let out = w
-        .command(&[
-            "profile",
-            "Demo",
-            "-o",
-            dir.to_str().unwrap(),
-            "--lake",
-            lake.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let stderr = refused("echo 'PATH=/nonexistent'");
     assert!(
         stderr.contains("no executable lean on its PATH (/nonexistent) nor at its LEAN (not set)"),
         "{stderr}"

@@ -1389,15 +1389,42 @@ fn revision_repo(head_ms: u64) -> common::git_repo::Repo {
     r
 }
 
-#[test]
-fn compare_revisions_runs_a_profiled_revision_run_with_progress() {
+/// A serving sidecar, initialized, with the fake toolchain folder first
+/// on its PATH, beside a [`revision_repo`] and the workspace to make.
+struct RevisionServer {
+    _world: World,
+    _toolchain: common::toolchain_dir::Toolchain,
+    r: common::git_repo::Repo,
+    c: Client,
+    ws: std::path::PathBuf,
+}
+
+fn revision_server(head_ms: u64) -> RevisionServer {
     let w = World::new();
     let t = common::toolchain_dir::toolchain_dir();
-    let r = revision_repo(130);
+    let r = revision_repo(head_ms);
     let path = format!("{}:/usr/bin:/bin", t.bin.display());
     let mut c = Client::start(&w, &[("PATH", &path)]);
     c.initialize(false);
     let ws = r.dir.path().join("ws");
+    RevisionServer {
+        _world: w,
+        _toolchain: t,
+        r,
+        c,
+        ws,
+    }
+}
+
+#[test]
+fn compare_revisions_runs_a_profiled_revision_run_with_progress() {
+    let RevisionServer {
+        _world,
+        _toolchain,
+        r,
+        mut c,
+        ws,
+    } = revision_server(130);
     let token = json!("revisions-1");
     let res = c.call(
         "leanscope/compareRevisions",
@@ -1455,14 +1482,14 @@ fn compare_revisions_runs_a_profiled_revision_run_with_progress() {
 
 #[test]
 fn cancelling_compare_revisions_stops_the_sample_and_says_so() {
-    let w = World::new();
-    let t = common::toolchain_dir::toolchain_dir();
     // 60 s of CPU per head sample: only a cancel ends it in time.
-    let r = revision_repo(60_000);
-    let path = format!("{}:/usr/bin:/bin", t.bin.display());
-    let mut c = Client::start(&w, &[("PATH", &path)]);
-    c.initialize(false);
-    let ws = r.dir.path().join("ws");
+    let RevisionServer {
+        _world,
+        _toolchain,
+        r,
+        mut c,
+        ws,
+    } = revision_server(60_000);
     let token = json!("revisions-2");
     let id = c.request(
         "leanscope/compareRevisions",

@@ -17,23 +17,6 @@ use common::{text, World};
 use recording::session::{Manifest, SessionStatus};
 use recording::Recording;
 
-/// A project of `files` copies of `Demo/Clean.lean`.
-fn many_files(w: &World, files: usize) -> PathBuf {
-    let root = w.path("many");
-    std::fs::create_dir_all(&root).unwrap();
-    for f in ["lean-toolchain", "lakefile.toml"] {
-        std::fs::copy(w.project.join(f), root.join(f)).unwrap();
-    }
-    let clean = std::fs::read(w.project.join("Demo/Clean.lean")).unwrap();
-    let width = files.to_string().len();
-    for i in 0..files {
-        let d = root.join(format!("F{i:0width$}/Demo"));
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join("Clean.lean"), &clean).unwrap();
-    }
-    root
-}
-
 /// The session as every reader sees it: `session.json` with its journal
 /// replayed.
 fn manifest(dir: &Path) -> Manifest {
@@ -102,7 +85,7 @@ fn kill_9_at_random_moments_never_loses_a_committed_file() {
     let kills = env_usize("LEANSCOPE_TEST_JOURNAL_KILLS", 8);
     let mut rng = Rng::new();
     let w = World::new();
-    let root = many_files(&w, files);
+    let root = w.many_files(files);
     let dir = w.path("session");
     let pidfile = w.path("pids");
     let start = |args: &[&str]| -> Child {
@@ -401,7 +384,7 @@ fn measured_run(w: &World, cwd: &Path, args: &[&str]) -> (Duration, Duration, u6
 fn bench_session_capture_cost_per_file() {
     let files = env_usize("LEANSCOPE_BENCH_SESSION_FILES", 1000);
     let w = World::new();
-    let root = many_files(&w, files);
+    let root = w.many_files(files);
     // One file alone: what the fake Lean writes for a file.
     let one = w.path("one.lsrec");
     let first = format!(

@@ -97,6 +97,26 @@ impl World {
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
+
+    /// A project `many/` of `files` copies of `Demo/Clean.lean` (the fake
+    /// replays the Clean case for each), `F<i>/Demo/Clean.lean` with `i`
+    /// zero-padded to the width of `files`, beside the demo's
+    /// `lean-toolchain` and `lakefile.toml`.
+    pub fn many_files(&self, files: usize) -> PathBuf {
+        let root = self.path("many");
+        std::fs::create_dir_all(&root).unwrap();
+        for f in ["lean-toolchain", "lakefile.toml"] {
+            std::fs::copy(self.project.join(f), root.join(f)).unwrap();
+        }
+        let clean = std::fs::read(self.project.join("Demo/Clean.lean")).unwrap();
+        let width = files.to_string().len();
+        for i in 0..files {
+            let d = root.join(format!("F{i:0width$}/Demo"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("Clean.lean"), &clean).unwrap();
+        }
+        root
+    }
 }
 
 pub fn copy_dir(from: &Path, to: &Path) {
