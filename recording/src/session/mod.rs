@@ -352,7 +352,52 @@ pub struct LakeEnvRecord {
     pub taken: u64,
 }
 
+/// What every new session's manifest names: who wrote it, for which
+/// project and target, how it was captured, when it started, and its
+/// planned files.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    pub producer: String,
+    pub project_root: String,
+    pub target: Target,
+    pub threshold_ms: u64,
+    pub measure: crate::Measure,
+    pub started_unix_ms: u64,
+    pub files: Vec<FileEntry>,
+}
+
 impl Manifest {
+    /// A new session's manifest: `running`, at this build's schema version,
+    /// nothing committed and no capture handed out yet, with no toolchain,
+    /// Lean version, note, shard, merge, repeats or Lake environment. A
+    /// writer sets what its session has with struct update syntax.
+    pub fn new(s: NewSession) -> Manifest {
+        let mut m = Manifest {
+            schema_version: SESSION_SCHEMA_VERSION,
+            producer: s.producer,
+            project_root: s.project_root,
+            target: s.target,
+            threshold_ms: s.threshold_ms,
+            measure: s.measure,
+            toolchains: Vec::new(),
+            lean_versions: Vec::new(),
+            started_unix_ms: s.started_unix_ms,
+            completed_unix_ms: None,
+            status: SessionStatus::Running,
+            counts: Counts::default(),
+            index_bytes: 0,
+            next_capture: 1,
+            notes: Vec::new(),
+            shard: None,
+            merge: None,
+            repeats: None,
+            lake_env: None,
+            files: s.files,
+        };
+        m.recount();
+        m
+    }
+
     /// Recomputes `counts` from the files.
     pub fn recount(&mut self) {
         let mut c = Counts {

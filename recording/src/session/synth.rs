@@ -6,8 +6,8 @@ use std::path::Path;
 
 use super::rows::{IndexRow, RowKind};
 use super::{
-    write_row, Counts, FileEntry, FileStatus, Manifest, SessionError, SessionStatus, Target,
-    TargetKind, FILES_DIR, INDEX_FILE, MANIFEST_FILE, SESSION_SCHEMA_VERSION,
+    write_row, FileEntry, FileStatus, Manifest, NewSession, SessionError, SessionStatus, Target,
+    TargetKind, FILES_DIR, INDEX_FILE, MANIFEST_FILE,
 };
 use crate::types::RangeKind;
 use crate::writer::AtomicFile;
@@ -156,32 +156,27 @@ pub fn write_synthetic_session(
     }
     let file = index.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()?;
-    let mut m = Manifest {
-        schema_version: SESSION_SCHEMA_VERSION,
-        producer: concat!("recording ", env!("CARGO_PKG_VERSION"), " (synthetic)").into(),
-        project_root: "/synthetic".into(),
-        target: Target {
-            kind: TargetKind::Project,
-            path: String::new(),
-        },
-        threshold_ms: 10,
-        measure: crate::Measure::Time,
+    let m = Manifest {
         toolchains: vec!["leanprover/lean4:v4.31.0".into()],
         lean_versions: vec!["4.31.0".into()],
-        started_unix_ms: 1_780_000_000_000,
         completed_unix_ms: Some(1_780_000_600_000),
         status: SessionStatus::Complete,
-        counts: Counts::default(),
         index_bytes: bytes,
         next_capture: u64::from(files) + 1,
         notes: vec![SYNTHETIC_NOTE.into()],
-        shard: None,
-        merge: None,
-        repeats: None,
-        lake_env: None,
-        files: entries,
+        ..Manifest::new(NewSession {
+            producer: concat!("recording ", env!("CARGO_PKG_VERSION"), " (synthetic)").into(),
+            project_root: "/synthetic".into(),
+            target: Target {
+                kind: TargetKind::Project,
+                path: String::new(),
+            },
+            threshold_ms: 10,
+            measure: crate::Measure::Time,
+            started_unix_ms: 1_780_000_000_000,
+            files: entries,
+        })
     };
-    m.recount();
     let (guard, mut out) = AtomicFile::create(dir.join(MANIFEST_FILE)).map_err(io_of)?;
     out.write_all(&m.to_json())?;
     guard.publish(out).map_err(io_of)?;

@@ -11,8 +11,8 @@ use crate::session::store::SessionStore;
 use anyhow::{bail, Context, Result};
 use recording::model::file_time;
 use recording::session::{
-    cap_chars, index_rows, ns_to_ms, write_row, Counts, FileEntry, FileStatus, Manifest,
-    SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
+    cap_chars, index_rows, ns_to_ms, write_row, FileEntry, FileStatus, Manifest, NewSession,
+    SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS,
 };
 use recording::synth::{synthetic_bytes, SynthParams};
 use recording::writer::{AtomicFile, Encoder, NewEvent};
@@ -77,34 +77,25 @@ pub fn run(a: Args) -> Result<u8> {
         }
     };
     let manifest = Manifest {
-        schema_version: SESSION_SCHEMA_VERSION,
-        producer: concat!("leanscope ", env!("CARGO_PKG_VERSION"), " (synth-session)").into(),
-        project_root: "/synthetic/project".into(),
-        target: Target {
-            kind: TargetKind::Project,
-            path: String::new(),
-        },
-        threshold_ms: 0,
-        measure: recording::Measure::Time,
         toolchains: vec!["synthetic".into()],
-        lean_versions: Vec::new(),
-        started_unix_ms: 0,
-        completed_unix_ms: None,
-        status: SessionStatus::Running,
-        counts: Counts::default(),
-        index_bytes: 0,
-        next_capture: 1,
         notes: vec!["synthetic session written by `leanscope synth-session`".into()],
-        shard: None,
-        merge: None,
-        repeats: None,
-        lake_env: None,
-        files: (0..a.files)
-            .map(|k| {
-                let path = synthetic_path(k);
-                FileEntry::planned(k, path.clone(), module_of(&path))
-            })
-            .collect(),
+        ..Manifest::new(NewSession {
+            producer: concat!("leanscope ", env!("CARGO_PKG_VERSION"), " (synth-session)").into(),
+            project_root: "/synthetic/project".into(),
+            target: Target {
+                kind: TargetKind::Project,
+                path: String::new(),
+            },
+            threshold_ms: 0,
+            measure: recording::Measure::Time,
+            started_unix_ms: 0,
+            files: (0..a.files)
+                .map(|k| {
+                    let path = synthetic_path(k);
+                    FileEntry::planned(k, path.clone(), module_of(&path))
+                })
+                .collect(),
+        })
     };
     // Written beside the target and renamed into place at the end.
     let staged = crate::staged_dir::stage_beside(&a.out)?;

@@ -13,8 +13,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use recording::session::{
-    cap_chars, Counts, FileEntry, FileStatus, Manifest, Repeats, RunEntry, SessionStatus, Target,
-    TargetKind, FILES_DIR, MAX_ERROR_CHARS, SESSION_SCHEMA_VERSION,
+    cap_chars, Counts, FileEntry, FileStatus, Manifest, NewSession, Repeats, RunEntry,
+    SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS,
 };
 use recording::{CaptureStatus, Recording};
 
@@ -243,31 +243,25 @@ pub fn run_new(
     let lake_env = SharedLakeEnv::new(lake, plan.project.root.clone());
     take_first(&lake_env, cancel)?;
     let manifest = Manifest {
-        schema_version: SESSION_SCHEMA_VERSION,
-        producer: concat!("leanscope ", env!("CARGO_PKG_VERSION")).into(),
-        project_root: plan.project.root.display().to_string(),
-        target: plan.target,
-        threshold_ms: opts.threshold,
-        measure: opts.measure,
         toolchains: plan.project.toolchain.iter().cloned().collect(),
-        lean_versions: Vec::new(),
-        started_unix_ms: now_ms(),
-        completed_unix_ms: None,
-        status: SessionStatus::Running,
-        counts: Counts::default(),
-        index_bytes: 0,
-        next_capture: 1,
         notes: plan.notes,
         shard: plan.shard.as_ref().map(|c| c.info.clone()),
-        merge: None,
         repeats: opts.repeats,
         lake_env: lake_env.record(0),
-        files: plan
-            .files
-            .into_iter()
-            .enumerate()
-            .map(|(i, f)| FileEntry::planned(i as u32, f.path, f.module))
-            .collect(),
+        ..Manifest::new(NewSession {
+            producer: super::PRODUCER.into(),
+            project_root: plan.project.root.display().to_string(),
+            target: plan.target,
+            threshold_ms: opts.threshold,
+            measure: opts.measure,
+            started_unix_ms: now_ms(),
+            files: plan
+                .files
+                .into_iter()
+                .enumerate()
+                .map(|(i, f)| FileEntry::planned(i as u32, f.path, f.module))
+                .collect(),
+        })
     };
     let mut store = SessionStore::create(dir, manifest)?;
     if let Some(cut) = &plan.shard {

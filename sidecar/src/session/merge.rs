@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use recording::session::shard::{MergeInfo, MergedShard, ShardInfo, ShardPlan, PLAN_FILE};
 use recording::session::{
-    write_row, Counts, FileEntry, FileStatus, IndexRow, Manifest, SessionStatus, FILES_DIR,
-    INDEX_FILE, MANIFEST_FILE, MAX_INDEX_LINE_BYTES, SESSION_SCHEMA_VERSION,
+    write_row, Counts, FileEntry, FileStatus, IndexRow, Manifest, NewSession, SessionStatus,
+    FILES_DIR, INDEX_FILE, MANIFEST_FILE, MAX_INDEX_LINE_BYTES,
 };
 
 use super::committed::{is_inside, CommittedSession};
@@ -394,31 +394,17 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
         ));
     }
     let mut m = Manifest {
-        schema_version: SESSION_SCHEMA_VERSION,
-        producer: concat!("leanscope ", env!("CARGO_PKG_VERSION")).into(),
-        project_root: first.project_root.clone(),
-        target: plan.target.clone(),
-        threshold_ms: first.threshold_ms,
-        measure: first.measure,
         toolchains,
         lean_versions,
-        started_unix_ms: shards
-            .iter()
-            .map(|s| s.manifest.started_unix_ms)
-            .min()
-            .unwrap_or(0),
         completed_unix_ms: shards
             .iter()
             .map(|s| s.manifest.completed_unix_ms)
             .max()
             .flatten(),
         status: SessionStatus::Complete,
-        counts: Counts::default(),
         index_bytes: bytes,
         next_capture,
         notes,
-        shard: None,
-        repeats: None,
         merge: Some(MergeInfo {
             plan_digest: plan.digest.clone(),
             shard_count: plan.shards,
@@ -433,8 +419,19 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
                 .collect(),
             missing: missing.clone(),
         }),
-        lake_env: None,
-        files,
+        ..Manifest::new(NewSession {
+            producer: super::PRODUCER.into(),
+            project_root: first.project_root.clone(),
+            target: plan.target.clone(),
+            threshold_ms: first.threshold_ms,
+            measure: first.measure,
+            started_unix_ms: shards
+                .iter()
+                .map(|s| s.manifest.started_unix_ms)
+                .min()
+                .unwrap_or(0),
+            files,
+        })
     };
     m.recount();
     if m.files.iter().any(|f| !f.status.is_committed()) {

@@ -11,3 +11,6 @@ pub mod merge;
 pub mod regular;
 pub mod shard;
 pub mod store;
+
+/// Who wrote a session this build writes (`session.json`'s `producer`).
+pub const PRODUCER: &str = concat!("leanscope ", env!("CARGO_PKG_VERSION"));
