@@ -8,6 +8,7 @@ use recording::model::{
     tactic_rows, EventKind, LineRow, Recording, RecordingBuilder, TacticRow, TimeRow,
 };
 use recording::reader::{Columns, Step, StreamDecoder};
+use recording::repeats::{FileRuns, RunTimes, RunsError, TimeSpread};
 use recording::source_check::check_source_digest;
 use recording::{Declaration, RecordingError, SourceRange};
 use serde::Serialize;
@@ -15,6 +16,7 @@ use serde_json::{json, Value};
 
 use std::cell::OnceCell;
 
+use crate::session::ns_spread;
 use crate::timeline::{timeline_rows, RowInfo, TimelineIndex};
 
 /// Most operations listed under a declaration, a line or an event.
@@ -217,6 +219,13 @@ pub struct FileModel {
     declarations: Option<Vec<Option<TimeRow>>>,
     tactics: Option<Vec<TacticRow>>,
     lines: Option<Vec<LineRow>>,
+    /// A repeated capture: this recording is the file's median run
+    /// (`repeat`, 0-based), and `runs` its times taken together with the
+    /// other runs' (every time shown is then their median).
+    runs: Option<FileRuns>,
+    repeat: Option<u32>,
+    /// The other runs' times, while they arrive.
+    pending_runs: Vec<RunTimes>,
 }
 
 /// A declaration of [`FileModel::declarations`].
@@ -232,6 +241,9 @@ struct DeclarationRow<'a> {
     self_ns: Option<u64>,
     events: u64,
     share_of_file: Option<f64>,
+    /// Over the runs of a repeated capture: the totals are then medians.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spread: Option<Value>,
 }
 
 /// A source range as the views write it (as `range_json`).
@@ -272,8 +284,26 @@ fn kind_name(k: EventKind) -> &'static str {
     }
 }
 
-/// A tactic span as the views list it; `k` is its index in source order.
-fn tactic_json(k: usize, t: &TacticRow, decls: &[Declaration]) -> Value {
+/// The spread of a time and its self time over runs, for the page.
+fn spread_json(s: &TimeSpread) -> Value {
+    json!({"total": ns_spread(&s.total), "self": ns_spread(&s.self_)})
+}
+
+/// A time over runs as one row: the medians, with `count` (events) from
+/// the run shown.
+fn median_row(s: &TimeSpread, count: u64) -> TimeRow {
+    TimeRow {
+        count,
+        total_ns: s.total_ns(),
+        self_ns: s.self_ns(),
+    }
+}
+
+/// A tactic span as the views list it; `k` is its index in source order;
+/// over runs, its medians and spread.
+fn tactic_json(k: usize, t: &TacticRow, decls: &[Declaration], runs: Option<&FileRuns>) -> Value {
+    let spread = runs.and_then(|r| r.tactic(t.range, &t.label));
+    let time = spread.map_or(t.time, |s| median_row(s, t.time.count));
     json!({
         "index": k,
         "label": t.label,
@@ -281,10 +311,11 @@ fn tactic_json(k: usize, t: &TacticRow, decls: &[Declaration]) -> Value {
         "rangeKind": t.range_kind.as_str(),
         "declaration": t.declaration.map(|d| decls[d].name.as_str()),
         "declarationIndex": t.declaration,
-        "totalNs": t.time.total_ns,
-        "selfNs": t.time.self_ns,
-        "events": t.time.count,
+        "totalNs": time.total_ns,
+        "selfNs": time.self_ns,
+        "events": time.count,
         "firstEvent": t.events.first(),
+        "spread": spread.map(spread_json),
     })
 }
 
@@ -307,7 +338,27 @@ impl FileModel {
             declarations: None,
             tactics: None,
             lines: None,
+            runs: None,
+            repeat: None,
+            pending_runs: Vec::new(),
         }
+    }
+
+    /// Takes in one other run of this file (a repeated capture), read
+    /// from its recording; the recording itself is not kept.
+    pub fn add_run(&mut self, rec: &Recording) {
+        self.pending_runs.push(RunTimes::of(rec));
+    }
+
+    /// Every run has arrived: this recording is run `repeat` (the median
+    /// run) and every time shown is from now on the median over it and
+    /// the runs added. Refused when a run recorded another source.
+    pub fn end_runs(&mut self, repeat: u32) -> Result<(), RunsError> {
+        let mut all = vec![RunTimes::of(&self.rec)];
+        all.append(&mut self.pending_runs);
+        self.runs = Some(FileRuns::of(&all)?);
+        self.repeat = Some(repeat);
+        Ok(())
     }
 
     /// The timeline index, built on first use (the first timeline drawn).
@@ -323,10 +374,27 @@ impl FileModel {
         self.declarations.as_deref().unwrap_or_default()
     }
 
-    /// The tactic spans (found on first use) and the declarations they lie in.
-    fn tactic_rows(&mut self) -> (&[TacticRow], &[Declaration]) {
+    /// The tactic spans (found on first use), the declarations they lie
+    /// in, and the runs of a repeated capture.
+    fn tactic_rows(&mut self) -> (&[TacticRow], &[Declaration], Option<&FileRuns>) {
         let rows = self.tactics.get_or_insert_with(|| tactic_rows(&self.rec));
-        (rows, &self.rec.header.declarations)
+        (rows, &self.rec.header.declarations, self.runs.as_ref())
+    }
+
+    /// The time of declaration `d`: its median over the runs of a repeated
+    /// capture (events counted in the run shown), else this recording's.
+    fn declaration_time(&mut self, d: usize) -> Option<TimeRow> {
+        let own = self.declaration_times().get(d).copied().flatten();
+        match &self.runs {
+            Some(r) => r
+                .declaration(d)
+                .map(|s| median_row(s, own.map_or(0, |t| t.count))),
+            None => own,
+        }
+    }
+
+    fn declaration_spread(&self, d: usize) -> Option<Value> {
+        self.runs.as_ref()?.declaration(d).map(spread_json)
     }
 
     fn line_rows(&mut self) -> &[LineRow] {
@@ -376,6 +444,12 @@ impl FileModel {
             })).collect::<Vec<_>>(),
             "timelineRows": self.timeline_rows,
             "classes": rec.strings.len(),
+            "runs": self.runs.as_ref().map(|r| json!({
+                "runs": r.runs(),
+                "shownRepeat": self.repeat,
+                "file": r.file().map(|s| ns_spread(&s)),
+                "traced": r.traced().map(|s| ns_spread(&s)),
+            })),
         })
     }
 
@@ -388,8 +462,12 @@ impl FileModel {
     /// `sort` (`total`, `self` or `source`), the first `limit` of them (all
     /// when `None`), with how many matched and how many there are.
     pub fn declarations(&mut self, filter: &str, sort: &str, limit: Option<usize>) -> String {
-        let times = self.declaration_times().to_vec();
-        let traced = file_time(&self.rec).traced_ns;
+        let n = self.rec.header.declarations.len();
+        let times: Vec<Option<TimeRow>> = (0..n).map(|d| self.declaration_time(d)).collect();
+        let traced = match &self.runs {
+            Some(r) => r.traced().map_or(0, |s| s.median.round() as u64),
+            None => file_time(&self.rec).traced_ns,
+        };
         let decls = &self.rec.header.declarations;
         let mut rows: Vec<(usize, Option<TimeRow>)> = times
             .into_iter()
@@ -412,6 +490,7 @@ impl FileModel {
                     self_ns: t.map(|t| t.self_ns),
                     events: t.map_or(0, |t| t.count),
                     share_of_file: t.and_then(|t| share(t.total_ns, traced)),
+                    spread: self.declaration_spread(d),
                 }
             })
             .collect();
@@ -438,7 +517,7 @@ impl FileModel {
     /// many there are. A file may have hundreds of thousands; only the rows
     /// asked for are written.
     pub fn tactics(&mut self, filter: &str, sort: &str, limit: Option<usize>) -> Value {
-        let (all, decls) = self.tactic_rows();
+        let (all, decls, runs) = self.tactic_rows();
         let mut rows: Vec<(usize, Option<TimeRow>)> = all
             .iter()
             .enumerate()
@@ -446,46 +525,73 @@ impl FileModel {
                 let decl = t.declaration.map_or("", |d| decls[d].name.as_str());
                 matches_filter(filter, &[&t.label, decl])
             })
-            .map(|(k, t)| (k, Some(t.time)))
+            .map(|(k, t)| {
+                let median = runs.and_then(|r| r.tactic(t.range, &t.label));
+                (
+                    k,
+                    Some(median.map_or(t.time, |s| median_row(s, t.time.count))),
+                )
+            })
             .collect();
         sort_rows(&mut rows, sort, |t| t.map(|t| (t.total_ns, t.self_ns)));
         let out: Vec<Value> = rows
             .iter()
             .take(limit.unwrap_or(usize::MAX))
-            .map(|&(k, _)| tactic_json(k, &all[k], decls))
+            .map(|&(k, _)| tactic_json(k, &all[k], decls, runs))
             .collect();
         json!({"rows": out, "matched": rows.len(), "of": all.len()})
     }
 
     /// Tactic span `k` (its index in source order), as `tactics` lists it.
     pub fn tactic(&mut self, k: usize) -> Option<Value> {
-        let (all, decls) = self.tactic_rows();
-        Some(tactic_json(k, all.get(k)?, decls))
+        let (all, decls, runs) = self.tactic_rows();
+        Some(tactic_json(k, all.get(k)?, decls, runs))
     }
 
     /// Per-line bars: `[line, totalNs, selfNs, count]` for each line with
     /// events, and the largest total, as JSON text.
+    ///
+    /// Over the runs of a repeated capture: every line some run recorded,
+    /// with its medians (`count` from the run shown, 0 where it has none),
+    /// `runs` and, per bar, `[runs, min, max]` of its total in `spreads`.
     pub fn line_bars(&mut self) -> String {
-        let rows = self.line_rows();
-        let max = rows.iter().map(|r| r.time.total_ns).max().unwrap_or(0);
+        let own: Vec<(u32, TimeRow)> = self.line_rows().iter().map(|r| (r.line, r.time)).collect();
+        let mut spreads = Vec::new();
+        let rows: Vec<(u32, TimeRow)> = match &self.runs {
+            None => own,
+            Some(runs) => runs
+                .lines()
+                .map(|(line, s)| {
+                    let count = own
+                        .binary_search_by_key(&line, |r| r.0)
+                        .map_or(0, |at| own[at].1.count);
+                    spreads.push([s.total.runs as u64, s.total.min as u64, s.total.max as u64]);
+                    (line, median_row(s, count))
+                })
+                .collect(),
+        };
+        let max = rows.iter().map(|r| r.1.total_ns).max().unwrap_or(0);
         let bars: Vec<[u64; 4]> = rows
             .iter()
-            .map(|r| {
-                [
-                    u64::from(r.line),
-                    r.time.total_ns,
-                    r.time.self_ns,
-                    r.time.count,
-                ]
-            })
+            .map(|(line, t)| [u64::from(*line), t.total_ns, t.self_ns, t.count])
             .collect();
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Bars {
             bars: Vec<[u64; 4]>,
             max_ns: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            runs: Option<usize>,
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            spreads: Vec<[u64; 3]>,
         }
-        serde_json::to_string(&Bars { bars, max_ns: max }).unwrap_or_default()
+        serde_json::to_string(&Bars {
+            bars,
+            max_ns: max,
+            runs: self.runs.as_ref().map(FileRuns::runs),
+            spreads,
+        })
+        .unwrap_or_default()
     }
 
     fn event_row(&self, i: u32) -> Value {
@@ -515,13 +621,14 @@ impl FileModel {
 
     /// A declaration: its time and the operations that make it up.
     pub fn declaration(&mut self, d: usize) -> Option<Value> {
-        let time = *self.declaration_times().get(d)?;
         let decl = self.rec.header.declarations.get(d)?.clone();
+        let time = self.declaration_time(d);
+        let spread = self.declaration_spread(d);
         let ops = declaration_operations(&self.rec, d);
-        let (all, decls) = self.tactic_rows();
+        let (all, decls, runs) = self.tactic_rows();
         let tactics: Vec<Value> = (all.iter().enumerate())
             .filter(|(_, t)| t.declaration == Some(d))
-            .map(|(k, t)| tactic_json(k, t, decls))
+            .map(|(k, t)| tactic_json(k, t, decls, runs))
             .collect();
         Some(json!({
             "index": d,
@@ -532,19 +639,26 @@ impl FileModel {
             "totalNs": time.map(|t| t.total_ns),
             "selfNs": time.map(|t| t.self_ns),
             "events": time.map_or(0, |t| t.count),
+            "spread": spread,
             "operations": self.event_rows(&ops),
             "operationCount": ops.len(),
+            "operationsRepeat": self.repeat,
             "tactics": tactics,
         }))
     }
 
     /// A source line (0-based): its bar and the operations that make it up.
     pub fn line(&mut self, line: u32) -> Value {
-        let bar = self
+        let own = self
             .line_rows()
             .iter()
             .find(|r| r.line == line)
             .map(|r| r.time);
+        let spread = self.runs.as_ref().and_then(|r| r.line(line));
+        let bar = match &self.runs {
+            Some(_) => spread.map(|s| median_row(s, own.map_or(0, |t| t.count))),
+            None => own,
+        };
         let ops = line_operations(&self.rec, line);
         let decl = ops
             .first()
@@ -555,8 +669,10 @@ impl FileModel {
             "selfNs": bar.map(|b| b.self_ns),
             "events": bar.map_or(0, |b| b.count),
             "declarationIndex": decl,
+            "spread": spread.map(spread_json),
             "operations": self.event_rows(&ops),
             "operationCount": ops.len(),
+            "operationsRepeat": self.repeat,
         })
     }
 
@@ -836,5 +952,53 @@ mod tests {
         assert!(rows(&m.tactics(&label, "source", None))
             .iter()
             .any(|r| r == row));
+    }
+
+    #[test]
+    fn a_file_over_runs_shows_medians_and_spreads_and_refuses_another_source() {
+        let rec = || Recording::from_bytes(&synth()).unwrap();
+        let mut m = FileModel::new(rec());
+        let one: Value = serde_json::from_str(&m.declarations("", "total", None)).unwrap();
+        // Three runs of the same recording: every median is its own time,
+        // every spread is one point wide.
+        m.add_run(&rec());
+        m.add_run(&rec());
+        m.end_runs(1).unwrap();
+        let three: Value = serde_json::from_str(&m.declarations("", "total", None)).unwrap();
+        for (a, b) in rows(&one).iter().zip(rows(&three)) {
+            assert_eq!(a["totalNs"], b["totalNs"]);
+            if b["totalNs"].is_u64() {
+                let sp = &b["spread"]["total"];
+                assert_eq!(sp["runs"], 3);
+                assert_eq!((&sp["min"], &sp["max"]), (&b["totalNs"], &b["totalNs"]));
+            } else {
+                assert!(b.get("spread").is_none());
+            }
+        }
+        assert_eq!(m.summary()["runs"]["runs"], 3);
+        assert_eq!(m.summary()["runs"]["shownRepeat"], 1);
+        let bars: Value = serde_json::from_str(&m.line_bars()).unwrap();
+        assert_eq!(bars["runs"], 3);
+        assert_eq!(
+            bars["spreads"].as_array().unwrap().len(),
+            bars["bars"].as_array().unwrap().len()
+        );
+        let top = m.tactics("", "total", Some(1));
+        assert_eq!(rows(&top)[0]["spread"]["self"]["runs"], 3);
+
+        // A run of another source is refused, naming it.
+        let other = synthetic_bytes(&SynthParams {
+            seed: 6,
+            events: 500,
+            threads: 2,
+        })
+        .unwrap();
+        let mut m = FileModel::new(rec());
+        m.add_run(&Recording::from_bytes(&other).unwrap());
+        let e = m.end_runs(0).unwrap_err();
+        assert!(
+            e.to_string().contains("run 2 recorded another source"),
+            "{e}"
+        );
     }
 }

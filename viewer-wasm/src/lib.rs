@@ -24,6 +24,10 @@ pub struct Viewer {
     session: Option<SessionModel>,
     loads: HashMap<u32, RecordingLoad>,
     files: HashMap<u32, FileModel>,
+    /// Another run of a loaded file (a repeated capture) being streamed
+    /// in: the file and the load. One at a time; each run's recording is
+    /// dropped once its times are taken.
+    run_load: Option<(u32, RecordingLoad)>,
 }
 
 fn js(msg: impl std::fmt::Display) -> JsError {
@@ -80,6 +84,7 @@ impl Viewer {
         self.session = Some(s);
         self.loads.clear();
         self.files.clear();
+        self.run_load = None;
         Ok(text(summary))
     }
 
@@ -93,6 +98,7 @@ impl Viewer {
         self.session = Some(s);
         self.loads.clear();
         self.files.clear();
+        self.run_load = None;
         text(summary)
     }
 
@@ -258,6 +264,78 @@ impl Viewer {
     pub fn drop_file(&mut self, k: u32) {
         self.files.remove(&k);
         self.loads.remove(&k);
+        if self.run_load.as_ref().is_some_and(|(f, _)| *f == k) {
+            self.run_load = None;
+        }
+    }
+
+    /// The runs of file `k` of a repeated capture, as JSON: `shown` (the
+    /// median run's `repeat` and `recording`, the one to load as the file)
+    /// and `others` (the other runs' recordings, to take in with
+    /// `beginRun` … `endRun`); `null` for a file of one capture.
+    #[wasm_bindgen(js_name = fileRuns)]
+    pub fn file_runs(&self, k: u32) -> Result<String, JsError> {
+        Ok(text(
+            self.session()?.runs_of(k as usize).unwrap_or(Value::Null),
+        ))
+    }
+
+    /// Starts streaming another run of the loaded file `k`;
+    /// `byte_length` as for `beginFile`.
+    #[wasm_bindgen(js_name = beginRun)]
+    pub fn begin_run(&mut self, k: u32, byte_length: f64) -> Result<(), JsError> {
+        self.file(k)?;
+        self.run_load = Some((k, RecordingLoad::new(0, byte_length.max(0.0) as u64)));
+        Ok(())
+    }
+
+    fn run_load_mut(&mut self) -> Result<&mut RecordingLoad, JsError> {
+        self.run_load
+            .as_mut()
+            .map(|(_, l)| l)
+            .ok_or_else(|| js("no run is being loaded"))
+    }
+
+    /// As `fileSpace`, for the run being loaded.
+    #[wasm_bindgen(js_name = runSpace)]
+    pub fn run_space(&mut self, n: u32) -> Result<u32, JsError> {
+        let room = self.run_load_mut()?.space(n as usize).map_err(js)?;
+        Ok(room.as_mut_ptr() as usize as u32)
+    }
+
+    /// As `pushFileSpace`, for the run being loaded.
+    #[wasm_bindgen(js_name = pushRunSpace)]
+    pub fn push_run_space(&mut self, n: u32) -> Result<u32, JsError> {
+        let load = self.run_load_mut()?;
+        if let Err(e) = load.push_space(n as usize) {
+            self.run_load = None;
+            return Err(js(e));
+        }
+        Ok(load.event_count() as u32)
+    }
+
+    /// The run's download ended: its source text is checked against its
+    /// SHA-256 here, its times are taken in by its file, and the
+    /// recording is dropped.
+    #[wasm_bindgen(js_name = endRun)]
+    pub fn end_run(&mut self) -> Result<(), JsError> {
+        let (k, load) = self
+            .run_load
+            .take()
+            .ok_or_else(|| js("no run is being loaded"))?;
+        let rec = load.finish(None).map_err(js)?;
+        self.file_mut(k)?.add_run(&rec);
+        Ok(())
+    }
+
+    /// Every run of file `k` has arrived (the loaded recording is run
+    /// `repeat`, the median run): from now on the file's times are
+    /// medians over the runs. Returns the file's summary.
+    #[wasm_bindgen(js_name = endRuns)]
+    pub fn end_runs(&mut self, k: u32, repeat: u32) -> Result<String, JsError> {
+        let file = self.file_mut(k)?;
+        file.end_runs(repeat).map_err(js)?;
+        Ok(text(file.summary()))
     }
 
     #[wasm_bindgen(js_name = fileSummary)]

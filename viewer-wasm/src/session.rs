@@ -2,9 +2,10 @@
 //! rows of committed files for session-wide rankings.
 
 use recording::model::{file_time, FolderTree, Recording};
+use recording::repeats::Spread;
 use recording::session::{
     index_rows, ns_to_ms, Committed, Counts, FileEntry, FileStatus, IndexRow, Manifest, RowKind,
-    SessionStatus, Target, TargetKind, SESSION_SCHEMA_VERSION,
+    RunGroups, SessionStatus, Target, TargetKind, SESSION_SCHEMA_VERSION,
 };
 use serde_json::{json, Value};
 
@@ -36,7 +37,13 @@ pub struct SessionModel {
     single: bool,
     /// The capture whose rows count, per file (the `Committed` rule).
     committed: Committed,
+    /// A repeated capture: the captures of each file's committed runs,
+    /// whose rows all count (and are taken together into medians).
+    runs: Option<Vec<Vec<u64>>>,
+    /// The index rows; of a repeated capture, once the index has ended,
+    /// the median rows, with their spreads in `spreads`.
     index: Vec<IndexRow>,
+    spreads: Vec<(Option<Spread>, Option<Spread>)>,
     index_pending: Vec<u8>,
     /// Bytes of `index.jsonl` seen so far; rows past the manifest's
     /// `indexBytes` belong to no committed file and are ignored.
@@ -62,10 +69,12 @@ impl SessionModel {
         let tree = FolderTree::build(&manifest.files);
         SessionModel {
             committed: manifest.committed(),
+            runs: manifest.repeats.map(|_| manifest.committed_runs()),
             manifest,
             tree,
             single,
             index: Vec::new(),
+            spreads: Vec::new(),
             index_pending: Vec::new(),
             index_seen: 0,
             index_beyond: 0,
@@ -191,6 +200,7 @@ impl SessionModel {
         json!({
             "single": self.single,
             "measure": m.measure.as_str(),
+            "repeats": m.repeats,
             "status": m.status,
             "statusLabel": m.status.reader_label(),
             "target": if m.target.path.is_empty() { "project".to_owned() } else { m.target.path.clone() },
@@ -212,6 +222,25 @@ impl SessionModel {
 
     pub fn file(&self, k: usize) -> Option<&FileEntry> {
         self.manifest.files.get(k)
+    }
+
+    /// The recordings of file `k`'s runs (a repeated capture): the one
+    /// the viewer shows events of (the median run, `shown`) and the
+    /// others, whose times are taken with it into medians. `None` for a
+    /// file of one capture.
+    pub fn runs_of(&self, k: usize) -> Option<Value> {
+        let f = self.manifest.files.get(k)?;
+        let shown = f.median_run()?;
+        let others: Vec<&str> = f
+            .runs
+            .iter()
+            .filter(|r| r.capture != shown.capture)
+            .map(|r| r.recording.as_str())
+            .collect();
+        Some(json!({
+            "shown": {"repeat": shown.repeat, "recording": shown.recording},
+            "others": others,
+        }))
     }
 
     /// The folder node `n` with its breadcrumbs and children.
@@ -254,6 +283,8 @@ impl SessionModel {
             "elapsed": file.map(|f| f.time_ns().is_some()),
             "error": file.and_then(|f| f.error.clone()),
             "events": file.and_then(|f| f.events),
+            "runs": file.map(|f| f.runs.len()).filter(|&n| n > 0),
+            "spread": file.and_then(|f| f.run_spread()).map(|s| ns_spread(&s)),
         })
     }
 
@@ -316,7 +347,38 @@ impl SessionModel {
                 "index.jsonl has {seen} bytes but the manifest committed {want}; rows of the missing part are lost"
             ));
         }
-        json!({"rows": self.index.len(), "skipped": self.index_skipped, "warnings": self.index_warnings})
+        let run_rows = self.index.len();
+        if self.runs.is_some() {
+            self.take_medians();
+        }
+        json!({
+            "rows": self.index.len(),
+            "runRows": self.runs.is_some().then_some(run_rows),
+            "skipped": self.index_skipped,
+            "warnings": self.index_warnings,
+        })
+    }
+
+    /// A repeated capture: its runs' rows become one median row each
+    /// (`recording::session::RunGroups`, the rule `query` uses).
+    fn take_medians(&mut self) {
+        let mut groups = RunGroups::default();
+        for r in self.index.drain(..) {
+            groups.add(r);
+        }
+        let medians = groups.into_medians();
+        self.spreads = medians.iter().map(|m| (m.duration, m.self_)).collect();
+        self.index = medians.into_iter().map(|m| m.row).collect();
+    }
+
+    /// Whether a row of file `file`'s capture `capture` counts.
+    fn accepts(&self, file: u32, capture: u64) -> bool {
+        match &self.runs {
+            Some(runs) => runs
+                .get(file as usize)
+                .is_some_and(|c| c.contains(&capture)),
+            None => self.committed.accepts(u64::from(file), capture),
+        }
     }
 
     fn warn(&mut self, w: String) {
@@ -331,7 +393,7 @@ impl SessionModel {
             return;
         }
         match serde_json::from_slice::<IndexRow>(line) {
-            Ok(row) if self.committed.accepts(u64::from(row.file), row.capture) => {
+            Ok(row) if self.accepts(row.file, row.capture) => {
                 if self.index.len() < MAX_INDEX_ROWS {
                     self.index.push(row);
                 } else {
@@ -383,10 +445,11 @@ impl SessionModel {
                 } else {
                     RowKind::Declaration
                 };
-                let mut found: Vec<&IndexRow> = self
+                let mut found: Vec<(usize, &IndexRow)> = self
                     .index
                     .iter()
-                    .filter(|r| {
+                    .enumerate()
+                    .filter(|(_, r)| {
                         r.kind == want
                             && r.duration_ms.is_some()
                             && inside(&r.path)
@@ -404,12 +467,14 @@ impl SessionModel {
                         r.duration_ms.unwrap_or(0.0)
                     }
                 };
-                found.sort_by(|a, b| key(b).total_cmp(&key(a)));
-                rows.extend(found.into_iter().take(limit).map(|r| {
+                found.sort_by(|a, b| key(b.1).total_cmp(&key(a.1)));
+                rows.extend(found.into_iter().take(limit).map(|(at, r)| {
                     let file = r.file;
+                    let (d, s) = self.spreads.get(at).copied().unwrap_or((None, None));
                     json!({
                         "kind": r.kind, "name": r.name, "path": r.path, "file": file,
                         "durationMs": r.duration_ms, "selfMs": r.self_ms,
+                        "durationSpread": d, "selfSpread": s,
                         "line": r.line, "endLine": r.end_line,
                         "declaration": r.declaration, "attribution": r.attribution,
                     })
@@ -419,4 +484,18 @@ impl SessionModel {
         }
         json!({"kind": kind, "matched": matched, "rows": rows, "indexRows": self.index.len()})
     }
+}
+
+/// A spread of nanoseconds over runs, its values rounded to whole
+/// nanoseconds (or heartbeats) for the page.
+pub fn ns_spread(s: &Spread) -> Value {
+    let ns = |v: f64| v.round().max(0.0) as u64;
+    json!({
+        "runs": s.runs,
+        "median": ns(s.median),
+        "min": ns(s.min),
+        "max": ns(s.max),
+        "q1": s.q1.map(ns),
+        "q3": s.q3.map(ns),
+    })
 }

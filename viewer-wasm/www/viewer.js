@@ -61,6 +61,7 @@
    *  the page's main thread while a load's progress is shown. */
   const fmtCount = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   // Index rows hold milliseconds, or heartbeats for a heartbeat session.
+  const rowNs = (ms) => Math.round(viewMeasure() === 'heartbeats' ? ms : ms * 1e6);
   const fmtMs = (ms) => (ms === null || ms === undefined ? '—'
     : viewMeasure() === 'heartbeats' ? fmtHb(ms) : fmtNs(Math.round(ms * 1e6)));
   const pct = (share) => (share === null || share === undefined ? '—' : `${(share * 100).toFixed(1)}%`);
@@ -143,7 +144,7 @@
   // ---- state ----
   const state = {
     summary: null, node: 0, folder: null, tab: 'files', filter: '', sort: 'total',
-    file: null, fileEntry: null, fileSummary: null, scopeFile: false, lines: [], bars: new Map(), maxNs: 0,
+    file: null, fileEntry: null, fileSummary: null, scopeFile: false, lines: [], bars: new Map(), barSpreads: new Map(), maxNs: 0,
     decls: null, sel: null, selRange: null, declRange: null, listRows: [], listIndex: -1, folderIndex: -1,
     indexInfo: null, diff: null,
   };
@@ -263,7 +264,8 @@
       : `session ${s.statusLabel}`;
     $('session-counts').textContent = s.single
       ? ''
-      : `${s.completed} of ${s.planned} files captured · ${s.failed} failed · total ${fmtNs(s.totalNs)}`;
+      : `${s.completed} of ${s.planned} files captured · ${s.failed} failed · total ${fmtNs(s.totalNs)}`
+        + (s.repeats ? ` · repeated capture: ${s.repeats.runs} runs per file (${s.repeats.warmup} warm-up discarded), every time is a median over the runs` : '');
     const probs = $('problems');
     probs.replaceChildren();
     const problems = s.problemFiles.filter((p) => p.status !== 'ok');
@@ -412,7 +414,8 @@
         // by default), as the session rankings do.
         const r = await call('list', k, what, state.filter, state.sort, LIST_LIMIT);
         rows = r.rows.map((x) => (what === 'declarations' ? declRow(x) : tacticRow(x)));
-        scope = `${r.matched} of ${r.of} ${what} in ${state.fileEntry.path} (from its recording)`;
+        const runs = state.fileSummary && state.fileSummary.runs;
+        scope = `${r.matched} of ${r.of} ${what} in ${state.fileEntry.path} (${runs ? `medians over its ${runs.runs} runs` : 'from its recording'})`;
         if (r.matched > r.rows.length) scope += `, the first ${r.rows.length} listed`;
       } else {
         const kind = { files: 'file', declarations: 'declaration', tactics: 'tactic' }[state.tab];
@@ -433,28 +436,55 @@
     list.replaceChildren(...rows.map((r) => r.li));
   }
 
-  function timeCells(totalNs, selfNs) {
+  /** A time over the runs of a repeated capture ({runs, median, min,
+   *  max, q1?, q3?}, in ns or heartbeats): how many runs, min–max and,
+   *  from four runs, the interquartile range. */
+  function spreadText(sp) {
+    if (!sp) return '';
+    const scale = sp.max;
+    const iqr = sp.q1 !== null && sp.q1 !== undefined ? ` · IQR ${fmtNs(sp.q1, scale)}–${fmtNs(sp.q3, scale)}` : '';
+    return `median of ${sp.runs} run${sp.runs === 1 ? '' : 's'} · min–max ${fmtNs(sp.min, scale)}–${fmtNs(sp.max, scale)}${iqr}`;
+  }
+  /** A spread of index-row milliseconds (or heartbeats) in the page's unit. */
+  function msSpread(sp) {
+    if (!sp) return null;
+    const ns = (v) => (v === null || v === undefined ? v : rowNs(v));
+    return { runs: sp.runs, median: ns(sp.median), min: ns(sp.min), max: ns(sp.max), q1: ns(sp.q1), q3: ns(sp.q3) };
+  }
+  function timeCells(totalNs, selfNs, spread) {
     return el('span', { class: 'time' },
       el('span', { class: 'total', text: fmtNs(totalNs) }),
-      selfNs !== undefined ? el('span', { class: 'muted self', text: ` · self ${fmtNs(selfNs)}` }) : null);
+      selfNs !== undefined ? el('span', { class: 'muted self', text: ` · self ${fmtNs(selfNs)}` }) : null,
+      spread ? el('span', { class: 'muted spread', title: spreadText(spread), text: ` · ${spread.runs} runs ${fmtNs(spread.min, spread.max)}–${fmtNs(spread.max)}` }) : null);
+  }
+  /** A details fact: the time, and its spread over runs. */
+  function timeFact(ns, spread, none) {
+    if (ns === null || ns === undefined) return none;
+    return spread ? `${fmtNs(ns)} (${spreadText(spread)})` : fmtNs(ns);
+  }
+  /** Which run the operations and the timeline come from, for a file of a
+   *  repeated capture. */
+  function runNote() {
+    const r = state.fileSummary && state.fileSummary.runs;
+    return r ? `Times are medians over ${r.runs} runs; operations and the timeline are run ${r.shownRepeat + 1}'s, the median run.` : null;
   }
 
   function fileRow(x) {
     const li = el('li', { class: `file ${x.status}`, dataset: { kind: 'file', path: x.path, totalNs: x.totalNs, file: x.file } },
       el('span', { class: 'name' }, x.path, x.status !== 'ok' ? el('span', { class: 'badge', text: x.status }) : null),
-      timeCells(x.totalNs), shareRow(x.shareOfParent, x.shareOfSession));
+      timeCells(x.totalNs, undefined, x.spread), shareRow(x.shareOfParent, x.shareOfSession));
     const act = () => activateFolderRow(x);
     li.addEventListener('click', act);
     return { li, act };
   }
 
   function indexRow(x) {
-    const totalNs = Math.round(x.durationMs * 1e6);
-    const selfNs = x.selfMs === null ? undefined : Math.round(x.selfMs * 1e6);
+    const totalNs = rowNs(x.durationMs);
+    const selfNs = x.selfMs === null ? undefined : rowNs(x.selfMs);
     const li = el('li', { dataset: { kind: x.kind, name: x.name, path: x.path, durationMs: x.durationMs, selfMs: x.selfMs ?? '' } },
       el('span', { class: 'name' }, x.name, x.attribution ? badge(x.attribution) : null,
         el('span', { class: 'path', text: `${x.path}:${x.line ?? ''}` })),
-      timeCells(totalNs, selfNs));
+      timeCells(totalNs, selfNs, msSpread(x.durationSpread)));
     const act = async () => {
       if (x.file === null || x.file === undefined) return;
       await openFile(x.file);
@@ -528,7 +558,7 @@
   function declRow(x) {
     const li = el('li', { dataset: { kind: 'declaration', name: x.name, index: x.index, totalNs: x.totalNs ?? '', selfNs: x.selfNs ?? '' } },
       el('span', { class: 'name' }, x.name, el('span', { class: 'path', text: `${x.kind} · line ${x.range.startLine + 1}` })),
-      x.totalNs === null ? el('span', { class: 'time muted', text: 'no recorded time' }) : timeCells(x.totalNs, x.selfNs),
+      x.totalNs === null ? el('span', { class: 'time muted', text: 'no recorded time' }) : timeCells(x.totalNs, x.selfNs, x.spread && x.spread.total),
       x.totalNs === null ? null : el('div', { class: 'share' },
         el('div', { class: 'track' }, el('div', { class: 'fill', style: `width:${((x.shareOfFile || 0) * 100).toFixed(2)}%` })),
         el('span', { text: `${pct(x.shareOfFile)} of traced file time` })));
@@ -541,7 +571,7 @@
     const li = el('li', { dataset: { kind: 'tactic', name: x.label, index: x.index, totalNs: x.totalNs, selfNs: x.selfNs } },
       el('span', { class: 'name' }, x.label, badge(x.rangeKind),
         el('span', { class: 'path', text: `${x.declaration || '(no declaration)'} · line ${x.range.startLine + 1}` })),
-      timeCells(x.totalNs, x.selfNs));
+      timeCells(x.totalNs, x.selfNs, x.spread && x.spread.total));
     const act = () => selectTactic(x);
     li.addEventListener('click', act);
     return { li, act };
@@ -551,6 +581,10 @@
   let progressFile = null;
   function onProgress(p) {
     if (p.file !== progressFile) return;
+    if (p.run) {
+      showBanner(`Loading ${state.fileEntry ? state.fileEntry.path : ''}: run ${p.run} of ${p.runs} (the times shown are medians over the runs)…`, false);
+      return;
+    }
     const of = p.length ? ` of ${(p.length / 1e6).toFixed(1)} MB` : '';
     showBanner(`Loading ${state.fileEntry ? state.fileEntry.path : ''}: ${(p.bytes / 1e6).toFixed(1)} MB${of}, ${fmtCount(p.events)} events…`, false);
   }
@@ -600,6 +634,7 @@
     // they are asked for right after the list, and computed while the page
     // draws it.
     state.bars = new Map();
+    state.barSpreads = new Map();
     state.maxNs = 0;
     $('source').dataset.bars = 'pending';
     state.decls = decls.rows;
@@ -626,6 +661,7 @@
     }
     if (state.lines !== lines) return; // another file opened meanwhile
     state.bars = new Map(bars.bars.map((b) => [b[0], b]));
+    state.barSpreads = new Map((bars.spreads || []).map((sp, j) => [bars.bars[j][0], sp]));
     state.maxNs = bars.maxNs;
     $('source').dataset.bars = 'ready';
     drawSourceLines();
@@ -642,6 +678,8 @@
       `${fs.module || 'no module'}`,
       `${fmtCount(fs.events)} events`,
       `${fs.declarations} declarations`,
+      fs.runs ? `${fs.runs.runs} runs, file time ${spreadText(fs.runs.file)}` : null,
+      fs.runs ? `shown: run ${fs.runs.shownRepeat + 1} (the median run)` : null,
       fs.elapsedNs !== null ? `elapsed ${fmtNs(fs.elapsedNs)}` : 'elapsed unknown',
       `traced ${fmtNs(fs.tracedNs)}`,
       `${fs.captureMode} capture, ${fs.clock} clock`,
@@ -716,7 +754,8 @@
       if (b && state.maxNs > 0) {
         bar.append(el('span', { class: 'incl', style: `width:${(b[1] / state.maxNs * 100).toFixed(2)}%` }),
           el('span', { class: 'self', style: `width:${(b[2] / state.maxNs * 100).toFixed(2)}%` }));
-        bar.title = `line ${l + 1}: inclusive ${fmtNs(b[1])} · self ${fmtNs(b[2])} · ${b[3]} events`;
+        const sp = state.barSpreads.get(l);
+        bar.title = `line ${l + 1}: inclusive ${fmtNs(b[1])} · self ${fmtNs(b[2])} · ${b[3]} events${sp ? ` · median of ${sp[0]} runs, min–max ${fmtNs(sp[1], sp[2])}–${fmtNs(sp[2])}` : ''}`;
       }
       let cls = 'line';
       if (decl && l >= decl.startLine && l <= decl.endLine) cls += ' in-decl';
@@ -844,10 +883,11 @@
     const box = el('div', { dataset: { kind: 'declaration', index: v.index, totalNs: v.totalNs ?? '', selfNs: v.selfNs ?? '' } });
     box.append(el('h3', { text: `${v.kind} ${v.name}` }));
     box.append(facts([
-      ['inclusive', v.totalNs === null ? 'no recorded time' : fmtNs(v.totalNs), 'total'],
-      ['self', v.selfNs === null ? '—' : fmtNs(v.selfNs), 'self'],
+      ['inclusive', timeFact(v.totalNs, v.spread && v.spread.total, 'no recorded time'), 'total'],
+      ['self', timeFact(v.selfNs, v.spread && v.spread.self, '—'), 'self'],
       ['events', String(v.events)],
       ['range', rangeText(v.range)],
+      ['runs', runNote(), 'runs'],
     ]));
     if (v.tactics.length) {
       const ul = el('ul', { class: 'ops tactics' });
@@ -866,9 +906,10 @@
     const box = el('div', { dataset: { kind: 'tactic', index: t.index, totalNs: t.totalNs, selfNs: t.selfNs } });
     box.append(el('h3', { text: t.label }));
     box.append(facts([
-      ['inclusive', fmtNs(t.totalNs), 'total'],
-      ['self', fmtNs(t.selfNs), 'self'],
+      ['inclusive', timeFact(t.totalNs, t.spread && t.spread.total), 'total'],
+      ['self', timeFact(t.selfNs, t.spread && t.spread.self), 'self'],
       ['events', String(t.events)],
+      ['runs', runNote(), 'runs'],
       ['range', el('span', {}, rangeText(t.range), badge(t.rangeKind))],
       ['declaration', t.declaration || '(none)'],
     ]));
@@ -883,9 +924,10 @@
     const box = el('div', { dataset: { kind: 'line', line: v.line, totalNs: v.totalNs ?? '', selfNs: v.selfNs ?? '' } });
     box.append(el('h3', { text: `Line ${v.line + 1}${d ? ` in ${d.name}` : ''}` }));
     box.append(facts([
-      ['inclusive', v.totalNs === null ? 'no recorded time' : fmtNs(v.totalNs), 'total'],
-      ['self', v.selfNs === null ? '—' : fmtNs(v.selfNs), 'self'],
+      ['inclusive', timeFact(v.totalNs, v.spread && v.spread.total, 'no recorded time'), 'total'],
+      ['self', timeFact(v.selfNs, v.spread && v.spread.self, '—'), 'self'],
       ['events', String(v.events)],
+      ['runs', runNote(), 'runs'],
     ]));
     box.append(el('pre', { class: 'muted', text: state.lines[v.line] || '' }));
     box.append(opsList('Operations on this line', v.operations, v.operationCount));

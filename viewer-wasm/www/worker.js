@@ -261,6 +261,20 @@ function sourceDigest(bytes) {
 /** The manifest fetched while the wasm compiles: [url, promise of text]. */
 let prefetched = null;
 
+/** Copies `chunk` straight into the decoder's input, in pieces of at most
+ *  a read's size: `space(n)` gives the address, `pushSpace(n)` takes the
+ *  bytes in and returns the events decoded so far. */
+function copyIn(chunk, space, pushSpace) {
+  let events = 0;
+  for (let at = 0; at < chunk.byteLength; at += READ_BYTES) {
+    const piece = chunk.subarray(at, at + READ_BYTES);
+    const to = space(piece.byteLength);
+    new Uint8Array(memory.buffer, to, piece.byteLength).set(piece);
+    events = pushSpace(piece.byteLength);
+  }
+  return events;
+}
+
 function fetchText(url) {
   return fetchOk(url).then((res) => res.text());
 }
@@ -322,8 +336,12 @@ const ops = {
   async loadFile(k, id) {
     if (loaded.includes(k)) return parse(viewer.fileSummary(k));
     const entry = parse(viewer.fileEntry(k));
-    if (!entry.recording) throw new Error(`${entry.path} has no recording (status ${entry.status})`);
-    const url = single ? sessionUrl : new URL(entry.recording, sessionUrl).href;
+    // A repeated capture: the median run is the file shown, the other
+    // runs' times are taken in after it.
+    const runs = single ? null : parse(viewer.fileRuns(k));
+    const recording = runs ? runs.shown.recording : entry.recording;
+    if (!recording) throw new Error(`${entry.path} has no recording (status ${entry.status})`);
+    const url = single ? sessionUrl : new URL(recording, sessionUrl).href;
     const t0 = performance.now();
     let length = 0;
     const begin = (contentLength) => {
@@ -337,15 +355,7 @@ const ops = {
     let decodeMs = 0;
     const push = (chunk) => {
       const p0 = performance.now();
-      // Copied straight into the decoder's input, in pieces of at most a
-      // read's size.
-      let events = 0;
-      for (let at = 0; at < chunk.byteLength; at += READ_BYTES) {
-        const piece = chunk.subarray(at, at + READ_BYTES);
-        const to = viewer.fileSpace(k, piece.byteLength);
-        new Uint8Array(memory.buffer, to, piece.byteLength).set(piece);
-        events = viewer.pushFileSpace(k, piece.byteLength);
-      }
+      const events = copyIn(chunk, (n) => viewer.fileSpace(k, n), (n) => viewer.pushFileSpace(k, n));
       decodeMs += performance.now() - p0;
       if (!digest) {
         const at = viewer.sourceToCheck(k);
@@ -365,7 +375,22 @@ const ops = {
     const t1 = performance.now();
     const sourceDigested = digest ? await digest : undefined;
     const t2 = performance.now();
-    const summary = parse(viewer.endFile(k, sourceDigested));
+    let summary = parse(viewer.endFile(k, sourceDigested));
+    if (runs) {
+      const count = runs.others.length + 1;
+      for (const [j, other] of runs.others.entries()) {
+        self.postMessage({ id, progress: { file: k, run: j + 2, runs: count } });
+        try {
+          await readElsewhere(new URL(other, sessionUrl).href, (len) => viewer.beginRun(k, len),
+            (chunk) => copyIn(chunk, (n) => viewer.runSpace(n), (n) => viewer.pushRunSpace(n)));
+          viewer.endRun();
+        } catch (e) {
+          viewer.dropFile(k);
+          throw new Error(`run ${other} of ${entry.path}: ${e.message}`);
+        }
+      }
+      summary = parse(viewer.endRuns(k, runs.shown.repeat));
+    }
     // Where the load's time went: the whole, its stream (fetch to the
     // last byte), the wasm's decoding of what arrived, and the end (the
     // forest linked, the source checked).

@@ -111,7 +111,7 @@ impl FolderTree {
                 continue;
             }
             // Add the file to itself and every ancestor.
-            let time = f.time_ns().unwrap_or(0);
+            let time = f.median_time_ns().unwrap_or(0);
             let mut up = Some(at);
             while let Some(n) = up {
                 let node = &mut nodes[n as usize];

@@ -39,7 +39,7 @@ pub use query::{
     query_index, query_index_parallel, query_rows, Committed, QueryKind, QueryOutcome, QueryRow,
     QuerySpec, SortBy, MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
 };
-pub use repeated::{query_repeated, MAX_REPEATED_ROWS};
+pub use repeated::{query_repeated, MedianRow, RunGroups, MAX_REPEATED_ROWS};
 pub use rows::{index_rows, tactic_name, write_row, IndexRow, RowKind, MAX_TACTIC_NAME_CHARS};
 
 /// The version of `session.json` and of the index rows this build writes
@@ -279,6 +279,42 @@ impl FileEntry {
             return None;
         }
         self.elapsed_ms.or(self.traced_ms).and_then(ms_to_ns)
+    }
+
+    /// The file's time over its runs (a repeated capture): the spread of
+    /// the runs' times ([`RunEntry::time_ns`]). `None` for a file that is
+    /// not committed or has no timed run.
+    pub fn run_spread(&self) -> Option<crate::repeats::Spread> {
+        if !self.status.is_committed() {
+            return None;
+        }
+        let times: Vec<f64> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.time_ns())
+            .map(|t| t as f64)
+            .collect();
+        crate::repeats::Spread::of(&times)
+    }
+
+    /// The file's time as readers show it: the median of its runs' times
+    /// for a repeated capture (rounded to a nanosecond), else
+    /// [`Self::time_ns`].
+    pub fn median_time_ns(&self) -> Option<u64> {
+        match self.run_spread() {
+            Some(s) => Some(s.median.round().max(0.0) as u64),
+            None => self.time_ns(),
+        }
+    }
+
+    /// The run whose recording the viewer and the editor show events of:
+    /// the median run by file time ([`crate::repeats::median_run`]), else
+    /// the run committed last.
+    pub fn median_run(&self) -> Option<&RunEntry> {
+        let times: Vec<Option<u64>> = self.runs.iter().map(|r| r.time_ns()).collect();
+        crate::repeats::median_run(&times)
+            .and_then(|k| self.runs.get(k))
+            .or(self.runs.last())
     }
 
     /// Forgets the outcome of an earlier capture.

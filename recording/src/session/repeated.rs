@@ -49,6 +49,70 @@ struct Group {
     selfs: Vec<f64>,
 }
 
+/// A row of a repeated capture: the median of its runs' rows (in
+/// `row.duration_ms` and `row.self_ms`) with the spreads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MedianRow {
+    pub row: IndexRow,
+    pub duration: Option<Spread>,
+    pub self_: Option<Spread>,
+}
+
+/// Index rows of the runs of a repeated capture, grouped into one row per
+/// [`RowKey`] (the same file, name, lines and declaration) as they come.
+#[derive(Default)]
+pub struct RunGroups {
+    groups: HashMap<RowKey, usize>,
+    list: Vec<Group>,
+}
+
+impl RunGroups {
+    /// Adds one run's row to its group.
+    pub fn add(&mut self, r: IndexRow) {
+        let key = RowKey::of(&r);
+        let list = &mut self.list;
+        let at = *self.groups.entry(key).or_insert_with(|| {
+            list.push(Group {
+                row: r.clone(),
+                durations: Vec::new(),
+                selfs: Vec::new(),
+            });
+            list.len() - 1
+        });
+        let g = &mut self.list[at];
+        g.durations.extend(r.duration_ms);
+        g.selfs.extend(r.self_ms);
+    }
+
+    /// How many distinct rows there are.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The median rows, in the order their first run's row came.
+    pub fn into_medians(self) -> Vec<MedianRow> {
+        self.list
+            .into_iter()
+            .map(|g| {
+                let (d, s) = (Spread::of(&g.durations), Spread::of(&g.selfs));
+                MedianRow {
+                    row: IndexRow {
+                        duration_ms: d.map(|x| x.median),
+                        self_ms: s.map(|x| x.median),
+                        ..g.row
+                    },
+                    duration: d,
+                    self_: s,
+                }
+            })
+            .collect()
+    }
+}
+
 /// Queries the first `committed_bytes` of an index of a repeated capture;
 /// `runs[file]` holds the capture numbers of the file's committed runs
 /// ([`super::Manifest::committed_runs`]).
@@ -59,8 +123,7 @@ pub fn query_repeated(
     spec: &QuerySpec,
 ) -> Result<QueryOutcome, SessionError> {
     let mut reader = BufReader::new(index.take(committed_bytes));
-    let mut groups: HashMap<RowKey, usize> = HashMap::new();
-    let mut list: Vec<Group> = Vec::new();
+    let mut groups = RunGroups::default();
     let mut warnings = Vec::new();
     let mut line = Vec::new();
     let mut line_no = 0u64;
@@ -109,31 +172,15 @@ pub fn query_repeated(
                 limit: MAX_REPEATED_ROWS,
             });
         }
-        let key = RowKey::of(&r);
-        let at = *groups.entry(key).or_insert_with(|| {
-            list.push(Group {
-                row: r.clone(),
-                durations: Vec::new(),
-                selfs: Vec::new(),
-            });
-            list.len() - 1
-        });
-        let g = &mut list[at];
-        g.durations.extend(r.duration_ms);
-        g.selfs.extend(r.self_ms);
+        groups.add(r);
     }
     let mut spreads: HashMap<RowKey, (Option<Spread>, Option<Spread>)> = HashMap::new();
-    let medians: Vec<IndexRow> = list
+    let medians: Vec<IndexRow> = groups
+        .into_medians()
         .into_iter()
-        .map(|g| {
-            let (d, s) = (Spread::of(&g.durations), Spread::of(&g.selfs));
-            let row = IndexRow {
-                duration_ms: d.map(|x| x.median),
-                self_ms: s.map(|x| x.median),
-                ..g.row
-            };
-            spreads.insert(RowKey::of(&row), (d, s));
-            row
+        .map(|m| {
+            spreads.insert(RowKey::of(&m.row), (m.duration, m.self_));
+            m.row
         })
         .collect();
     let mut out = query_rows(medians, spec);

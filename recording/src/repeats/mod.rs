@@ -12,6 +12,9 @@
 
 use serde::Serialize;
 
+pub mod file_runs;
+pub use file_runs::{median_run, FileRuns, RunTimes, RunsError, TacticKey, TimeSpread};
+
 /// Fewest runs for which quartiles (and the interquartile range) are
 /// reported; with fewer, min–max is the whole story.
 pub const MIN_RUNS_FOR_QUARTILES: usize = 4;
