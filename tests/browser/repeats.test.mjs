@@ -23,31 +23,48 @@ const source = (log) => [
   '',
 ].join('\n');
 
-before(async () => {
-  dir = tempDir('repeats');
-  const project = join(dir, 'demo');
+/** Captures `text` as Rep/A.lean of a fresh copy of the demo project, `runs`
+ *  times after one warm-up, into a session named `name`. */
+function capture(name, text, runs) {
+  const project = join(dir, `demo-${name}`);
   cpSync(join(ROOT, 'fixtures/projects/demo'), project, { recursive: true });
   mkdirSync(join(project, 'Rep'));
-  writeFileSync(join(project, 'Rep/A.lean'), source(join(dir, 'runs.log')));
-  const bin = join(dir, 'bin');
-  mkdirSync(bin);
-  for (const name of ['lake', 'lean']) symlinkSync(fakeLean(), join(bin, name));
-  session = join(dir, 'session');
+  writeFileSync(join(project, 'Rep/A.lean'), text(join(dir, `${name}.log`)));
+  const out = join(dir, name);
   const run = spawnSync(leanscopeBin(), [
     'profile', join(project, 'Rep'), '--measure', 'heartbeats', '--threshold', '10',
-    '--repeat', '4', '--warmup', '1', '-o', session,
+    '--repeat', String(runs), '--warmup', '1', '-o', out,
   ], {
     encoding: 'utf8',
     cwd: project,
     env: {
       ...process.env,
-      PATH: `${bin}:/usr/bin:/bin`,
+      PATH: `${join(dir, 'bin')}:/usr/bin:/bin`,
       HOME: dir,
       LEANSCOPE_FAKE_FIXTURES: join(ROOT, 'fixtures/lean-output'),
       LEANSCOPE_FAKE_DELAY_SCALE: '0',
     },
   });
   assert.equal(run.status, 0, run.stderr);
+  return out;
+}
+
+/** A file of two theorems whose commands' heartbeats are planned per run. */
+const pair = (a, b) => (log) => [
+  `-- leanscope-fake: run-log ${log}`,
+  `theorem tA : True := by -- leanscope-fake: heartbeats-runs ${a}`,
+  '  trivial',
+  `theorem tB : True := by -- leanscope-fake: heartbeats-runs ${b}`,
+  '  trivial',
+  '',
+].join('\n');
+
+before(async () => {
+  dir = tempDir('repeats');
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  for (const name of ['lake', 'lean']) symlinkSync(fakeLean(), join(bin, name));
+  session = capture('session', source, 4);
   view = await startView(session);
   browser = await launchBrowser();
 });
@@ -118,4 +135,40 @@ test('a file of a repeated capture shows medians and spreads per declaration, ta
   assert.equal(tacticSpread, 'median of 4 runs · min–max 4.00 k hb–20.0 k hb · IQR 7.00 k hb–14.0 k hb');
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('the Diff view of two repeated captures is noise-aware and says which rule decided', async () => {
+  // Kept runs of tA: 300 200 250 (median 250) against 400 380 390 (median
+  // 390): the ranges separate, a regression. tB: 300 200 250 against 310
+  // 190 245 (median 245): beyond a zero tolerance, but the ranges overlap
+  // and the bootstrap interval holds zero: noise, not an improvement.
+  const base = capture('base', pair('0,300,200,250', '0,300,200,250'), 3);
+  const cand = capture('cand', pair('0,400,380,390', '0,310,190,245'), 3);
+  const diffView = await startView(cand, ['--baseline', base]);
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto(`${diffView.url}#tab=diff`);
+    await page.waitForSelector('#list li[data-kind="diff"]');
+    const rows = await page.$$eval('#list li[data-kind="diff"]', (els) => els.map((e) => ({
+      name: e.dataset.name, status: e.dataset.status, rule: e.dataset.rule, baseline: e.dataset.baseline,
+      candidate: e.dataset.candidate, title: e.title, text: e.textContent,
+    })));
+    const a = rows.find((r) => r.name === 'tA');
+    const b = rows.find((r) => r.name === 'tB');
+    assert.deepEqual([a.status, a.rule, a.baseline, a.candidate], ['regression', 'spreads_separate', '250', '390'], JSON.stringify(a));
+    assert.match(a.title, /spreads \(min–max over the runs\) do not overlap/);
+    assert.deepEqual([b.status, b.rule, b.baseline, b.candidate], ['within_tolerance', 'noise', '250', '245'], JSON.stringify(b));
+    assert.match(b.text, /noise/);
+    assert.match(b.title, /within the noise.*bootstrap interval -?[\d.]+ hb to [\d.]+ hb/);
+    const tab = await page.getAttribute('#tab-diff', 'title');
+    assert.match(tab, /1 regressions, 0 improvements, 1 within tolerance/, tab);
+    assert.match(tab, /both repeated captures \(3 and 3 runs; .*95 % bootstrap interval \(2000 resamples, seed \d+\).*\): 1 changes beyond the tolerances are within the noise/, tab);
+    assert.match(await page.textContent('#list-scope'), /and the noise \(medians of 3 and 3 runs/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    diffView.stop();
+  }
 });

@@ -406,7 +406,8 @@
         rows = r.rows.map((x) => diffRow(x, r.max));
         const d = state.diff;
         scope = `${r.matched} of ${d.rowCount} compared rows${within ? ` in ${within}` : ''}, largest increase first · `
-          + `${d.metric} vs baseline ${d.baseline} · a regression exceeds ${fmtValue(d.absoluteTolerance)} and ${d.relativeToleranceBps} bps`;
+          + `${d.metric} vs baseline ${d.baseline} · a regression exceeds ${fmtValue(d.absoluteTolerance)} and ${d.relativeToleranceBps} bps`
+          + (d.noise ? ` and the noise (medians of ${noiseText(d.noise)})` : '');
       } else if (fileScope) {
         const k = state.file;
         const what = state.tab === 'declarations' ? 'declarations' : 'tactics';
@@ -507,11 +508,23 @@
     const c = facts.counts;
     const tol = `${facts.metric.endsWith('_ns') ? fmtNs(facts.absoluteTolerance) : facts.absoluteTolerance} and ${facts.relativeToleranceBps} bps`;
     $('tab-diff').title = `${facts.baseline} → ${facts.candidate}: ${c.regression} regressions, ${c.improvement} improvements, `
-      + `${c.unchanged} within tolerance, ${c.new} new, ${c.missing} missing (metric ${facts.metric}, tolerance ${tol})`;
+      + `${c.within_tolerance} within tolerance, ${c.new} new, ${c.missing} missing (metric ${facts.metric}, tolerance ${tol})`
+      + (facts.noise ? `; both repeated captures (${noiseText(facts.noise)}): ${c.noise} changes beyond the tolerances are within the noise` : '');
     $('tab-diff').textContent = `Diff ▲${c.regression} ▼${c.improvement}`;
     if (facts.warnings.length) showBanner(`Diff: ${facts.warnings.join('; ')}`, false);
   }
 
+  /** How a comparison of repeated captures decides (`noise` of its JSON). */
+  function noiseText(n) {
+    return `${n.baseline_runs} and ${n.candidate_runs} runs; a change beyond the tolerances counts only when the spreads separate `
+      + `or a ${Math.round(n.confidence * 100)} % bootstrap interval (${n.resamples} resamples, seed ${n.seed}) of the difference of medians excludes zero`;
+  }
+  const RULE_TEXT = {
+    tolerance: 'within the tolerances',
+    spreads_separate: "the two sides' spreads (min–max over the runs) do not overlap",
+    bootstrap: 'the bootstrap interval of the difference of medians excludes zero',
+    noise: 'beyond the tolerances, but within the noise: the spreads overlap and the bootstrap interval holds zero',
+  };
   const fmtValue = (v) => (v === null ? '—' : (state.diff.metric.endsWith('_ns') ? fmtNs(v) : String(v)));
   function fmtDelta(r) {
     const sign = r.delta > 0 ? '+' : r.delta < 0 ? '−' : '±';
@@ -528,10 +541,13 @@
       class: `diff ${x.status}`,
       dataset: {
         kind: 'diff', status: x.status, name: x.name, file: x.file ?? '',
-        baseline: x.baseline ?? '', candidate: x.candidate ?? '', delta: x.delta,
+        baseline: x.baseline ?? '', candidate: x.candidate ?? '', delta: x.delta, rule: x.rule ?? '',
       },
+      title: x.rule ? `${RULE_TEXT[x.rule] || x.rule}${x.interval ? ` · bootstrap interval ${fmtValue(x.interval[0])} to ${fmtValue(x.interval[1])}` : ''}` : undefined,
     },
-    el('span', { class: 'name' }, x.name, el('span', { class: `badge ${x.status}`, text: x.status }), el('span', { class: 'path', text: where })),
+    el('span', { class: 'name' }, x.name, el('span', { class: `badge ${x.status}`, text: x.status }),
+      x.rule === 'noise' ? el('span', { class: 'badge noise', title: RULE_TEXT.noise, text: 'noise' }) : null,
+      el('span', { class: 'path', text: where })),
     el('span', { class: 'time', text: fmtDelta(x) }),
     el('div', { class: 'diffbars' },
       bar(x.baseline, 'baseline'), el('span', { class: 'muted', text: `baseline ${fmtValue(x.baseline)}` }),

@@ -450,7 +450,7 @@ function diffModel(doc) {
     throw new Error('the diff document has no comparison (matched, missing and new rows)');
   }
   const rows = [];
-  const add = (key, status, baseline, candidate, delta, changeBps, calls) => {
+  const add = (key, status, baseline, candidate, delta, changeBps, calls, rule, interval) => {
     const k = key || {};
     rows.push({
       status,
@@ -463,15 +463,22 @@ function diffModel(doc) {
       delta,
       changeBps: changeBps ?? null,
       calls,
+      // Of repeated captures: what decided the row (tolerance,
+      // spreads_separate, bootstrap or noise) and the bootstrap interval.
+      rule: rule ?? null,
+      interval: Array.isArray(interval) ? interval : null,
     });
   };
-  for (const m of c.matched) add(m.key, m.status, m.baseline, m.candidate, m.delta, m.change_bps, m.candidate_calls);
+  for (const m of c.matched) add(m.key, m.status, m.baseline, m.candidate, m.delta, m.change_bps, m.candidate_calls, m.rule, m.interval);
   for (const m of c.missing) add(m.key, 'missing', m.value, null, -m.value, null, m.calls);
   for (const m of c.new) add(m.key, 'new', null, m.value, m.value, null, m.calls);
   // Largest increase first; improvements last.
   rows.sort((a, b) => b.delta - a.delta || a.name.localeCompare(b.name));
-  const counts = { regression: 0, improvement: 0, unchanged: 0, new: 0, missing: 0 };
-  for (const r of rows) counts[r.status] = (counts[r.status] || 0) + 1;
+  const counts = { regression: 0, improvement: 0, within_tolerance: 0, new: 0, missing: 0, noise: 0 };
+  for (const r of rows) {
+    counts[r.status] = (counts[r.status] || 0) + 1;
+    if (r.rule === 'noise') counts.noise += 1;
+  }
   return {
     rows,
     counts,
@@ -479,6 +486,7 @@ function diffModel(doc) {
     groupBy: c.group_by ?? null,
     absoluteTolerance: c.absolute_tolerance,
     relativeToleranceBps: c.relative_tolerance_bps,
+    noise: c.noise ?? null,
     baseline: doc.baseline ?? null,
     candidate: doc.candidate ?? null,
     warnings: Array.isArray(doc.warnings) ? doc.warnings : [],

@@ -140,6 +140,28 @@ pub fn diff_document(
     tolerance: Tolerance,
     group_by: Option<GroupBy>,
 ) -> Result<serde_json::Value> {
+    // Both sides repeated: the noise-aware rule, as `compare` applies it.
+    if let Some(n) = NoiseAware::of(baseline, candidate, group_by)? {
+        let mut warnings = Vec::new();
+        for (which, runs) in [("baseline", &n.base_runs), ("candidate", &n.cand_runs)] {
+            if let Some(e) = runs.iter().find_map(|s| ensure_complete(which, s).err()) {
+                warnings.push(e.to_string());
+            }
+        }
+        let (_, doc) = n.compare(
+            metric,
+            tolerance,
+            noise::DEFAULT_SEED,
+            &FailPolicy::default(),
+            true,
+        )?;
+        return Ok(json!({
+            "baseline": baseline.display().to_string(),
+            "candidate": candidate.display().to_string(),
+            "warnings": warnings,
+            "comparison": doc,
+        }));
+    }
     let opts = ImportOptions { unit_ns: 1 };
     let (b, c) = summarize_pair(baseline, candidate, group_by, opts)?;
     let mut warnings = Vec::new();
@@ -167,33 +189,23 @@ pub fn run(a: Args) -> Result<u8> {
         fail_on_missing: a.fail_on_missing,
     };
     // Both sides repeated (`profile --repeat`): the noise-aware rule.
-    if let (Some(b), Some(c)) = (
-        repeated_session(&a.baseline),
-        repeated_session(&a.candidate),
-    ) {
-        let group_by = a.group_by.unwrap_or(GroupBy::Declaration);
-        let (base_runs, cand_runs) = (run_summaries(&b, group_by)?, run_summaries(&c, group_by)?);
+    if let Some(n) = NoiseAware::of(&a.baseline, &a.candidate, a.group_by)? {
         if !a.allow_incomplete {
-            for s in &base_runs {
+            for s in &n.base_runs {
                 ensure_complete("baseline", s)?;
             }
-            for s in &cand_runs {
+            for s in &n.cand_runs {
                 ensure_complete("candidate", s)?;
             }
         }
-        let (cmp, verdicts) = compare_runs(&base_runs, &cand_runs, a.metric, tolerance, a.seed)?;
-        let mut doc = comparison_json(&cmp, &policy, a.allow_incomplete, Some(group_by));
-        add_noise(
-            &mut doc,
-            &verdicts,
-            (base_runs.len(), cand_runs.len()),
-            a.seed,
-        );
+        let (base_runs, cand_runs, group_by) = (n.base_runs.len(), n.cand_runs.len(), n.group_by);
+        let ((cmp, verdicts), doc) =
+            n.compare(a.metric, tolerance, a.seed, &policy, a.allow_incomplete)?;
         let print = || {
             println!(
                 "Both inputs are repeated captures ({} and {} runs): a change beyond the tolerances counts when the two sides' spreads separate, or when a bootstrap interval ({} resamples, {:.0} %, seed {}) of the difference of medians excludes zero.",
-                base_runs.len(),
-                cand_runs.len(),
+                base_runs,
+                cand_runs,
                 noise::BOOTSTRAP_RESAMPLES,
                 noise::CONFIDENCE * 100.0,
                 a.seed
@@ -224,6 +236,54 @@ pub fn run(a: Args) -> Result<u8> {
         || print_comparison(&c, &policy, baseline.group_by),
         failed,
     )
+}
+
+/// Two repeated captures (`profile --repeat`) to compare by the noise-aware
+/// rule: one summary per run of each side, grouped alike (by declaration
+/// unless asked otherwise).
+struct NoiseAware {
+    base_runs: Vec<Summary>,
+    cand_runs: Vec<Summary>,
+    group_by: GroupBy,
+}
+
+impl NoiseAware {
+    /// `None` unless both inputs are repeated sessions.
+    fn of(baseline: &Path, candidate: &Path, group_by: Option<GroupBy>) -> Result<Option<Self>> {
+        let (Some(b), Some(c)) = (repeated_session(baseline), repeated_session(candidate)) else {
+            return Ok(None);
+        };
+        let group_by = group_by.unwrap_or(GroupBy::Declaration);
+        Ok(Some(NoiseAware {
+            base_runs: run_summaries(&b, group_by)
+                .with_context(|| format!("baseline {}", baseline.display()))?,
+            cand_runs: run_summaries(&c, group_by)
+                .with_context(|| format!("candidate {}", candidate.display()))?,
+            group_by,
+        }))
+    }
+
+    /// The comparison, each matched row's verdict, and its JSON with what
+    /// decided each row.
+    fn compare(
+        &self,
+        metric: Metric,
+        tolerance: Tolerance,
+        seed: u64,
+        policy: &FailPolicy,
+        allow_incomplete: bool,
+    ) -> Result<((Comparison, Vec<Verdict>), serde_json::Value)> {
+        let (cmp, verdicts) =
+            compare_runs(&self.base_runs, &self.cand_runs, metric, tolerance, seed)?;
+        let mut doc = comparison_json(&cmp, policy, allow_incomplete, Some(self.group_by));
+        add_noise(
+            &mut doc,
+            &verdicts,
+            (self.base_runs.len(), self.cand_runs.len()),
+            seed,
+        );
+        Ok(((cmp, verdicts), doc))
+    }
 }
 
 /// Adds what decided each matched row of a noise-aware comparison: its
