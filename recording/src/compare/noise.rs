@@ -33,7 +33,7 @@ pub const CONFIDENCE: f64 = 0.95;
 pub const DEFAULT_SEED: u64 = 0x6c65_616e_7363_6f70; // "leanscop"
 
 /// Which rule decided a row's status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     /// The medians' change is within the tolerances.

@@ -6,9 +6,14 @@
 //! Flags follow the usual advisory thresholds: a modified file is flagged
 //! when head ≥ ratio × base **and** head − base ≥ the minimum increase; an
 //! added file when head ≥ the added-file cost; a removed file never. With
-//! several samples per side, a change no larger than the spread (the
-//! larger of the two sides' max − min) is noise, never flagged.
+//! several samples per side, a changed median counts only when the two
+//! sides' min–max ranges separate or a seeded bootstrap interval of the
+//! difference of medians excludes zero (`recording::compare::noise`, the
+//! rule `compare` uses for repeated captures); otherwise it is noise, never
+//! flagged.
 
+use recording::compare::noise::{self, Rule};
+use recording::compare::Tolerance;
 use serde::{Deserialize, Serialize};
 
 use super::measure::Counters;
@@ -83,9 +88,14 @@ pub struct FileReport {
     pub ratio: Option<f64>,
     /// head − base median CPU; `null` unless modified.
     pub change_cpu_ms: Option<i64>,
-    /// The change is within the spread of repeated samples.
+    /// With several samples per side: the change is within the noise
+    /// (`rule` is `noise`).
     pub noise: bool,
     pub flagged: bool,
+    /// With several samples per side of a modified file: what decided
+    /// whether its change counts (`tolerance` when the medians are equal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<Rule>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -279,6 +289,7 @@ pub fn compare(plan: &Plan, samples: &[Sample], t: &Thresholds) -> Vec<FileRepor
                 change_cpu_ms: None,
                 noise: false,
                 flagged: false,
+                rule: None,
                 base,
                 head,
             };
@@ -288,8 +299,23 @@ pub fn compare(plan: &Plan, samples: &[Sample], t: &Thresholds) -> Vec<FileRepor
                     r.change_cpu_ms = Some(change);
                     r.ratio = (b.median_cpu_ms > 0)
                         .then(|| h.median_cpu_ms as f64 / b.median_cpu_ms as f64);
-                    let spread = b.spread_cpu_ms.max(h.spread_cpu_ms);
-                    r.noise = b.samples > 1 && change.unsigned_abs() <= spread;
+                    if b.samples > 1 && h.samples > 1 {
+                        // Any change of the medians is weighed against the
+                        // noise; the flag's thresholds apply after.
+                        let exact = Tolerance {
+                            absolute: 0,
+                            relative_bps: 0,
+                        };
+                        let v = noise::decide(
+                            &b.cpu_ms,
+                            &h.cpu_ms,
+                            &exact,
+                            noise::DEFAULT_SEED,
+                            &f.path,
+                        );
+                        r.rule = Some(v.rule);
+                        r.noise = v.rule == Rule::Noise;
+                    }
                     r.flagged = !r.noise
                         && h.median_cpu_ms as f64 >= t.ratio * b.median_cpu_ms as f64
                         && change >= t.min_increase_ms as i64;
@@ -381,7 +407,11 @@ pub fn markdown(r: &Report) -> String {
         r.thresholds.ratio,
         secs(r.thresholds.min_increase_ms),
         secs(r.thresholds.added_ms),
-        if r.repeat > 1 { "; a change within the spread is noise" } else { "" }
+        if r.repeat > 1 {
+            "; a change whose sides' ranges overlap and whose bootstrap interval of the difference of medians holds zero is noise"
+        } else {
+            ""
+        }
     ));
     if let Some(p) = &r.profile {
         profile_markdown(&mut s, p);
@@ -622,12 +652,17 @@ mod tests {
         )[0];
         assert_eq!(r.base.as_ref().unwrap().median_cpu_ms, 61_000);
         assert_eq!(r.change_cpu_ms, Some(35_000));
-        assert!(r.noise && !r.flagged, "35 s change within a 40 s spread");
+        assert!(r.noise && !r.flagged, "35 s change, the ranges overlap");
+        assert_eq!(r.rule, Some(Rule::Noise));
         let r = &compare(
             &p,
             &samples(&[60_000, 61_000, 62_000], &[95_000, 96_000, 97_000]),
             &T,
         )[0];
         assert!(!r.noise && r.flagged);
+        assert_eq!(r.rule, Some(Rule::SpreadsSeparate));
+        // One sample per side: no rule, the thresholds alone.
+        let r = &compare(&p, &samples(&[60_000], &[95_000]), &T)[0];
+        assert_eq!((r.rule, r.noise, r.flagged), (None, false, true));
     }
 }
