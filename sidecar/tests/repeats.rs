@@ -381,11 +381,76 @@ repeated capture: 4 runs with rows (4 per file planned); medians over the runs, 
     140 hb         100 hb-240 hb         123 hb-173 hb     275 hb        1  tC [file=Rep/C.lean]
 ";
     assert_eq!(text(&o.stdout), want);
-    // Summary JSON of the medians is refused, naming what gives them.
-    let o = w.run(&["summary", four.to_str().unwrap(), "--json", "-"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr)
-        .contains("is a repeated capture; summary JSON of its medians is not written yet"));
+    // Summary JSON of the medians: its own format, with the same numbers unrounded.
+    let o = w.run(&[
+        "summary",
+        four.to_str().unwrap(),
+        "--group-by",
+        "declaration",
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let load = |name: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(common::repo().join("schemas").join(name)).unwrap(),
+        )
+        .unwrap()
+    };
+    let registry = jsonschema::Registry::new()
+        .add(
+            "https://leanscope.invalid/schemas/summary.schema.json",
+            load("summary.schema.json"),
+        )
+        .unwrap()
+        .prepare()
+        .unwrap();
+    let validator = jsonschema::options()
+        .with_registry(&registry)
+        .build(&load("summary-repeated.schema.json"))
+        .unwrap();
+    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(doc["format"], "leanscope-summary-repeated");
+    assert_eq!(
+        (
+            &doc["measure"],
+            &doc["group_by"],
+            &doc["runs"],
+            &doc["planned_runs"]
+        ),
+        (
+            &serde_json::json!("heartbeats"),
+            &serde_json::json!("declaration"),
+            &serde_json::json!(4),
+            &serde_json::json!(4)
+        )
+    );
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    let a = rows.iter().find(|r| r["key"]["name"] == "tA").unwrap();
+    assert_eq!(
+        a["self_ns"],
+        serde_json::json!({"runs": 4, "median": 140.0, "min": 100.0, "max": 240.0, "q1": 122.5, "q3": 172.5})
+    );
+    assert_eq!(a["total_ns"]["median"], 275.0);
+    assert_eq!(a["calls"]["median"], 1.0);
+    // To a file: written atomically, and the table printed as well.
+    let out = w.path("medians.json");
+    let o = w.run(&[
+        "summary",
+        four.to_str().unwrap(),
+        "--group-by",
+        "declaration",
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).starts_with("repeated capture: 4 runs"));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(written, doc);
 }
 
 #[test]

@@ -8,6 +8,7 @@ use leanscope::interop::{summary_json, Format, ImportOptions};
 use recording::summary::repeated::repeated_rows;
 use recording::summary::{GroupBy, Summary};
 use recording::AtomicFile;
+use serde_json::json;
 
 use super::export::parse_group_by;
 use super::inputs::{repeated_session, run_summaries, summarize, Input};
@@ -17,7 +18,9 @@ use crate::session::committed::CommittedSession;
 pub struct Args {
     /// A recording, a session folder, an importable file, or summary JSON.
     input: PathBuf,
-    /// Write summary JSON to this file (`-` for standard output).
+    /// Write summary JSON to this file (`-` for standard output); of a
+    /// repeated capture, its medians and spreads
+    /// (`schemas/summary-repeated.schema.json`).
     #[arg(long)]
     json: Option<PathBuf>,
     /// What rows are keyed by: name, declaration, tactic, file or class.
@@ -116,19 +119,39 @@ fn print_table(s: &Summary, limit: usize) {
 /// file's r-th run), then per row the medians over the runs with their
 /// spread (`recording::summary::repeated`), as a table.
 fn repeated(session: &CommittedSession, a: &Args) -> Result<u8> {
-    if a.json.is_some() {
-        eprintln!(
-            "leanscope: error: {} is a repeated capture; summary JSON of its medians is not written yet (`leanscope query --json` gives the medians and spreads per file, declaration and tactic)",
-            session.dir.display()
-        );
-        return Ok(crate::exit::USAGE);
-    }
     let group_by = a.group_by.unwrap_or(GroupBy::Name);
     let runs = session.manifest.repeats.map_or(0, |r| r.runs);
     let summaries = run_summaries(session, group_by)?;
     let measure = summaries.first().map(|s| s.measure);
     let measure = measure.unwrap_or_default();
     let rows = repeated_rows(&summaries);
+    let doc = || {
+        json!({
+            "format": "leanscope-summary-repeated",
+            "schema_version": REPEATED_SUMMARY_SCHEMA_VERSION,
+            "measure": measure.as_str(),
+            "group_by": group_by.to_string(),
+            "runs": summaries.len(),
+            "planned_runs": runs,
+            "rows": rows.iter().map(|r| json!({
+                "key": r.key, "calls": r.calls, "total_ns": r.total_ns, "self_ns": r.self_ns,
+            })).collect::<Vec<_>>(),
+        })
+    };
+    match a.json.as_deref() {
+        Some(p) if p.as_os_str() == "-" => {
+            println!("{}", serde_json::to_string_pretty(&doc())?);
+            return Ok(crate::exit::OK);
+        }
+        Some(p) => {
+            let (file, mut w) =
+                AtomicFile::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+            serde_json::to_writer_pretty(&mut w, &doc())?;
+            std::io::Write::write_all(&mut w, b"\n")?;
+            file.publish(w)?;
+        }
+        None => {}
+    }
     let human = |v: f64| measure.format(v.round() as u64);
     println!(
         "repeated capture: {} runs with rows ({} per file planned); medians over the runs, grouped by {group_by}; {} rows",
@@ -158,5 +181,12 @@ fn repeated(session: &CommittedSession, a: &Args) -> Result<u8> {
     if rows.len() > a.limit {
         println!("… and {} more rows", rows.len() - a.limit);
     }
+    if let Some(p) = &a.json {
+        println!("summary JSON: {}", p.display());
+    }
     Ok(crate::exit::OK)
 }
+
+/// The version of `leanscope-summary-repeated` documents
+/// (`schemas/summary-repeated.schema.json`).
+pub const REPEATED_SUMMARY_SCHEMA_VERSION: u32 = 1;
