@@ -57,6 +57,34 @@ fn profile_args<'a>(target: &'a str, out: &'a Path, extra: &[&'a str]) -> Vec<&'
     v
 }
 
+/// Asserts that `doc` conforms to `schemas/<schema>`, whose summary keys are the summary
+/// schema's (referenced by URI).
+fn assert_valid(schema: &str, doc: &serde_json::Value) {
+    let load = |name: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(common::repo().join("schemas").join(name)).unwrap(),
+        )
+        .unwrap()
+    };
+    let registry = jsonschema::Registry::new()
+        .add(
+            "https://leanscope.invalid/schemas/summary.schema.json",
+            load("summary.schema.json"),
+        )
+        .unwrap()
+        .prepare()
+        .unwrap();
+    let validator = jsonschema::options()
+        .with_registry(&registry)
+        .build(&load(schema))
+        .unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{schema}: {errors:?}");
+}
+
 fn log_lines(log: &Path) -> Vec<String> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
@@ -392,26 +420,7 @@ repeated capture: 4 runs with rows (4 per file planned); medians over the runs, 
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let load = |name: &str| -> serde_json::Value {
-        serde_json::from_str(
-            &std::fs::read_to_string(common::repo().join("schemas").join(name)).unwrap(),
-        )
-        .unwrap()
-    };
-    let registry = jsonschema::Registry::new()
-        .add(
-            "https://leanscope.invalid/schemas/summary.schema.json",
-            load("summary.schema.json"),
-        )
-        .unwrap()
-        .prepare()
-        .unwrap();
-    let validator = jsonschema::options()
-        .with_registry(&registry)
-        .build(&load("summary-repeated.schema.json"))
-        .unwrap();
-    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_valid("summary-repeated.schema.json", &doc);
     assert_eq!(doc["format"], "leanscope-summary-repeated");
     assert_eq!(
         (
@@ -594,33 +603,7 @@ fn compare_of_repeated_captures_is_noise_aware() {
     // 190–310, median 245: beyond a zero tolerance, but the ranges overlap.
     let noisy = repeated_capture(&w, "noisy", "0,310,190,245");
     let same = repeated_capture(&w, "same", "0,300,200,250");
-    let load = |name: &str| -> serde_json::Value {
-        serde_json::from_str(
-            &std::fs::read_to_string(common::repo().join("schemas").join(name)).unwrap(),
-        )
-        .unwrap()
-    };
-    let schema = load("comparison.schema.json");
-    // The comparison's keys are the summary's: its schema is referenced by URI.
-    let registry = jsonschema::Registry::new()
-        .add(
-            "https://leanscope.invalid/schemas/summary.schema.json",
-            load("summary.schema.json"),
-        )
-        .unwrap()
-        .prepare()
-        .unwrap();
-    let validator = jsonschema::options()
-        .with_registry(&registry)
-        .build(&schema)
-        .unwrap();
-    let valid = |v: &serde_json::Value| {
-        let errors: Vec<String> = validator
-            .iter_errors(v)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect();
-        assert!(errors.is_empty(), "{errors:?}");
-    };
+    let valid = |v: &serde_json::Value| assert_valid("comparison.schema.json", v);
 
     let (code, doc) = compare_json(&w, &base, &slower, &[]);
     valid(&doc);

@@ -4,8 +4,8 @@
 use recording::model::{file_time, FolderTree, Recording};
 use recording::repeats::Spread;
 use recording::session::{
-    index_rows, ns_to_ms, Committed, Counts, FileEntry, FileStatus, IndexRow, Manifest, RowKind,
-    RunGroups, SessionStatus, Target, TargetKind, SESSION_SCHEMA_VERSION,
+    index_rows, ns_to_ms, Committed, FileEntry, FileStatus, IndexRow, Manifest, NewSession,
+    RowKind, RunGroups, SessionStatus, Target, TargetKind,
 };
 use serde_json::{json, Value};
 
@@ -91,37 +91,23 @@ impl SessionModel {
     /// size hint only; capped by the bytes that arrive).
     pub fn single(path: &str, events: Option<u64>) -> SessionModel {
         let manifest = Manifest {
-            schema_version: SESSION_SCHEMA_VERSION,
-            producer: String::new(),
-            project_root: String::new(),
-            target: Target {
-                kind: TargetKind::Folder,
-                path: path.to_owned(),
-            },
-            threshold_ms: 0,
-            measure: recording::Measure::Time,
-            toolchains: Vec::new(),
-            lean_versions: Vec::new(),
-            started_unix_ms: 0,
-            completed_unix_ms: None,
             status: SessionStatus::Complete,
-            counts: Counts {
-                planned: 1,
-                completed: 0,
-                failed: 0,
-            },
-            index_bytes: 0,
-            next_capture: 1,
-            notes: Vec::new(),
-            shard: None,
-            merge: None,
-            repeats: None,
-            lake_env: None,
-            files: vec![FileEntry {
-                recording: Some(path.to_owned()),
-                events,
-                ..FileEntry::planned(0, path.to_owned(), String::new())
-            }],
+            ..Manifest::new(NewSession {
+                producer: String::new(),
+                project_root: String::new(),
+                target: Target {
+                    kind: TargetKind::Folder,
+                    path: path.to_owned(),
+                },
+                threshold_ms: 0,
+                measure: recording::Measure::Time,
+                started_unix_ms: 0,
+                files: vec![FileEntry {
+                    recording: Some(path.to_owned()),
+                    events,
+                    ..FileEntry::planned(0, path.to_owned(), String::new())
+                }],
+            })
         };
         Self::from_manifest(manifest, true)
     }
