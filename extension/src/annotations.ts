@@ -3,8 +3,8 @@
 // The numbers come from the sidecar; this file only lays them out.
 import * as vscode from 'vscode';
 import { createHash } from 'node:crypto';
-import type { FreshAnnotations, LineBar, Operation } from './protocol';
-import { formatShare, formatValue, lensTitle } from './format';
+import type { AnnotationSource, FreshAnnotations, LineBar, Operation } from './protocol';
+import { formatShare, formatValue, lensTitle, spreadText } from './format';
 import type { Measure } from './format';
 
 /** The widest line bar, in pixels (the longest line of the file). */
@@ -57,15 +57,21 @@ function operationRow(op: Operation, measure: Measure): string {
 }
 
 /** The hover of a timed line: its totals and its longest operations (in
- * heartbeats for a recording measured in them). */
-export function lineHover(bar: LineBar, measure: Measure = 'time'): string {
+ * heartbeats for a recording measured in them). Over the runs of a repeated
+ * capture (`runs`), the totals are medians, with their spread, and the
+ * events and operations are the median run's. */
+export function lineHover(bar: LineBar, measure: Measure = 'time', runs?: number): string {
   const share = formatShare(bar.share);
+  const over = bar.spread !== undefined;
   const head = `**leanscope** · line ${bar.line + 1}: ${formatValue(bar.totalNs, measure)} inclusive · self ${formatValue(bar.selfNs, measure)}`
     + (share !== null ? ` · ${share} of file` : '')
-    + ` · ${bar.events} event${bar.events === 1 ? '' : 's'}`;
-  if (bar.top.length === 0) return head;
+    + ` · ${bar.events} event${bar.events === 1 ? '' : 's'}${over ? ' in the median run' : ''}`;
+  const spread = bar.spread
+    ? ['', `inclusive: ${spreadText(bar.spread.total, measure, runs)}`, '', `self: ${spreadText(bar.spread.self, measure, runs)}`]
+    : [];
+  if (bar.top.length === 0) return [head, ...spread].join('\n');
   return [
-    head, '',
+    head, ...spread, '', ...(over ? ['Operations of the median run:', ''] : []),
     // The hover's table has no padding between cells: the two numeric
     // columns are kept apart by non-breaking spaces before `thread`, or the right-aligned
     // `self` runs into `thread`; the values are centred under it.
@@ -75,19 +81,23 @@ export function lineHover(bar: LineBar, measure: Measure = 'time'): string {
   ].join('\n');
 }
 
-/** Lays out an answer of `leanscope/annotations` (pure: no editor needed). */
+/** Lays out an answer of `leanscope/annotations` (pure: no editor needed).
+ * Over the runs of a repeated capture (`runs`), the line text reads
+ * `median …`, hovers give the spread and lenses the run count. */
 export function computeAnnotations(answer: FreshAnnotations): ComputedAnnotations {
   const measure: Measure = answer.measure ?? 'time';
+  const runs = answer.runs;
   const maxNs = answer.lines.reduce((m, l) => Math.max(m, l.totalNs), 0);
   const lines = answer.lines.map((l): LineAnnotation => {
     const ratio = maxNs > 0 ? l.totalNs / maxNs : 0;
     const share = formatShare(l.share);
+    const value = `${runs !== undefined ? 'median ' : ''}${formatValue(l.totalNs, measure)}`;
     return {
       line: l.line,
-      text: share !== null ? `${formatValue(l.totalNs, measure)} (${share})` : formatValue(l.totalNs, measure),
+      text: share !== null ? `${value} (${share})` : value,
       barPx: Math.max(1, Math.round(ratio * BAR_MAX_PX)),
       heat: Math.min(HEAT_LEVELS, Math.max(1, Math.ceil(ratio * HEAT_LEVELS))),
-      hover: lineHover(l, measure),
+      hover: lineHover(l, measure, runs),
     };
   });
   const lenses = answer.declarations
@@ -96,13 +106,20 @@ export function computeAnnotations(answer: FreshAnnotations): ComputedAnnotation
       line: d.range.start.line,
       declaration: d.name,
       index: d.index,
-      title: lensTitle(d.totalNs as number, d.selfNs, d.share, measure),
+      title: runs !== undefined
+        ? lensTitle(d.totalNs as number, d.selfNs, d.share, measure, d.spread?.total.runs ?? runs, runs)
+        : lensTitle(d.totalNs as number, d.selfNs, d.share, measure),
     }));
   return { lines, lenses };
 }
 
+/** `source`'s recording, or its session's file, for the log. */
+export function describeSource(source: AnnotationSource): string {
+  return 'recording' in source ? source.recording : `${source.file} of the session ${source.session}`;
+}
+
 interface Entry {
-  recording: string;
+  source: AnnotationSource;
   answer: FreshAnnotations;
   computed: ComputedAnnotations;
   /** Whether the buffer's text is the recorded source, as of `version` of
@@ -113,7 +130,7 @@ interface Entry {
   version: number;
 }
 
-export type AnnotationsFetcher = (recording: string, text: string) => Promise<import('./protocol').AnnotationsResult>;
+export type AnnotationsFetcher = (source: AnnotationSource, text: string) => Promise<import('./protocol').AnnotationsResult>;
 
 /** Keeps the annotations of every profiled document and draws them. */
 export class AnnotationController implements vscode.Disposable {
@@ -167,8 +184,17 @@ export class AnnotationController implements vscode.Disposable {
     return s === 'text' || s === 'gutter' ? s : 'bars';
   }
 
-  /** The recording a document is annotated from, if any. */
-  recordingOf(uri: vscode.Uri): string | undefined { return this.entries.get(uri.toString())?.recording; }
+  /** The recording a document is annotated from, if any (not a session's). */
+  recordingOf(uri: vscode.Uri): string | undefined {
+    const s = this.entries.get(uri.toString())?.source;
+    return s && 'recording' in s ? s.recording : undefined;
+  }
+
+  /** What a document is annotated from (to fetch again): a recording or a session's file. */
+  sourceOf(uri: vscode.Uri): AnnotationSource | undefined { return this.entries.get(uri.toString())?.source; }
+
+  /** The answer a document is drawn from (its runs, spreads). */
+  answerOf(uri: vscode.Uri): FreshAnnotations | undefined { return this.entries.get(uri.toString())?.answer; }
 
   /** The declaration whose range holds `line`, when the document is fresh. */
   declarationAt(uri: vscode.Uri, line: number): string | undefined {
@@ -180,19 +206,22 @@ export class AnnotationController implements vscode.Disposable {
     return d?.name;
   }
 
-  /** Asks the sidecar for the annotations of `doc` from `recording` and draws
-   * them. Returns whether the buffer matched the recorded source. */
-  async load(doc: vscode.TextDocument, recording: string): Promise<boolean> {
-    const answer = await this.fetch(recording, doc.getText());
+  /** Asks the sidecar for the annotations of `doc` from `source` (a
+   * recording, or a session's file: medians over its runs for a repeated
+   * capture) and draws them. Returns whether the buffer matched the
+   * recorded source. */
+  async load(doc: vscode.TextDocument, source: AnnotationSource | string): Promise<boolean> {
+    const from: AnnotationSource = typeof source === 'string' ? { recording: source } : source;
+    const answer = await this.fetch(from, doc.getText());
     const key = doc.uri.toString();
     if (answer.stale) {
       this.entries.delete(key);
       this.redrawDocument(doc);
-      this.log(`annotations: ${doc.uri.fsPath} differs from the source recorded in ${recording} (buffer ${answer.bufferSha256.slice(0, 12)}…, recorded ${answer.recordedSha256.slice(0, 12)}…)`);
+      this.log(`annotations: ${doc.uri.fsPath} differs from the source recorded in ${describeSource(from)} (buffer ${answer.bufferSha256.slice(0, 12)}…, recorded ${answer.recordedSha256.slice(0, 12)}…)`);
       return false;
     }
     const computed = computeAnnotations(answer);
-    this.entries.set(key, { recording, answer, computed, fresh: true, doc, version: doc.version });
+    this.entries.set(key, { source: from, answer, computed, fresh: true, doc, version: doc.version });
     this.enabled = true;
     this.redrawDocument(doc);
     return true;
@@ -270,11 +299,12 @@ export class AnnotationController implements vscode.Disposable {
     const e = this.entries.get(doc.uri.toString());
     if (!this.enabled || !e || !this.isFresh(e, doc)) return [];
     if (!vscode.workspace.getConfiguration('leanscope').get<boolean>('annotations.codeLens', true)) return [];
+    const target = 'recording' in e.source ? { recording: e.source.recording } : { session: e.source.session };
     return e.computed.lenses.map((l) => new vscode.CodeLens(new vscode.Range(l.line, 0, l.line, 0), {
       title: l.title,
       tooltip: `Show ${l.declaration} in the leanscope viewer`,
       command: 'leanscope.showViewer',
-      arguments: [{ recording: e.recording, source: doc.uri.toString(), declaration: l.declaration }],
+      arguments: [{ ...target, source: doc.uri.toString(), declaration: l.declaration }],
     }));
   }
 

@@ -7,9 +7,9 @@ import { CancellationTokenSource } from 'vscode-jsonrpc/node';
 import { Sidecar, SidecarError, resolveSidecarBinary } from './sidecar';
 import { AnnotationController } from './annotations';
 import { ViewerHost, ViewerTarget } from './viewer';
-import { formatNs } from './format';
+import { formatNs, formatValue, runCount } from './format';
 import {
-  AnnotationsResult, CaptureFolderParams, CaptureFolderResult, CaptureParams, CaptureResult, CaptureSettings,
+  AnnotationSource, AnnotationsResult, CaptureFolderParams, CaptureFolderResult, CaptureParams, CaptureResult, CaptureSettings,
   COMPARE_METRICS, CompareParams, CompareResult, CompareSettings, METHODS, OpenResult, REQUEST_CANCELLED, SessionManifestStatus,
 } from './protocol';
 import { editorMessage } from './messages';
@@ -19,7 +19,7 @@ import { FolderProgress, findProjectRoot, readManifest, sessionDirectory, stamp 
 
 export { computeAnnotations, lineHover, sha256Text, BAR_MAX_PX, HEAT_LEVELS } from './annotations';
 export { viewerHtml, viewerCsp, VIEWER_FILES } from './viewer';
-export { formatHeartbeats, formatNs, formatNsLike, formatShare, formatValue, lensTitle } from './format';
+export { formatHeartbeats, formatNs, formatNsLike, formatShare, formatValue, lensTitle, runCount, spreadText } from './format';
 export { resolveSidecarBinary, MAX_RESTARTS } from './sidecar';
 export { findProjectRoot, sessionDirectory, FolderProgress } from './sessions';
 export { CAPTURE_BACKENDS, COMPARE_METRICS } from './protocol';
@@ -39,7 +39,8 @@ export const COMMANDS = [
 
 export interface LastCapture { recording: string; source: vscode.Uri; result: CaptureResult }
 
-/** The outcome of Profile Folder / Profile Project: the session directory,
+/** The outcome of Profile Folder / Profile Project (and of Profile File
+ * with `leanscope.profile.repeat` over 1): the session directory,
  * its final status and counts as its manifest says, and the sidecar's
  * answer (none when the capture was cancelled). */
 export interface SessionCapture {
@@ -124,6 +125,31 @@ export function outputDirectory(near: vscode.Uri): string {
   return path.resolve(folder ? folder.uri.fsPath : path.dirname(near.fsPath), out);
 }
 
+/** Most runs (and warm-ups) a repeated capture may ask for (the sidecar's
+ * `recording::repeats::MAX_REPEATS`). */
+export const MAX_REPEATS = 1000;
+
+/** How Profile File captures: `leanscope.profile.repeat` runs (1 to
+ * MAX_REPEATS, whole; anything else counts as 1) after
+ * `leanscope.profile.warmup` discarded ones (0 to MAX_REPEATS, default 1;
+ * used only when repeat is over 1). */
+export function profileSettings(): { repeat: number; warmup: number } {
+  const c = config();
+  const whole = (v: unknown, min: number, dflt: number): number =>
+    (typeof v === 'number' && Number.isFinite(v) ? Math.min(MAX_REPEATS, Math.max(min, Math.floor(v))) : dflt);
+  return { repeat: whole(c.get<number>('profile.repeat', 1), 1, 1), warmup: whole(c.get<number>('profile.warmup', 1), 0, 1) };
+}
+
+/** The parameters of `leanscope/captureFolder` for Profile File with
+ * repeats: the file's runs into a one-file session named after the file. */
+export function repeatedFileParams(file: vscode.Uri, root: string, repeat: number, warmup: number, now = new Date()): CaptureFolderParams {
+  const named = path.join(path.dirname(file.fsPath), path.basename(file.fsPath, '.lean'));
+  return {
+    file: file.fsPath, repeat, warmup, ...captureSettings(),
+    output: sessionDirectory(named, root, outputDirectory(file), now),
+  };
+}
+
 /** The parameters of `leanscope/capture` from the settings. */
 export function captureParams(file: vscode.Uri, now = new Date()): CaptureParams {
   const params: CaptureParams = { uri: file.toString(), ...captureSettings() };
@@ -179,7 +205,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   }));
 
   const annotations = new AnnotationController(context,
-    (recording, text) => sidecar.request<AnnotationsResult>(METHODS.annotations, { recording, text }), log);
+    (source: AnnotationSource, text) => sidecar.request<AnnotationsResult>(METHODS.annotations, { ...source, text }), log);
   context.subscriptions.push(annotations);
 
   const sources = new Map<string, vscode.Uri>();
@@ -226,7 +252,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     void vscode.window.showErrorMessage(`leanscope: ${what} failed: ${msg}`);
   };
 
-  async function profileFile(arg?: vscode.Uri): Promise<CaptureResult | undefined> {
+  async function profileFile(arg?: vscode.Uri): Promise<CaptureResult | SessionCapture | undefined> {
     const file = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
     if (!file) { void vscode.window.showErrorMessage('leanscope: open a .lean file (or pick one in the Explorer) to profile it.'); return undefined; }
     if (file.scheme !== 'file' || !file.fsPath.endsWith('.lean')) {
@@ -242,6 +268,15 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
       const choice = await vscode.window.showWarningMessage(`${path.basename(file.fsPath)} has unsaved changes. Lean profiles the file on disk: save it first?`, { modal: true }, 'Save and Profile');
       if (choice !== 'Save and Profile') return undefined;
       if (!(await open.save())) { void vscode.window.showErrorMessage(`leanscope: could not save ${file.fsPath}.`); return undefined; }
+    }
+    const { repeat, warmup } = profileSettings();
+    if (repeat > 1) {
+      const root = findProjectRoot(file.fsPath);
+      if (!root) {
+        void vscode.window.showErrorMessage(`leanscope: ${file.fsPath} is not inside a Lean project (no lean-toolchain, lakefile.toml or lakefile.lean in or above its folder).`);
+        return undefined;
+      }
+      return profileSession('file', file, root, repeatedFileParams(file, root, repeat, warmup));
     }
     const params = captureParams(file);
     if (params.output) fs.mkdirSync(path.dirname(params.output), { recursive: true });
@@ -319,18 +354,23 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     }
   }
 
-  /** Profile Folder / Profile Project: `leanscope/captureFolder` with
-   * per-file progress and Cancel, then the session in the viewer. */
-  async function profileSession(what: 'folder' | 'project', folder: vscode.Uri, root: string): Promise<SessionCapture | undefined> {
+  /** Profile Folder / Profile Project (and Profile File with repeats, as a
+   * one-file session): `leanscope/captureFolder` with per-file progress and
+   * Cancel, then the session in the viewer (and, for a file, its medians
+   * in the editor). */
+  async function profileSession(what: 'folder' | 'project' | 'file', folder: vscode.Uri, root: string,
+    fileParams?: CaptureFolderParams): Promise<SessionCapture | undefined> {
     const label = `${what} ${path.basename(folder.fsPath)}`;
     if (!vscode.workspace.isTrusted) {
       void vscode.window.showErrorMessage('leanscope: profiling runs Lean through lake in this workspace, so it needs a trusted workspace (Workspaces: Manage Workspace Trust).');
       return undefined;
     }
-    if (!(await saveDirtyUnder(what === 'project' ? root : folder.fsPath))) return undefined;
-    const params = folderCaptureParams(folder, root, what === 'project');
+    // Profile File asked to save the file already.
+    if (what !== 'file' && !(await saveDirtyUnder(what === 'project' ? root : folder.fsPath))) return undefined;
+    const params = fileParams ?? folderCaptureParams(folder, root, what === 'project');
+    if (what === 'file') fs.mkdirSync(path.dirname(params.output!), { recursive: true });
     const session = params.output!;
-    log(`capture ${label} ${JSON.stringify({ ...params, folder: undefined })}`);
+    log(`capture ${label} ${JSON.stringify({ ...params, folder: undefined, file: undefined })}`);
     const shown = new FolderProgress();
     let cancelled = false;
     const result = await vscode.window.withProgress({
@@ -381,8 +421,26 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     status.tooltip = `leanscope: last capture: ${label}, session ${state} (${counts.completed} of ${files(counts.planned)} captured, ${counts.failed} failed). Click to open the viewer.`;
     status.command = { title: 'Show Viewer', command: 'leanscope.showViewer', arguments: [{ session: outcome.session }] };
     status.show();
+    if (what === 'file' && !cancelled) await annotateSessionFile(outcome, folder);
     viewer.show({ kind: 'session', file: path.join(outcome.session, 'session.json') });
     return outcome;
+  }
+
+  /** The medians of a repeated file in its editor, from its session. */
+  async function annotateSessionFile(outcome: SessionCapture, file: vscode.Uri): Promise<void> {
+    try {
+      const doc = await vscode.workspace.openTextDocument(file);
+      const fresh = await annotations.load(doc, { session: outcome.session, file: file.fsPath });
+      if (!fresh) {
+        void vscode.window.showInformationMessage('leanscope: the file changed while it was profiled; its annotations appear when the text matches the recorded source again.');
+        return;
+      }
+      const answer = annotations.answerOf(doc.uri);
+      if (answer?.runs !== undefined) {
+        status.text = `$(pulse) ${path.basename(file.fsPath)} median ${formatValue(answer.fileNs, answer.measure ?? 'time')} (${runCount(answer.runs)})`;
+        status.tooltip = `leanscope: last capture of ${path.basename(file.fsPath)}: the median of ${runCount(answer.runs)} (session ${outcome.session}). Click to open the viewer.`;
+      }
+    } catch (e) { fail('annotating', e); }
   }
 
   async function profileFolder(arg?: vscode.Uri): Promise<SessionCapture | undefined> {
@@ -475,8 +533,9 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     let source = arg?.source ? vscode.Uri.parse(arg.source) : undefined;
     if (!recording) {
       const ed = vscode.window.activeTextEditor;
-      const fromEditor = ed ? annotations.recordingOf(ed.document.uri) : undefined;
-      if (fromEditor && ed) { recording = fromEditor; source = ed.document.uri; }
+      const fromEditor = ed ? annotations.sourceOf(ed.document.uri) : undefined;
+      if (fromEditor && 'session' in fromEditor) return showViewer({ session: fromEditor.session });
+      if (fromEditor && ed) { recording = fromEditor.recording; source = ed.document.uri; }
       else if (viewer.current) { viewer.show(viewer.current); return viewer.current; }
       else if (last) { recording = last.recording; source = last.source; }
       else if (lastSession) return showViewer({ session: lastSession.session });

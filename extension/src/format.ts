@@ -1,4 +1,5 @@
 // How times and shares read in the editor. One place for every label.
+import type { WholeSpread } from './protocol';
 
 const UNITS: Array<[number, string]> = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']];
 
@@ -67,9 +68,28 @@ export function formatShare(share: number | null): string | null {
   return `${p}%`;
 }
 
-/** The CodeLens title: `1.24 s · self 0.31 s · 38% of file`. */
-export function lensTitle(totalNs: number, selfNs: number | null, share: number | null, measure: Measure = 'time'): string {
-  const parts = [formatValue(totalNs, measure)];
+/** `4 runs`, or `2 of 4 runs` for a time only some runs of `of` have. */
+export function runCount(runs: number, of?: number): string {
+  const n = of !== undefined && runs < of ? `${runs} of ${of}` : `${runs}`;
+  return `${n} run${(of ?? runs) === 1 ? '' : 's'}`;
+}
+
+/** A time over runs: `median of 4 runs · min–max 10.0 ms–50.0 ms · IQR
+ * 17.5 ms–35.0 ms` (the IQR from 4 runs; heartbeats stay heartbeats). `of`:
+ * the runs of the capture, when the time is in fewer. */
+export function spreadText(s: WholeSpread, measure: Measure = 'time', of?: number): string {
+  const v = (x: number): string => formatValue(x, measure);
+  const parts = [`median of ${runCount(s.runs, of)}`, `min–max ${v(s.min)}–${v(s.max)}`];
+  if (typeof s.q1 === 'number' && typeof s.q3 === 'number') parts.push(`IQR ${v(s.q1)}–${v(s.q3)}`);
+  return parts.join(' · ');
+}
+
+/** The CodeLens title: `1.24 s · self 0.31 s · 38% of file`; over the runs
+ * of a repeated capture (`runs`, of the capture's `of`), `median 1.24 s (4
+ * runs) · self 0.31 s · 38% of file`. */
+export function lensTitle(totalNs: number, selfNs: number | null, share: number | null, measure: Measure = 'time',
+  runs?: number, of?: number): string {
+  const parts = [runs !== undefined ? `median ${formatValue(totalNs, measure)} (${runCount(runs, of)})` : formatValue(totalNs, measure)];
   if (selfNs !== null) parts.push(`self ${formatLike(selfNs, totalNs, measure)}`);
   const s = formatShare(share);
   if (s !== null) parts.push(`${s} of file`);

@@ -8,19 +8,30 @@ export interface Operation {
   inclusiveNs: number; selfNs: number; thread: number;
   range: Range | null; rangeKind: RangeKind;
 }
+/** A time over the runs of a repeated capture, in whole ns (or heartbeats):
+ * quartiles from 4 runs. */
+export interface WholeSpread { runs: number; median: number; min: number; max: number; q1?: number; q3?: number }
+/** A time and its self time over runs (`totalNs`/`selfNs` are their medians). */
+export interface TimeSpread { total: WholeSpread; self: WholeSpread }
 export interface LineBar {
   line: number; events: number; totalNs: number; selfNs: number;
   share: number | null; selfShare: number | null; top: Operation[];
+  /** A repeated capture's file: the spread over its runs. */
+  spread?: TimeSpread;
 }
 export interface Declaration {
   index: number; name: string; kind: string; range: Range; selectionRange: Range;
   generated: boolean; events: number; totalNs: number | null; selfNs: number | null;
   share: number | null; selfShare: number | null;
+  spread?: TimeSpread;
 }
 export interface FreshAnnotations {
   stale: false; sourceSha256: string; fileNs: number; shareBasis: 'elapsed' | 'traced';
   /** What the numbers (`*Ns`) count: nanoseconds, or heartbeats. */
   measure?: 'time' | 'heartbeats';
+  /** A repeated capture's file: the runs the times are medians of, the
+   * median run's recording (whose operations `top` lists), the file time's spread. */
+  runs?: number; recording?: string; fileSpread?: WholeSpread;
   lines: LineBar[]; declarations: Declaration[];
 }
 export interface StaleAnnotations { stale: true; recordedSha256: string; bufferSha256: string }
@@ -37,13 +48,18 @@ export interface CaptureParams extends CaptureSettings {
   uri: string; output?: string; workDoneToken?: string;
 }
 export interface CaptureFolderParams extends CaptureSettings {
-  folder: string; project?: boolean; output?: string; jobs?: number; workDoneToken?: string;
+  /** A folder, or (with `repeat`) one `.lean` file as `file`. */
+  folder?: string; file?: string; project?: boolean; output?: string; jobs?: number;
+  repeat?: number; warmup?: number; workDoneToken?: string;
 }
+/** What `leanscope/annotations` annotates from: a recording, or a session's file. */
+export type AnnotationSource = { recording: string } | { session: string; file: string };
 export type SessionManifestStatus = 'running' | 'complete' | 'partial' | 'cancelled';
 export interface CaptureFolderResult {
   session: string; status: SessionManifestStatus;
   counts: { planned: number; completed: number; failed: number };
   captured: number; withErrors: number; notes: string[];
+  repeats?: { runs: number; warmup: number };
 }
 export interface CaptureResult {
   recording: string; status: 'ok' | 'error'; module: string; leanVersion: string;

@@ -1015,6 +1015,306 @@ fn a_repeated_folder_capture_answers_medians_over_json_rpc() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// `Rep/A.lean` whose runs 0 (the warm-up), 1, 2, 3, 4 plan 40000, 30000,
+/// 10000, 50000, 20000 heartbeats for its command (line 1) and a tenth of
+/// that for its step (line 2); the kept runs' medians are 25000 and 2500.
+fn repeated_source(w: &World) -> (PathBuf, String) {
+    std::fs::create_dir_all(w.project.join("Rep")).unwrap();
+    let text = format!(
+        "-- leanscope-fake: run-log {}\ntheorem a : True := by -- leanscope-fake: heartbeats-runs 40000,30000,10000,50000,20000\n  trivial -- leanscope-fake: heartbeats-runs 4000,3000,1000,5000,2000\n",
+        w.path("runs.log").display()
+    );
+    let file = w.project.join("Rep/A.lean");
+    std::fs::write(&file, &text).unwrap();
+    (file, text)
+}
+
+/// A spread over 4 runs of these values (in whole units).
+fn spread4(values: [u64; 4], median: u64, q1: u64, q3: u64) -> Value {
+    json!({"runs": 4, "median": median, "min": values.iter().min(), "max": values.iter().max(),
+           "q1": q1, "q3": q3})
+}
+
+#[test]
+fn a_repeated_file_is_annotated_with_medians_over_json_rpc() {
+    let w = World::new();
+    let (file, text) = repeated_source(&w);
+    let mut c = Client::start(&w, &[]);
+    c.initialize(true);
+    let out = w.path("session");
+    let params = json!({"file": file_uri(&file), "repeat": 4, "measure": "heartbeats",
+                        "thresholdHeartbeats": 10, "output": out.to_str().unwrap()});
+    check("captureFolderParams", &params);
+    let r = c.call("leanscope/captureFolder", params);
+    check("captureFolderResult", &r);
+    assert_eq!(r["repeats"], json!({"runs": 4, "warmup": 1}), "{r:#}");
+    let m = common::read_session(&out).unwrap();
+    assert_eq!(m.target.kind, recording::session::TargetKind::File);
+    assert_eq!(m.files.len(), 1);
+    assert_eq!(m.files[0].runs.len(), 4);
+    // File times 30000 10000 50000 20000 (median 25000): runs 1 and 4 are
+    // as near; the earlier is the median run.
+    let median = &m.files[0].runs[0];
+    assert_eq!(median.repeat, 0);
+
+    let params = json!({"session": out.to_str().unwrap(), "file": "Rep/A.lean", "text": text});
+    check("annotationsParams", &params);
+    let a = c.call("leanscope/annotations", params);
+    check("annotationsResult", &a);
+    assert_eq!(a["stale"], false);
+    assert_eq!(a["measure"], "heartbeats");
+    assert_eq!(a["runs"], 4);
+    assert_eq!(a["recording"], json!(out.join(&median.recording)));
+    assert_eq!(a["fileNs"], 25000);
+    assert_eq!(
+        a["fileSpread"],
+        spread4([30000, 10000, 50000, 20000], 25000, 17500, 35000)
+    );
+    let lines = a["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 2, "{a:#}");
+    // Line 1, the command: its total is the file's; self is total − step:
+    // 27000 9000 45000 18000 → 22500, q1 15750, q3 31500.
+    let command = &lines[0];
+    assert_eq!(command["line"], 1);
+    assert_eq!(
+        (&command["totalNs"], &command["selfNs"]),
+        (&json!(25000), &json!(22500))
+    );
+    assert_eq!(command["share"], 1.0);
+    assert_eq!(command["selfShare"], 0.9);
+    assert_eq!(
+        command["spread"],
+        json!({"total": spread4([30000, 10000, 50000, 20000], 25000, 17500, 35000),
+               "self": spread4([27000, 9000, 45000, 18000], 22500, 15750, 31500)})
+    );
+    // The operations are the median run's (30000 heartbeats there).
+    assert_eq!(command["events"], 1);
+    assert_eq!(command["top"][0]["inclusiveNs"], 30000);
+    // Line 2, the step: 3000 1000 5000 2000 → 2500, q1 1750, q3 3500.
+    let step = &lines[1];
+    assert_eq!(step["line"], 2);
+    assert_eq!(
+        (&step["totalNs"], &step["selfNs"]),
+        (&json!(2500), &json!(2500))
+    );
+    assert_eq!(step["share"], 0.1);
+    assert_eq!(
+        step["spread"]["total"],
+        spread4([3000, 1000, 5000, 2000], 2500, 1750, 3500)
+    );
+    assert_eq!(step["top"][0]["inclusiveNs"], 3000);
+    let decl = &a["declarations"][0];
+    assert_eq!(decl["name"], "a");
+    assert_eq!(
+        (&decl["totalNs"], &decl["share"]),
+        (&json!(25000), &json!(1.0))
+    );
+    assert_eq!(decl["spread"]["total"], command["spread"]["total"]);
+
+    // The same file by its absolute path, the session by its manifest's URI.
+    let again = c.call(
+        "leanscope/annotations",
+        json!({"session": file_uri(&out.join("session.json")), "file": file.to_str().unwrap(),
+               "text": text}),
+    );
+    assert_eq!(again, a);
+    // An edited buffer: stale, against the median run's source.
+    let edited = text.replace("trivial", "exact trivial");
+    let stale = c.call(
+        "leanscope/annotations",
+        json!({"session": out.to_str().unwrap(), "file": "Rep/A.lean", "text": edited}),
+    );
+    check("annotationsResult", &stale);
+    assert_eq!(
+        stale,
+        json!({"stale": true, "recordedSha256": sha256_hex(text.as_bytes()),
+               "bufferSha256": sha256_hex(edited.as_bytes())})
+    );
+
+    // Refusals, each naming what is wrong.
+    let b = w.project.join("Rep/B.lean");
+    std::fs::write(
+        &b,
+        "theorem b : True := by -- leanscope-fake: heartbeats 500\n  trivial\n",
+    )
+    .unwrap();
+    let session = out.to_str().unwrap();
+    for (params, code, says) in [
+        (
+            json!({"session": session, "file": "Rep/B.lean"}),
+            -32011,
+            "does not list Rep/B.lean",
+        ),
+        (
+            json!({"session": w.path("none").to_str().unwrap(), "file": "Rep/A.lean"}),
+            -32010,
+            "the session",
+        ),
+        (
+            json!({"session": w.project.to_str().unwrap(), "file": "Rep/A.lean"}),
+            -32011,
+            "is not a session directory",
+        ),
+        (json!({"session": session}), -32602, "session needs file"),
+        (
+            json!({"session": session, "file": "Rep/A.lean", "recording": session}),
+            -32602,
+            "not both",
+        ),
+    ] {
+        let mut p = params.clone();
+        p["text"] = json!(text);
+        let e = c.call_err("leanscope/annotations", p);
+        assert_eq!(e["code"], code, "{params}: {e:#}");
+        assert!(
+            e["message"].as_str().unwrap().contains(says),
+            "{params}: {e:#}"
+        );
+        if code != -32602 {
+            check("errorData", &e["data"]);
+        }
+    }
+    // A session whose run recording is gone, or of another source, or
+    // whose file is not committed: copies of the session, damaged.
+    let damaged = |name: &str| {
+        let d = w.path(name);
+        common::copy_dir(&out, &d);
+        d
+    };
+    let annotate = |c: &mut Client, d: &Path| {
+        c.call_err(
+            "leanscope/annotations",
+            json!({"session": d.to_str().unwrap(), "file": "Rep/A.lean", "text": text}),
+        )
+    };
+    let gone = damaged("gone");
+    let run3 = &m.files[0].runs[2].recording;
+    std::fs::remove_file(gone.join(run3)).unwrap();
+    let e = annotate(&mut c, &gone);
+    assert_eq!(e["code"], -32010, "{e:#}");
+    check("errorData", &e["data"]);
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("run 3 of Rep/A.lean ({run3}): ")),
+        "{message}"
+    );
+    assert!(message.contains("does not exist"), "{message}");
+    // Run 2's recording replaced by B's (a one-off capture of another source).
+    let other = c.call(
+        "leanscope/capture",
+        json!({"uri": file_uri(&b), "measure": "heartbeats", "thresholdHeartbeats": 10}),
+    );
+    let swapped = damaged("swapped");
+    let run2 = &m.files[0].runs[1].recording;
+    std::fs::copy(other["recording"].as_str().unwrap(), swapped.join(run2)).unwrap();
+    let e = annotate(&mut c, &swapped);
+    assert_eq!(e["code"], -32011, "{e:#}");
+    check("errorData", &e["data"]);
+    assert_eq!(e["data"]["kind"], "otherSource");
+    assert_eq!(e["data"]["path"], json!(swapped.join(run2)));
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("run 2 ({run2}) recorded another source")),
+        "{message}"
+    );
+    let failed = damaged("failed");
+    let manifest = failed.join("session.json");
+    let mut j: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    j["files"][0]["status"] = json!("failed");
+    j["files"][0]["error"] = json!("Lean crashed\nmore");
+    std::fs::write(&manifest, serde_json::to_vec(&j).unwrap()).unwrap();
+    let e = annotate(&mut c, &failed);
+    assert_eq!(e["code"], -32011, "{e:#}");
+    assert_eq!(e["data"]["kind"], "notCaptured");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Rep/A.lean is failed in the session"),
+        "{e:#}"
+    );
+    assert!(
+        e["message"].as_str().unwrap().ends_with("(Lean crashed)"),
+        "{e:#}"
+    );
+
+    // captureFolder's file: with repeat, alone, a .lean file that exists.
+    let rep = file_uri(&w.project.join("Rep"));
+    for (params, code, says) in [
+        (
+            json!({"file": file_uri(&file)}),
+            -32602,
+            "file needs repeat",
+        ),
+        (
+            json!({"file": file_uri(&file), "folder": rep, "repeat": 2}),
+            -32602,
+            "not both",
+        ),
+        (
+            json!({"file": file_uri(&file), "project": true, "repeat": 2}),
+            -32602,
+            "project goes with folder",
+        ),
+        (
+            json!({"file": file_uri(&w.project.join("lakefile.toml")), "repeat": 2}),
+            -32602,
+            "is not a .lean file",
+        ),
+        (
+            json!({"file": file_uri(&w.project.join("Rep/None.lean")), "repeat": 2}),
+            -32010,
+            "does not exist",
+        ),
+        (json!({"repeat": 2}), -32602, "give folder"),
+    ] {
+        let mut p = params.clone();
+        p["output"] = json!(w.path("refused").to_str().unwrap());
+        let e = c.call_err("leanscope/captureFolder", p);
+        assert_eq!(e["code"], code, "{params}: {e:#}");
+        assert!(
+            e["message"].as_str().unwrap().contains(says),
+            "{params}: {e:#}"
+        );
+    }
+    assert!(!w.path("refused").exists());
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn a_session_file_captured_once_answers_as_its_recording() {
+    let w = World::new();
+    let (_, text) = repeated_source(&w);
+    let mut c = Client::start(&w, &[]);
+    c.initialize(false);
+    let out = w.path("session");
+    c.call(
+        "leanscope/captureFolder",
+        json!({"folder": file_uri(&w.project.join("Rep")), "measure": "heartbeats",
+               "thresholdHeartbeats": 10, "output": out.to_str().unwrap()}),
+    );
+    let m = common::read_session(&out).unwrap();
+    assert!(m.files[0].runs.is_empty());
+    let recording = out.join(m.files[0].recording.as_ref().unwrap());
+    let from_session = c.call(
+        "leanscope/annotations",
+        json!({"session": out.to_str().unwrap(), "file": "Rep/A.lean", "text": text}),
+    );
+    check("annotationsResult", &from_session);
+    let from_recording = c.call(
+        "leanscope/annotations",
+        json!({"recording": recording, "text": text}),
+    );
+    assert_eq!(from_session, from_recording);
+    // A recording's answer is as it always was: no runs, no spreads.
+    assert!(from_recording.get("runs").is_none(), "{from_recording:#}");
+    assert!(from_recording["lines"][0].get("spread").is_none());
+    assert!(from_recording["declarations"][0].get("spread").is_none());
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
 #[test]
 fn cancelling_a_folder_capture_keeps_the_session_cancelled() {
     let w = World::new();

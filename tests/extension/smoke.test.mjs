@@ -188,6 +188,84 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
   }
 });
 
+
+test('Profile File with leanscope.profile.repeat = 4: a one-file session of its runs, medians in the editor', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.thresholdMs': 1, 'leanscope.profile.repeat': 4 } });
+  try {
+    const file = w.file('Demo/Clean.lean');
+    const editor = await x.test.openEditor(file);
+    const out = await x.test.commands.get('leanscope.profileFile')();
+    assert.ok(out && out.session, `capture failed: ${x.test.log.errors.join(' | ')}\n${x.test.log.output.join('\n')}`);
+    assert.deepEqual(x.test.log.errors, []);
+    assert.equal(out.status, 'complete');
+    assert.equal(out.cancelled, false);
+    assert.deepEqual(out.counts, { planned: 1, completed: 1, failed: 0 });
+    assert.deepEqual(out.result.repeats, { runs: 4, warmup: 1 }, 'leanscope.profile.warmup defaults to 1');
+    assert.equal(path.dirname(out.session), path.join(w.project, '.leanscope/sessions'));
+    assert.match(path.basename(out.session), /^Clean-\d{8}T\d{6}Z$/);
+    assert.deepEqual(w.recordings(), [], 'no single capture was made');
+    const m = sessionManifest(out.session);
+    assert.deepEqual(m.target, { kind: 'file', path: 'Demo/Clean.lean' });
+    assert.deepEqual(m.repeats, { runs: 4, warmup: 1 });
+    assert.deepEqual(m.files[0].runs.map((r) => r.repeat), [0, 1, 2, 3]);
+    // The progress notification: cancellable, one message per run.
+    const progress = x.test.lastProgress();
+    assert.equal(progress.options.cancellable, true);
+    assert.equal(progress.options.title, 'leanscope: profiling file Clean.lean');
+    assert.ok(out.progress.some((p) => /Demo\/Clean\.lean \(warm-up\)/.test(p)), out.progress.join('\n'));
+    assert.ok(out.progress.some((p) => /Demo\/Clean\.lean \(run 4\/4\): ok/.test(p)), out.progress.join('\n'));
+
+    // The editor is annotated from the session's file, and can fetch again.
+    assert.deepEqual(x.api.annotations.sourceOf(editor.document.uri), { session: out.session, file });
+    assert.equal(x.api.annotations.recordingOf(editor.document.uri), undefined);
+    const text = editor.document.getText();
+    const answer = await x.api.sidecar.request('leanscope/annotations', { session: out.session, file, text });
+    assert.equal(answer.stale, false);
+    assert.equal(answer.runs, 4);
+    // The replayed runs are alike: every run's time is the median, the first run the median run.
+    assert.equal(answer.recording, path.join(out.session, m.files[0].runs[0].recording));
+    assert.equal(answer.fileNs, 151_718_000);
+    assert.deepEqual(answer.fileSpread, { runs: 4, median: 151_718_000, min: 151_718_000, max: 151_718_000, q1: 151_718_000, q3: 151_718_000 });
+    assert.deepEqual(x.api.annotations.answerOf(editor.document.uri), answer);
+    assert.equal(await x.api.annotations.load(editor.document, x.api.annotations.sourceOf(editor.document.uri)), true);
+
+    // Line text: the median; the same numbers as one capture of this file.
+    const texts = x.test.decorations(editor)[1].items;
+    assert.deepEqual(texts.map((t) => `${t.range.start.line} ${t.renderOptions.after.contentText}`), [
+      '4 median 5.06 ms (3%)', '6 median 10.0 ms (7%)', '7 median 7.86 ms (5%)', '8 median 6.24 ms (4%)', '10 median 9.80 ms (6%)',
+      '12 median 7.58 ms (5%)', '13 median 4.47 ms (3%)', '15 median 14.1 ms (9%)', '16 median 11.5 ms (8%)', '17 median 1.46 ms (1%)',
+      '19 median 7.67 ms (5%)', '20 median 5.82 ms (4%)', '22 median 10.7 ms (7%)', '23 median 6.54 ms (4%)', '24 median 3.44 ms (2%)',
+      '25 median 1.15 ms (1%)',
+    ]);
+    // Hover: the median with its spread over the 4 runs, the median run's operations.
+    const hover = x.test.hover(editor.document, 8, 3).contents[0].value;
+    assert.match(hover, /line 9: 6\.24 ms inclusive · self 6\.24 ms · 4% of file · 1 event in the median run/);
+    assert.match(hover, /inclusive: median of 4 runs · min–max 6\.24 ms–6\.24 ms · IQR 6\.24 ms–6\.24 ms/);
+    assert.match(hover, /Operations of the median run:/);
+    assert.match(hover, /\| `omega` \| Elab\.step · tactic \| .* \| matched \|/);
+    // CodeLens: the median and the run count; it opens the session.
+    const lenses = x.test.codeLenses(editor.document);
+    assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
+      '4 median 5.06 ms (4 runs) · self 5.06 ms · 3% of file',
+      '6 median 10.0 ms (4 runs) · self 2.17 ms · 7% of file',
+      '10 median 9.80 ms (4 runs) · self 2.23 ms · 6% of file',
+      '15 median 14.1 ms (4 runs) · self 2.61 ms · 9% of file',
+      '22 median 10.7 ms (4 runs) · self 4.19 ms · 7% of file',
+    ]);
+    assert.deepEqual(lenses[3].command.arguments[0], { session: out.session, source: editor.document.uri.toString(), declaration: 'Demo.Clean.le_double' });
+    // The session in the viewer; the status bar says median and runs.
+    assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(out.session, 'session.json') });
+    assert.deepEqual(x.api.lastSession(), out);
+    const status = x.test.statusItems[0];
+    assert.equal(status.text, '$(pulse) Clean.lean median 152 ms (4 runs)');
+    assert.deepEqual(status.command.arguments, [{ session: out.session }]);
+  } finally {
+    await x.dispose();
+    w.cleanup();
+  }
+});
 test('Cancel stops the fake Lean, answers RequestCancelled and writes nothing', async () => {
   packagedSidecar();
   const w = makeWorld({ delayScale: '100', pidfile: true });

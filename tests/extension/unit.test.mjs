@@ -163,6 +163,7 @@ test('manifest: settings have types and defaults of their type', () => {
     'leanscope.annotations.codeLens': ['boolean', true], 'leanscope.sidecarPath': ['string', ''],
     'leanscope.compare.metric': ['string', 'total_ns'], 'leanscope.compare.absoluteToleranceMs': ['number', 0],
     'leanscope.compare.relativeTolerancePercent': ['number', 0],
+    'leanscope.profile.repeat': ['integer', 1], 'leanscope.profile.warmup': ['integer', 1],
   };
   assert.deepEqual(Object.keys(props).sort(), Object.keys(expected).sort());
   for (const [k, [type, dflt]] of Object.entries(expected)) {
@@ -181,6 +182,12 @@ test('manifest: settings have types and defaults of their type', () => {
   assert.deepEqual(props['leanscope.compare.metric'].enum, rpc.$defs.compareParams.properties.metric.enum);
   assert.equal(props['leanscope.compare.absoluteToleranceMs'].minimum, 0);
   assert.equal(props['leanscope.compare.relativeTolerancePercent'].minimum, 0);
+  // Repeats within the sidecar's limits (captureFolderParams).
+  const folder = rpc.$defs.captureFolderParams.properties;
+  for (const [k, rpcKey] of [['leanscope.profile.repeat', 'repeat'], ['leanscope.profile.warmup', 'warmup']]) {
+    assert.equal(props[k].minimum, folder[rpcKey].minimum, k);
+    assert.equal(props[k].maximum, folder[rpcKey].maximum, k);
+  }
 });
 
 test('compare settings: the metric, ms as ns and percent as basis points', async () => {
@@ -496,6 +503,84 @@ test('a recording measured in heartbeats reads in heartbeats in the editor, neve
     assert.equal(c.lenses[0].title, '52.0 k hb · self 4.00 k hb · 50% of file');
     for (const text of [c.lines[0].text, c.lines[0].hover, c.lenses[0].title]) assert.doesNotMatch(text, /\b(ms|µs|ns|s)\b/);
   } finally { await x.dispose(); }
+});
+
+test('over the runs of a repeated capture: medians, min–max and IQR in hovers, the run count in lenses', async () => {
+  const x = activateExtension();
+  try {
+    const { spreadText, runCount, lensTitle } = x.ext;
+    // Kept runs 30000 10000 50000 20000 → median 25000, q1 17500, q3 35000.
+    const four = { runs: 4, median: 25_000, min: 10_000, max: 50_000, q1: 17_500, q3: 35_000 };
+    assert.equal(spreadText(four, 'heartbeats'), 'median of 4 runs · min–max 10.0 k hb–50.0 k hb · IQR 17.5 k hb–35.0 k hb');
+    assert.equal(spreadText({ ...four, median: 25_000_000, min: 10_000_000, max: 50_000_000, q1: 17_500_000, q3: 35_000_000 }),
+      'median of 4 runs · min–max 10.0 ms–50.0 ms · IQR 17.5 ms–35.0 ms');
+    // Three runs: no quartiles; a time only two of four runs have says so.
+    assert.equal(spreadText({ runs: 3, median: 2_000, min: 1_000, max: 3_000 }, 'heartbeats'), 'median of 3 runs · min–max 1.00 k hb–3.00 k hb');
+    assert.equal(spreadText({ runs: 2, median: 400, min: 300, max: 500 }, 'time', 4), 'median of 2 of 4 runs · min–max 300 ns–500 ns');
+    assert.equal(runCount(1), '1 run');
+    assert.equal(lensTitle(25_000, 22_500, 1, 'heartbeats', 4), 'median 25.0 k hb (4 runs) · self 22.50 k hb · 100% of file');
+    const op = { class: 'Elab.command', label: 'theorem a', kind: 'command', inclusiveNs: 30_000, selfNs: 27_000, thread: 0, range: null, rangeKind: 'exact' };
+    const range = { start: { line: 1, character: 0 }, end: { line: 2, character: 9 } };
+    const answer = {
+      stale: false, sourceSha256: 'a'.repeat(64), measure: 'heartbeats', fileNs: 25_000, shareBasis: 'traced',
+      runs: 4, recording: '/s/files/0-Rep.A-2.lsrec', fileSpread: four,
+      lines: [
+        { line: 1, events: 1, totalNs: 25_000, selfNs: 22_500, share: 1, selfShare: 0.9, top: [op],
+          spread: { total: four, self: { runs: 4, median: 22_500, min: 9_000, max: 45_000, q1: 15_750, q3: 31_500 } } },
+        { line: 3, events: 0, totalNs: 400, selfNs: 400, share: 0.016, selfShare: 0.016, top: [],
+          spread: { total: { runs: 2, median: 400, min: 300, max: 500 }, self: { runs: 2, median: 400, min: 300, max: 500 } } },
+      ],
+      declarations: [
+        { index: 0, name: 'a', kind: 'theorem', range, selectionRange: range, generated: false, events: 1, totalNs: 25_000, selfNs: 22_500, share: 1, selfShare: 0.9,
+          spread: { total: four, self: four } },
+        { index: 1, name: 'b', kind: 'theorem', range, selectionRange: range, generated: false, events: 0, totalNs: 900, selfNs: 900, share: 0.036, selfShare: 0.036,
+          spread: { total: { runs: 1, median: 900, min: 900, max: 900 }, self: { runs: 1, median: 900, min: 900, max: 900 } } },
+      ],
+    };
+    const c = x.ext.computeAnnotations(answer);
+    assert.deepEqual(c.lines.map((l) => l.text), ['median 25.0 k hb (100%)', 'median 400 hb (2%)']);
+    const hover = c.lines[0].hover;
+    assert.match(hover, /line 2: 25\.0 k hb inclusive · self 22\.5 k hb · 100% of file · 1 event in the median run/);
+    assert.match(hover, /inclusive: median of 4 runs · min–max 10\.0 k hb–50\.0 k hb · IQR 17\.5 k hb–35\.0 k hb/);
+    assert.match(hover, /self: median of 4 runs · min–max 9\.00 k hb–45\.0 k hb · IQR 15\.8 k hb–31\.5 k hb/);
+    assert.match(hover, /Operations of the median run:\n\n\| operation \|/);
+    assert.match(hover, /\| `theorem a` \| Elab\.command · command \| 30\.0 k hb \| 27\.0 k hb \| 0 \| exact \|/);
+    // A line only other runs recorded: no operations, 2 of the 4 runs.
+    assert.match(c.lines[1].hover, /0 events in the median run\n\ninclusive: median of 2 of 4 runs · min–max 300 hb–500 hb$/m);
+    assert.doesNotMatch(c.lines[1].hover, /\| operation \|/);
+    assert.deepEqual(c.lenses.map((l) => l.title), [
+      'median 25.0 k hb (4 runs) · self 22.50 k hb · 100% of file',
+      'median 900 hb (1 of 4 runs) · self 900 hb · 4% of file',
+    ]);
+    for (const l of c.lines) assert.doesNotMatch(l.hover + l.text, /\b(ms|µs|ns|s)\b/);
+    // A recording's answer reads exactly as before: no "median".
+    const once = x.ext.computeAnnotations({ ...answer, runs: undefined, recording: undefined, fileSpread: undefined,
+      lines: answer.lines.map(({ spread, ...l }) => l), declarations: answer.declarations.map(({ spread, ...d }) => d) });
+    assert.equal(once.lines[0].text, '25.0 k hb (100%)');
+    assert.doesNotMatch(once.lines[0].hover, /median/);
+    assert.equal(once.lenses[0].title, '25.0 k hb · self 22.50 k hb · 100% of file');
+  } finally { await x.dispose(); }
+});
+
+test('Profile File repeats: leanscope.profile.repeat and warmup, within the limits, into a one-file session', async () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-ws-'));
+  const x = activateExtension({ workspaceFolders: [ws], settings: { 'leanscope.thresholdMs': 25 } });
+  try {
+    assert.deepEqual(x.ext.profileSettings(), { repeat: 1, warmup: 1 });
+    for (const [repeat, warmup, want] of [
+      [4, 0, { repeat: 4, warmup: 0 }], [2.7, 3, { repeat: 2, warmup: 3 }], [0, -1, { repeat: 1, warmup: 0 }],
+      [5000, 5000, { repeat: 1000, warmup: 1000 }], ['4', null, { repeat: 1, warmup: 1 }],
+    ]) {
+      x.test.settings['leanscope.profile.repeat'] = repeat;
+      x.test.settings['leanscope.profile.warmup'] = warmup;
+      assert.deepEqual(x.ext.profileSettings(), want, `${repeat} ${warmup}`);
+    }
+    const file = x.vscode.Uri.file(path.join(ws, 'Demo/Clean.lean'));
+    assert.deepEqual(x.ext.repeatedFileParams(file, ws, 4, 1, new Date('2026-01-02T03:04:05.678Z')), {
+      file: file.fsPath, repeat: 4, warmup: 1, thresholdMs: 25, backend: 'auto',
+      output: path.join(ws, '.leanscope', 'sessions', 'Clean-20260102T030405Z'),
+    });
+  } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });
 
 test('the webview page: CSP with wasm-unsafe-eval and blob workers, nonce scripts, config block', async () => {

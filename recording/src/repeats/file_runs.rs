@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-use super::Spread;
+use super::{whole, Spread, WholeSpread};
 use crate::model::annotations::FileShare;
 use crate::model::{declaration_times, file_time, line_rows, tactic_rows, Recording, TimeRow};
 use crate::types::SourceRange;
@@ -36,12 +36,21 @@ pub struct TimeSpread {
 impl TimeSpread {
     /// The median total, rounded to a whole nanosecond (or heartbeat).
     pub fn total_ns(&self) -> u64 {
-        round_ns(self.total.median)
+        whole(self.total.median)
     }
 
     /// The median self time, rounded to a whole nanosecond (or heartbeat).
     pub fn self_ns(&self) -> u64 {
-        round_ns(self.self_.median)
+        whole(self.self_.median)
+    }
+
+    /// Both spreads in whole nanoseconds (or heartbeats), as answers show
+    /// them.
+    pub fn whole(&self) -> WholeTimeSpread {
+        WholeTimeSpread {
+            total: self.total.whole(),
+            self_: self.self_.whole(),
+        }
     }
 
     fn of(rows: &[TimeRow]) -> Option<TimeSpread> {
@@ -54,12 +63,13 @@ impl TimeSpread {
     }
 }
 
-fn round_ns(v: f64) -> u64 {
-    if v.is_finite() && v > 0.0 {
-        v.round() as u64
-    } else {
-        0
-    }
+/// A [`TimeSpread`] in whole nanoseconds (or heartbeats):
+/// `{"total": {...}, "self": {...}}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct WholeTimeSpread {
+    pub total: WholeSpread,
+    #[serde(rename = "self")]
+    pub self_: WholeSpread,
 }
 
 /// What makes two runs' tactic spans the same span.
@@ -106,6 +116,26 @@ impl RunTimes {
                     )
                 })
                 .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+impl RunTimes {
+    /// A run's times by hand (the tests of the modules that read runs).
+    pub(crate) fn by_hand(
+        source_sha256: &str,
+        file_ns: u64,
+        lines: Vec<(u32, TimeRow)>,
+        declarations: Vec<Option<TimeRow>>,
+    ) -> RunTimes {
+        RunTimes {
+            source_sha256: source_sha256.into(),
+            file_ns,
+            traced_ns: file_ns,
+            lines,
+            declarations,
+            tactics: Vec::new(),
         }
     }
 }
@@ -204,7 +234,7 @@ impl FileRuns {
 
     /// The median file time, rounded.
     pub fn file_ns(&self) -> u64 {
-        self.file.map_or(0, |s| round_ns(s.median))
+        self.file.map_or(0, |s| whole(s.median))
     }
 
     /// A line (0-based) over the runs that recorded events starting on it.

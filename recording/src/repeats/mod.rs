@@ -12,8 +12,14 @@
 
 use serde::Serialize;
 
+pub mod annotations;
 pub mod file_runs;
-pub use file_runs::{median_run, FileRuns, RunTimes, RunsError, TacticKey, TimeSpread};
+pub use annotations::{
+    annotations_over_runs, AnnotationsOverRuns, DeclarationOverRuns, LineOverRuns,
+};
+pub use file_runs::{
+    median_run, FileRuns, RunTimes, RunsError, TacticKey, TimeSpread, WholeTimeSpread,
+};
 
 /// Fewest runs for which quartiles (and the interquartile range) are
 /// reported; with fewer, min–max is the whole story.
@@ -62,6 +68,44 @@ impl Spread {
     /// `q3 - q1`, from [`MIN_RUNS_FOR_QUARTILES`] runs on.
     pub fn iqr(&self) -> Option<f64> {
         Some(self.q3? - self.q1?)
+    }
+
+    /// The spread of a time (nanoseconds or heartbeats) in whole units, as
+    /// answers show it: each value rounded to the nearest whole number
+    /// (halves away from zero), a negative or non-finite one as 0.
+    pub fn whole(&self) -> WholeSpread {
+        WholeSpread {
+            runs: self.runs,
+            median: whole(self.median),
+            min: whole(self.min),
+            max: whole(self.max),
+            q1: self.q1.map(whole),
+            q3: self.q3.map(whole),
+        }
+    }
+}
+
+/// A [`Spread`] of a time in whole nanoseconds (or heartbeats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WholeSpread {
+    pub runs: usize,
+    pub median: u64,
+    pub min: u64,
+    pub max: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q1: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q3: Option<u64>,
+}
+
+/// `v` rounded to a whole nanosecond (or heartbeat); 0 for a negative or
+/// non-finite value.
+pub fn whole(v: f64) -> u64 {
+    if v.is_finite() && v > 0.0 {
+        v.round() as u64
+    } else {
+        0
     }
 }
 
@@ -146,6 +190,25 @@ mod tests {
         assert_eq!(Spread::of(&[]), None);
         assert_eq!(Spread::of(&[1.0, f64::NAN]), None);
         assert_eq!(Spread::of(&[f64::INFINITY]), None);
+    }
+
+    #[test]
+    fn whole_spreads_round_halves_up() {
+        // 10000 20000 30000 50000 → median 25000, q1 17500, q3 35000.
+        let s = Spread::of(&[30000.0, 10000.0, 50000.0, 20000.0]).unwrap();
+        let w = s.whole();
+        assert_eq!(
+            (w.runs, w.median, w.min, w.max, w.q1, w.q3),
+            (4, 25000, 10000, 50000, Some(17500), Some(35000))
+        );
+        // 122.5 → 123; three runs have no quartiles.
+        let w = Spread::of(&[122.5, 100.0, 130.0]).unwrap().whole();
+        assert_eq!((w.median, w.q1), (123, None));
+        assert_eq!(
+            serde_json::to_value(w).unwrap(),
+            serde_json::json!({"runs": 3, "median": 123, "min": 100, "max": 130})
+        );
+        assert_eq!((whole(-1.0), whole(f64::NAN), whole(0.5)), (0, 0, 1));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use tower_lsp_server::ls_types::{
 };
 use tower_lsp_server::{Client, LanguageServer};
 
-use super::annotations::{self, AnnotationsAnswer, AnnotationsParams};
+use super::annotations::{self, AnnotationsAnswer, AnnotationsParams, Source};
 use super::capture::{self, CaptureParams, Captures};
 use super::compare::{self, CompareParams};
 use super::errors;
@@ -86,10 +86,22 @@ impl Backend {
     }
 
     pub async fn annotations(&self, p: AnnotationsParams) -> Result<AnnotationsAnswer> {
-        let path = path_or_uri(&p.recording, "recording").map_err(errors::invalid_params)?;
+        let source = p.source()?;
         let text = p.text;
-        self.with_recording(path, move |loaded| annotations::answer(loaded, &text))
-            .await
+        match source {
+            Source::Recording(path) => {
+                self.with_recording(path, move |loaded| annotations::answer(loaded, &text))
+                    .await
+            }
+            Source::Session { dir, file } => {
+                let shared = self.shared.clone();
+                tokio::task::spawn_blocking(move || {
+                    super::session_annotations::answer(&shared.recordings, &dir, &file, &text)
+                })
+                .await
+                .map_err(|e| errors::internal(format!("reading the session failed: {e}")))?
+            }
+        }
     }
 
     pub async fn compare(&self, p: CompareParams) -> Result<serde_json::Value> {

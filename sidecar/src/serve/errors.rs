@@ -174,6 +174,58 @@ pub fn capture(file: &Path, e: CaptureError) -> Error {
     error(ErrorCode::ServerError(code), message, data)
 }
 
+/// A directory that is not a readable session (`what` says why).
+pub fn not_a_session(dir: &Path, why: &str) -> Error {
+    error(
+        ErrorCode::ServerError(NOT_A_RECORDING),
+        why.to_owned(),
+        json!({"kind": "notASession", "path": dir}),
+    )
+}
+
+/// A file the session does not list.
+pub fn not_in_session(dir: &Path, file: &str) -> Error {
+    error(
+        ErrorCode::ServerError(NOT_A_RECORDING),
+        format!(
+            "the session {} does not list {file}; give the file's path as the session lists it \
+             (relative to the project root) or its absolute path",
+            dir.display()
+        ),
+        json!({"kind": "notInSession", "path": dir}),
+    )
+}
+
+/// A file the session lists but has no recording of (pending, failed or
+/// skipped).
+pub fn not_captured(dir: &Path, f: &recording::session::FileEntry) -> Error {
+    error(
+        ErrorCode::ServerError(NOT_A_RECORDING),
+        format!(
+            "{} is {} in the session {}: it has no recording{}",
+            f.path,
+            f.status.as_str(),
+            dir.display(),
+            f.error
+                .as_deref()
+                .and_then(|e| e.lines().next())
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
+        ),
+        json!({"kind": "notCaptured", "path": dir}),
+    )
+}
+
+/// Runs of a file that recorded different sources (`path`: the run that
+/// differs).
+pub fn other_source(message: String, path: &Path) -> Error {
+    error(
+        ErrorCode::ServerError(NOT_A_RECORDING),
+        message,
+        json!({"kind": "otherSource", "path": path}),
+    )
+}
+
 /// Two inputs that `leanscope/compare` cannot compare.
 pub fn cannot_compare(message: String) -> Error {
     error(

@@ -18,6 +18,7 @@ mod open;
 mod progress;
 mod recordings;
 mod revisions;
+mod session_annotations;
 mod sessions;
 mod transport;
 mod uri;

@@ -1,4 +1,5 @@
 //! `leanscope/captureFolder` (a folder or project capture into a session,
+//! or a repeated capture of one file as `profile FILE --repeat N` makes,
 //! per-file progress, cancellation like `leanscope/capture`: the running
 //! Lean is stopped, completed files are kept, the session is `cancelled`)
 //! and `leanscope/query` (the answer of `leanscope query --json`).
@@ -20,7 +21,7 @@ use crate::capture::project::ProjectError;
 use crate::capture::{timestamp, CancelToken, PROJECT_DIR};
 use crate::commands::query::{self, Answer, SourceError, DEFAULT_LIMIT};
 use crate::session::engine::{
-    plan, run_new, SessionEvent, SessionFailure, SessionOptions, SessionSummary,
+    plan, plan_file, run_new, SessionEvent, SessionFailure, SessionOptions, SessionSummary,
 };
 use crate::session::store::StoreError;
 use recording::session::SessionStatus;
@@ -29,7 +30,10 @@ use recording::session::SessionStatus;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CaptureFolderParams {
     /// The folder (absolute path or file URI).
-    pub folder: String,
+    pub folder: Option<String>,
+    /// Or one `.lean` file (absolute path or file URI), with `repeat`: a
+    /// session of that file's runs (`profile FILE --repeat N`).
+    pub file: Option<String>,
     /// Capture the whole project containing `folder`.
     #[serde(default)]
     pub project: bool,
@@ -94,11 +98,8 @@ pub async fn capture_folder(
     client_creates_tokens: bool,
     p: CaptureFolderParams,
 ) -> Result<SessionSummary> {
-    let folder = path_or_uri(&p.folder, "folder").map_err(errors::invalid_params)?;
+    let target = target(&p)?;
     let backend = errors::backend(p.backend.as_deref())?.resolve();
-    if !folder.is_dir() {
-        return Err(errors::no_such_directory("the folder", &folder));
-    }
     let lake = optional_path(p.lake.as_deref(), "lake").map_err(errors::invalid_params)?;
     let output = optional_path(p.output.as_deref(), "output").map_err(errors::invalid_params)?;
     if p.timeout_seconds == Some(0) {
@@ -131,11 +132,15 @@ pub async fn capture_folder(
         repeats,
     };
     let whole = p.project;
-    let scan = folder.clone();
-    let planned = tokio::task::spawn_blocking(move || plan(&scan, whole))
-        .await
-        .map_err(|e| errors::internal(format!("planning failed: {e}")))?
-        .map_err(failure)?;
+    let scan = target.clone();
+    let planned = tokio::task::spawn_blocking(move || match scan {
+        Target::Folder(dir) => plan(&dir, whole),
+        Target::File(file) => plan_file(&file),
+    })
+    .await
+    .map_err(|e| errors::internal(format!("planning failed: {e}")))?
+    .map_err(failure)?;
+    let folder = target.path();
     if planned.files.is_empty() {
         return Err(errors::invalid_params(format!(
             "no .lean files to capture in {}",
@@ -162,7 +167,11 @@ pub async fn capture_folder(
         "leanscope/captureFolder",
         format!(
             "Profiling {} {name}",
-            if whole { "project" } else { "folder" }
+            match target {
+                Target::File(_) => "file",
+                Target::Folder(_) if whole => "project",
+                Target::Folder(_) => "folder",
+            }
         ),
         format!("{} to capture", plural(planned.files.len() as u64, "file")),
         "Cancelled; Lean was stopped, completed files are kept",
@@ -239,6 +248,66 @@ pub async fn capture_folder(
             work.end(format!("Failed: {}", error.message)).await;
             Err(error)
         }
+    }
+}
+
+/// What a capture into a session captures.
+#[derive(Debug, Clone)]
+enum Target {
+    /// A folder (or, with `project`, its whole project).
+    Folder(PathBuf),
+    /// One `.lean` file, repeated.
+    File(PathBuf),
+}
+
+impl Target {
+    fn path(&self) -> &Path {
+        match self {
+            Target::Folder(p) | Target::File(p) => p,
+        }
+    }
+}
+
+/// The folder or the file of `leanscope/captureFolder`, checked: one of
+/// them; a folder that exists; a `.lean` file that exists, with `repeat`
+/// and without `project`.
+fn target(p: &CaptureFolderParams) -> Result<Target> {
+    match (&p.folder, &p.file) {
+        (Some(folder), None) => {
+            let folder = path_or_uri(folder, "folder").map_err(errors::invalid_params)?;
+            if !folder.is_dir() {
+                return Err(errors::no_such_directory("the folder", &folder));
+            }
+            Ok(Target::Folder(folder))
+        }
+        (None, Some(file)) => {
+            let file = path_or_uri(file, "file").map_err(errors::invalid_params)?;
+            if file.extension().is_none_or(|e| e != "lean") {
+                return Err(errors::invalid_params(format!(
+                    "{} is not a .lean file",
+                    file.display()
+                )));
+            }
+            if p.project {
+                return Err(errors::invalid_params(
+                    "project goes with folder, not with file",
+                ));
+            }
+            if p.repeat.is_none() {
+                return Err(errors::invalid_params(
+                    "file needs repeat: a session of one file holds its repeated runs \
+                     (leanscope/capture captures a file once)",
+                ));
+            }
+            if !file.is_file() {
+                return Err(errors::no_such_file("the Lean file", &file));
+            }
+            Ok(Target::File(file))
+        }
+        (Some(_), Some(_)) => Err(errors::invalid_params("give folder or file, not both")),
+        (None, None) => Err(errors::invalid_params(
+            "give folder (a folder to capture) or file (a .lean file with repeat)",
+        )),
     }
 }
 

@@ -4,6 +4,7 @@
 //! (0 to 1, `null` when the file's time is zero).
 
 use recording::model::annotations::{DeclarationAnnotation, FileShare, LineAnnotation, Operation};
+use recording::repeats::{DeclarationOverRuns, LineOverRuns, WholeTimeSpread};
 use recording::{Diagnostic, SourceRange};
 use serde::Serialize;
 use tower_lsp_server::ls_types::{Position, Range};
@@ -50,6 +51,19 @@ pub struct DeclarationJson {
     pub self_ns: Option<u64>,
     pub share: Option<f64>,
     pub self_share: Option<f64>,
+    /// Over the runs of a repeated capture: the times' spread (absent
+    /// otherwise, and when no run recorded time inside the declaration).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<WholeTimeSpread>,
+}
+
+impl From<&DeclarationOverRuns> for DeclarationJson {
+    fn from(d: &DeclarationOverRuns) -> Self {
+        DeclarationJson {
+            spread: d.spread.map(|s| s.whole()),
+            ..DeclarationJson::from(&d.annotation)
+        }
+    }
 }
 
 impl From<&DeclarationAnnotation> for DeclarationJson {
@@ -66,6 +80,7 @@ impl From<&DeclarationAnnotation> for DeclarationJson {
             self_ns: d.time.map(|t| t.self_ns),
             share: d.share,
             self_share: d.self_share,
+            spread: None,
         }
     }
 }
@@ -115,6 +130,19 @@ pub struct LineJson {
     pub share: Option<f64>,
     pub self_share: Option<f64>,
     pub top: Vec<OperationJson>,
+    /// Over the runs of a repeated capture: the times' spread (absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<WholeTimeSpread>,
+}
+
+impl From<&LineOverRuns> for LineJson {
+    fn from(l: &LineOverRuns) -> Self {
+        LineJson {
+            spread: Some(l.spread.whole()),
+            ..LineJson::from(&l.annotation)
+        }
+    }
 }
 
 impl From<&LineAnnotation> for LineJson {
@@ -127,6 +155,7 @@ impl From<&LineAnnotation> for LineJson {
             share: l.share,
             self_share: l.self_share,
             top: l.top.iter().map(OperationJson::from).collect(),
+            spread: None,
         }
     }
 }
