@@ -306,6 +306,44 @@ function spawnCompare(baseline, candidate, extra) {
   if (r.status !== 0 && r.status !== 1) throw new Error(`leanscope compare: ${r.status}: ${r.stderr}`);
 }
 
+test('Profile File with leanscope.profile.repeat: medians over the runs in the editor', async () => {
+  const w = makeWorkspace();
+  const vs = await start(w, { settings: { 'leanscope.profile.repeat': 3, 'leanscope.profile.warmup': 0 } });
+  const { page } = vs;
+  await vs.openFile('Demo/Clean.lean');
+  await vs.run('leanscope: Profile File');
+  const status = await vs.waitForStatus(/Clean\.lean median .* \(3 runs\)/);
+  // A session of that one file, its three runs each a recording.
+  const [session] = w.sessions();
+  assert.ok(session, 'a session was written');
+  const manifest = JSON.parse(fs.readFileSync(path.join(session, 'session.json'), 'utf8'));
+  assert.deepEqual([manifest.target.kind, manifest.repeats.runs, manifest.files.length], ['file', 3, 1]);
+  assert.equal(manifest.files[0].runs.length, 3);
+  // The CodeLens of each declaration: the CLI's median over the runs.
+  const decls = JSON.parse(leanscope('query', session, '--json', '--all')).rows;
+  const file = JSON.parse(leanscope('query', session, '--kind', 'file', '--json')).rows[0];
+  assert.match(status, new RegExp(`Clean\\.lean median ${formatNs(file.durationSpread.median * 1e6).replace('.', '\\.')} \\(3 runs\\)`));
+  await page.waitForFunction((n) => document.querySelectorAll('.monaco-editor .codelens-decoration').length >= n, decls.length, { timeout: STEP_MS });
+  const lenses = await vs.codeLenses();
+  for (const d of decls) {
+    const head = `median ${formatNs(d.durationSpread.median * 1e6)} (3 runs) · self `;
+    assert.ok(lenses.some((l) => l.startsWith(head)), `${d.name}: ${head}… in ${lenses.join(' | ')}`);
+  }
+  // The line text says median; the hover gives the spread and whose operations.
+  const texts = await vs.lineTexts();
+  assert.ok(Object.values(texts).length > 0 && Object.values(texts).every((t) => t.startsWith('median ')), JSON.stringify(texts));
+  await vs.goToLine(16);
+  await vs.run('Show or Focus Hover');
+  const hover = page.locator('.monaco-hover .hover-contents', { hasText: 'leanscope' }).first();
+  await hover.waitFor({ timeout: STEP_MS });
+  await vs.screenshot('hover-repeated');
+  const text = await hover.innerText();
+  assert.match(text, /leanscope · line 16: .* inclusive · self .* in the median run/);
+  assert.match(text, /inclusive: median of 3 runs · min–max /);
+  assert.match(text, /Operations of the median run:/);
+  await page.keyboard.press('Escape');
+});
+
 test('Cancel stops Lean\'s process group', async () => {
   const w = makeWorkspace({ delayScale: '40', pidfile: true });
   const vs = await start(w);
