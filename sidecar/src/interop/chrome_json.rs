@@ -20,6 +20,8 @@ pub struct TraceJson<R> {
 }
 
 /// A JSON error of the layer at the byte it names.
+#[cold]
+#[inline(never)]
 fn layer_error(e: JsonError) -> InteropError {
     match e {
         JsonError::Syntax(e) => {
@@ -44,6 +46,8 @@ fn layer_error(e: JsonError) -> InteropError {
 }
 
 /// [`layer_error`], naming the value taken whole.
+#[cold]
+#[inline(never)]
 fn value_error(e: JsonError, what: &'static str) -> InteropError {
     match e {
         JsonError::ValueTooLarge { offset, max } => InteropError::limit(
@@ -77,7 +81,7 @@ impl<R: Read> TraceJson<R> {
     }
 
     /// The next byte that is not whitespace, not consumed; `None` at the end.
-    #[inline]
+    #[inline(always)]
     pub fn peek(&mut self) -> Result<Option<u8>> {
         self.json.next_byte().map_err(|e| layer_error(*e))
     }
