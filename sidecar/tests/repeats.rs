@@ -410,14 +410,11 @@ repeated capture: 4 runs with rows (4 per file planned); medians over the runs, 
 ";
     assert_eq!(text(&o.stdout), want);
     // Summary JSON of the medians: its own format, with the same numbers unrounded.
-    let o = w.run(&[
-        "summary",
-        four.to_str().unwrap(),
-        "--group-by",
-        "declaration",
-        "--json",
-        "-",
-    ]);
+    let summary_json = |to: &str| {
+        let four = four.to_str().unwrap();
+        w.run(&["summary", four, "--group-by", "declaration", "--json", to])
+    };
+    let o = summary_json("-");
     assert!(o.status.success(), "{}", text(&o.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_valid("summary-repeated.schema.json", &doc);
@@ -447,14 +444,7 @@ repeated capture: 4 runs with rows (4 per file planned); medians over the runs, 
     assert_eq!(a["calls"]["median"], 1.0);
     // To a file: written atomically, and the table printed as well.
     let out = w.path("medians.json");
-    let o = w.run(&[
-        "summary",
-        four.to_str().unwrap(),
-        "--group-by",
-        "declaration",
-        "--json",
-        out.to_str().unwrap(),
-    ]);
+    let o = summary_json(out.to_str().unwrap());
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(text(&o.stdout).starts_with("repeated capture: 4 runs"));
     let written: serde_json::Value =
