@@ -223,6 +223,20 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
       }
     }
     return msg.sourcePath ? findSource(target.file, msg.sourcePath) : undefined;
+  }, async (target, doc) => {
+    // A session's file opened from the viewer gets the session's
+    // annotations (medians over the runs for a repeated capture), unless
+    // it has them already.
+    if (target.kind !== 'session') return;
+    const session = path.dirname(target.file);
+    const have = annotations.sourceOf(doc.uri);
+    if (have && 'session' in have && path.resolve(have.session) === session) return;
+    try {
+      const fresh = await annotations.load(doc, { session, file: doc.uri.fsPath });
+      if (!fresh) log(`annotations: ${doc.uri.fsPath} differs from the source the session ${session} recorded`);
+    } catch (e) {
+      log(`annotations: ${doc.uri.fsPath} from the session ${session}: ${e instanceof Error ? e.message : String(e)}`);
+    }
   });
   context.subscriptions.push(viewer);
 

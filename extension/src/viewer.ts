@@ -99,7 +99,9 @@ export class ViewerHost implements vscode.Disposable {
   readonly received: unknown[] = [];
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: (l: string) => void,
-    private readonly resolveSource: (target: ViewerTarget, msg: RevealMessage) => Promise<vscode.Uri | undefined>) {}
+    private readonly resolveSource: (target: ViewerTarget, msg: RevealMessage) => Promise<vscode.Uri | undefined>,
+    /** Called with the document a reveal request opened (to annotate it). */
+    private readonly revealed?: (target: ViewerTarget, doc: vscode.TextDocument) => Promise<void>) {}
 
   get current(): ViewerTarget | undefined { return this.target; }
   get webviewPanel(): vscode.WebviewPanel | undefined { return this.panel; }
@@ -217,6 +219,7 @@ export class ViewerHost implements vscode.Disposable {
     const column = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString())?.viewColumn ?? vscode.ViewColumn.One;
     const editor = await vscode.window.showTextDocument(doc, { viewColumn: column, selection: range, preserveFocus: false });
     editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    if (this.revealed) await this.revealed(this.target, doc);
   }
 
   dispose(): void { this.panel?.dispose(); }

@@ -378,7 +378,9 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.deepEqual(x.test.log.warnings, [], 'no file failed');
     assert.deepEqual(x.test.log.infos, ['leanscope: Lean reported errors in 1 file of folder Demo; their recordings keep them.']);
     // The sidecar ran the backend of leanscope.captureBackend.
-    assert.ok(x.test.log.output.some((l) => /\[sidecar\] leanscope serve: session capture \d+ of .*Demo into .* \(stock backend\)/.test(l)), x.test.log.output.join('\n'));
+    // (The sidecar's stderr may reach the log after the result.)
+    await waitFor('the sidecar to log the session capture\'s backend', () => x.test.log.output.some((l) => /\[sidecar\] leanscope serve: session capture \d+ of .*Demo into .* \(stock backend\)/.test(l)), 10000)
+      .catch((e) => assert.fail(`${e.message}: ${x.test.log.output.join('\n')}`));
 
     // The session opens in the viewer, its directory a resource root.
     const panel = x.test.panels.at(-1);
@@ -400,6 +402,10 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
       return ed && ed.document.uri.fsPath === w.file('Demo/Clean.lean') ? ed : undefined;
     }, 5000);
     assert.deepEqual([revealed.selection.start.line, revealed.selection.end.line, revealed.selection.end.character], [15, 20, 9]);
+    // The file opened from the session is annotated from it.
+    const from = await waitFor('Clean.lean annotated from the session', () => x.api.annotations.sourceOf(revealed.document.uri), 15000);
+    assert.deepEqual(from, { session: out.session, file: w.file('Demo/Clean.lean') });
+    assert.ok(x.api.annotations.declarationAt(revealed.document.uri, 15), 'le_double has its time');
     assert.deepEqual(x.test.log.warnings, []);
     // A path that leaves the project is not opened.
     fs.writeFileSync(path.join(w.dir, 'Outside.lean'), 'theorem o : True := trivial\n');

@@ -26,8 +26,15 @@ pub fn fake_lean() -> PathBuf {
     let dir = leanscope_bin().parent().unwrap().to_path_buf();
     let fake = dir.join("fake-lean");
     if !fake.exists() {
+        // In the profile leanscope was built in (`cargo test --release`
+        // looks in target/release).
+        let release = dir.file_name().is_some_and(|d| d == "release");
+        let mut args = vec!["build", "-p", "fake-toolchain", "--bin", "fake-lean"];
+        if release {
+            args.push("--release");
+        }
         let status = Command::new(env!("CARGO"))
-            .args(["build", "-p", "fake-toolchain", "--bin", "fake-lean"])
+            .args(&args)
             .current_dir(repo())
             .status()
             .unwrap();
