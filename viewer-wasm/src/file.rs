@@ -8,7 +8,7 @@ use recording::model::{
     tactic_rows, EventKind, LineRow, Recording, RecordingBuilder, TacticRow, TimeRow,
 };
 use recording::reader::{Columns, Step, StreamDecoder};
-use recording::repeats::{FileRuns, RunTimes, RunsError, TimeSpread};
+use recording::repeats::{FileRuns, RunTimes, RunsError};
 use recording::source_check::check_source_digest;
 use recording::{Declaration, RecordingError, SourceRange};
 use serde::Serialize;
@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 
 use std::cell::OnceCell;
 
-use crate::session::ns_spread;
 use crate::timeline::{timeline_rows, RowInfo, TimelineIndex};
 
 /// Most operations listed under a declaration, a line or an event.
@@ -284,26 +283,11 @@ fn kind_name(k: EventKind) -> &'static str {
     }
 }
 
-/// The spread of a time and its self time over runs, for the page.
-fn spread_json(s: &TimeSpread) -> Value {
-    json!({"total": ns_spread(&s.total), "self": ns_spread(&s.self_)})
-}
-
-/// A time over runs as one row: the medians, with `count` (events) from
-/// the run shown.
-fn median_row(s: &TimeSpread, count: u64) -> TimeRow {
-    TimeRow {
-        count,
-        total_ns: s.total_ns(),
-        self_ns: s.self_ns(),
-    }
-}
-
 /// A tactic span as the views list it; `k` is its index in source order;
 /// over runs, its medians and spread.
 fn tactic_json(k: usize, t: &TacticRow, decls: &[Declaration], runs: Option<&FileRuns>) -> Value {
     let spread = runs.and_then(|r| r.tactic(t.range, &t.label));
-    let time = spread.map_or(t.time, |s| median_row(s, t.time.count));
+    let time = spread.map_or(t.time, |s| s.median_row(t.time.count));
     json!({
         "index": k,
         "label": t.label,
@@ -315,7 +299,7 @@ fn tactic_json(k: usize, t: &TacticRow, decls: &[Declaration], runs: Option<&Fil
         "selfNs": time.self_ns,
         "events": time.count,
         "firstEvent": t.events.first(),
-        "spread": spread.map(spread_json),
+        "spread": spread.map(|s| json!(s.whole())),
     })
 }
 
@@ -388,13 +372,13 @@ impl FileModel {
         match &self.runs {
             Some(r) => r
                 .declaration(d)
-                .map(|s| median_row(s, own.map_or(0, |t| t.count))),
+                .map(|s| s.median_row(own.map_or(0, |t| t.count))),
             None => own,
         }
     }
 
     fn declaration_spread(&self, d: usize) -> Option<Value> {
-        self.runs.as_ref()?.declaration(d).map(spread_json)
+        self.runs.as_ref()?.declaration(d).map(|s| json!(s.whole()))
     }
 
     fn line_rows(&mut self) -> &[LineRow] {
@@ -447,8 +431,8 @@ impl FileModel {
             "runs": self.runs.as_ref().map(|r| json!({
                 "runs": r.runs(),
                 "shownRepeat": self.repeat,
-                "file": r.file().map(|s| ns_spread(&s)),
-                "traced": r.traced().map(|s| ns_spread(&s)),
+                "file": r.file().map(|s| s.whole()),
+                "traced": r.traced().map(|s| s.whole()),
             })),
         })
     }
@@ -529,7 +513,7 @@ impl FileModel {
                 let median = runs.and_then(|r| r.tactic(t.range, &t.label));
                 (
                     k,
-                    Some(median.map_or(t.time, |s| median_row(s, t.time.count))),
+                    Some(median.map_or(t.time, |s| s.median_row(t.time.count))),
                 )
             })
             .collect();
@@ -566,7 +550,7 @@ impl FileModel {
                         .binary_search_by_key(&line, |r| r.0)
                         .map_or(0, |at| own[at].1.count);
                     spreads.push([s.total.runs as u64, s.total.min as u64, s.total.max as u64]);
-                    (line, median_row(s, count))
+                    (line, s.median_row(count))
                 })
                 .collect(),
         };
@@ -656,7 +640,7 @@ impl FileModel {
             .map(|r| r.time);
         let spread = self.runs.as_ref().and_then(|r| r.line(line));
         let bar = match &self.runs {
-            Some(_) => spread.map(|s| median_row(s, own.map_or(0, |t| t.count))),
+            Some(_) => spread.map(|s| s.median_row(own.map_or(0, |t| t.count))),
             None => own,
         };
         let ops = line_operations(&self.rec, line);
@@ -669,7 +653,7 @@ impl FileModel {
             "selfNs": bar.map(|b| b.self_ns),
             "events": bar.map_or(0, |b| b.count),
             "declarationIndex": decl,
-            "spread": spread.map(spread_json),
+            "spread": spread.map(|s| json!(s.whole())),
             "operations": self.event_rows(&ops),
             "operationCount": ops.len(),
             "operationsRepeat": self.repeat,

@@ -270,7 +270,7 @@ impl SessionModel {
             "error": file.and_then(|f| f.error.clone()),
             "events": file.and_then(|f| f.events),
             "runs": file.map(|f| f.runs.len()).filter(|&n| n > 0),
-            "spread": file.and_then(|f| f.run_spread()).map(|s| ns_spread(&s)),
+            "spread": file.and_then(|f| f.run_spread()).map(|s| s.whole()),
         })
     }
 
@@ -470,18 +470,4 @@ impl SessionModel {
         }
         json!({"kind": kind, "matched": matched, "rows": rows, "indexRows": self.index.len()})
     }
-}
-
-/// A spread of nanoseconds over runs, its values rounded to whole
-/// nanoseconds (or heartbeats) for the page.
-pub fn ns_spread(s: &Spread) -> Value {
-    let ns = |v: f64| v.round().max(0.0) as u64;
-    json!({
-        "runs": s.runs,
-        "median": ns(s.median),
-        "min": ns(s.min),
-        "max": ns(s.max),
-        "q1": s.q1.map(ns),
-        "q3": s.q3.map(ns),
-    })
 }

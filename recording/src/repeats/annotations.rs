@@ -14,7 +14,6 @@
 
 use super::{FileRuns, Spread, TimeSpread};
 use crate::model::annotations::{Annotations, DeclarationAnnotation, FileShare, LineAnnotation};
-use crate::model::TimeRow;
 
 /// A line over the runs: the median annotation and its spread.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,11 +52,6 @@ pub fn annotations_over_runs(shown: &Annotations, runs: &FileRuns) -> Annotation
         ns: runs.file_ns(),
         basis: shown.file.basis,
     };
-    let median = |spread: &TimeSpread, count: u64| TimeRow {
-        count,
-        total_ns: spread.total_ns(),
-        self_ns: spread.self_ns(),
-    };
     let lines = runs
         .lines()
         .map(|(line, spread)| {
@@ -66,7 +60,7 @@ pub fn annotations_over_runs(shown: &Annotations, runs: &FileRuns) -> Annotation
                 .binary_search_by_key(&line, |l| l.line)
                 .ok()
                 .and_then(|at| shown.lines.get(at));
-            let time = median(spread, own.map_or(0, |l| l.time.count));
+            let time = spread.median_row(own.map_or(0, |l| l.time.count));
             LineOverRuns {
                 annotation: LineAnnotation {
                     line,
@@ -84,7 +78,7 @@ pub fn annotations_over_runs(shown: &Annotations, runs: &FileRuns) -> Annotation
         .iter()
         .map(|d| {
             let spread = runs.declaration(d.index).copied();
-            let time = spread.map(|s| median(&s, d.time.map_or(0, |t| t.count)));
+            let time = spread.map(|s| s.median_row(d.time.map_or(0, |t| t.count)));
             DeclarationOverRuns {
                 annotation: DeclarationAnnotation {
                     time,
@@ -109,6 +103,7 @@ pub fn annotations_over_runs(shown: &Annotations, runs: &FileRuns) -> Annotation
 mod tests {
     use super::*;
     use crate::model::annotations::{Operation, ShareBasis};
+    use crate::model::TimeRow;
     use crate::repeats::RunTimes;
     use crate::types::{RangeKind, SourceRange};
 

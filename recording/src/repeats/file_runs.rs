@@ -44,6 +44,15 @@ impl TimeSpread {
         whole(self.self_.median)
     }
 
+    /// The medians as one row, with `count` (events) from the run shown.
+    pub fn median_row(&self, count: u64) -> TimeRow {
+        TimeRow {
+            count,
+            total_ns: self.total_ns(),
+            self_ns: self.self_ns(),
+        }
+    }
+
     /// Both spreads in whole nanoseconds (or heartbeats), as answers show
     /// them.
     pub fn whole(&self) -> WholeTimeSpread {

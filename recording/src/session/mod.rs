@@ -302,7 +302,7 @@ impl FileEntry {
     /// [`Self::time_ns`].
     pub fn median_time_ns(&self) -> Option<u64> {
         match self.run_spread() {
-            Some(s) => Some(s.median.round().max(0.0) as u64),
+            Some(s) => Some(crate::repeats::whole(s.median)),
             None => self.time_ns(),
         }
     }
