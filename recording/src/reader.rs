@@ -853,10 +853,17 @@ pub struct ChunkReader<R: Read> {
     header: Header,
     footer: Option<FooterInfo>,
     eof: bool,
+    /// The read buffer, kept from read to read: it starts at
+    /// [`FIRST_READ_BLOCK`] and doubles whenever a read fills it, up to
+    /// [`READ_BLOCK`], so a small recording never zeroes a large buffer.
+    block: Vec<u8>,
 }
 
-/// Bytes read from the input at a time.
+/// Most bytes read from the input at a time.
 const READ_BLOCK: usize = 256 * 1024;
+
+/// Bytes of the first read.
+const FIRST_READ_BLOCK: usize = 16 * 1024;
 
 impl<R: Read> ChunkReader<R> {
     /// Reads the magic and the header.
@@ -867,6 +874,7 @@ impl<R: Read> ChunkReader<R> {
             header: Header::default(),
             footer: None,
             eof: false,
+            block: Vec::new(),
         };
         match reader.next_raw()? {
             Some(Item::Header(h)) => reader.header = *h,
@@ -912,7 +920,6 @@ impl<R: Read> ChunkReader<R> {
     }
 
     fn next_raw(&mut self) -> Result<Option<Item>> {
-        let mut block = vec![0u8; READ_BLOCK];
         loop {
             if let Some(item) = self.decoder.next_item()? {
                 return Ok(Some(item));
@@ -924,8 +931,11 @@ impl<R: Read> ChunkReader<R> {
             if self.decoder.is_done() && self.footer.is_none() {
                 return Ok(None);
             }
+            if self.block.is_empty() {
+                self.block = vec![0u8; FIRST_READ_BLOCK];
+            }
             let n = loop {
-                match self.input.read(&mut block) {
+                match self.input.read(&mut self.block) {
                     Ok(n) => break n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                     Err(e) => return Err(e.into()),
@@ -934,7 +944,10 @@ impl<R: Read> ChunkReader<R> {
             if n == 0 {
                 self.eof = true;
             } else {
-                self.decoder.feed(&block[..n]);
+                self.decoder.feed(&self.block[..n]);
+                if n == self.block.len() && n < READ_BLOCK {
+                    self.block = vec![0u8; (2 * n).min(READ_BLOCK)];
+                }
             }
         }
     }

@@ -550,29 +550,55 @@ impl AtomicFile {
     /// Flushes and fsyncs the file, renames it to the target and fsyncs
     /// the directory. Returns the target path.
     pub fn publish(self, out: BufWriter<File>) -> Result<PathBuf> {
+        self.publish_as(out, FolderSync::Now)
+    }
+
+    /// [`AtomicFile::publish`], leaving the directory's fsync to the caller
+    /// when `folder` says so.
+    pub fn publish_as(mut self, out: BufWriter<File>, folder: FolderSync) -> Result<PathBuf> {
         let file = out
             .into_inner()
             .map_err(|e| RecordingError::Io(e.into_error()))?;
         file.sync_all()?;
         drop(file);
         fs::rename(&self.temp, &self.target)?;
-        let dir = match self.target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        // Directory fsync makes the rename durable; not every platform allows it.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
+        // Renamed away: nothing is left for `drop` to remove.
+        self.temp = PathBuf::new();
+        if folder == FolderSync::Now {
+            sync_folder_of(&self.target);
         }
-        Ok(self.target.clone())
+        Ok(std::mem::take(&mut self.target))
+    }
+}
+
+/// Whether publishing a file also fsyncs its directory, which makes the
+/// rename durable. A writer that publishes many files into one directory
+/// and commits them in groups (a session) fsyncs it once per group, with
+/// [`sync_folder_of`], before it counts them as committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderSync {
+    Now,
+    ByCaller,
+}
+
+/// Fsyncs the directory that holds `path` (where the platform allows it).
+pub fn sync_folder_of(path: &Path) {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
     }
 }
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        // After a successful publish the temp file was renamed away; otherwise
-        // this removes what an unfinished or failed writer left behind.
-        let _ = fs::remove_file(&self.temp);
+        // Removes what an unfinished or failed writer left behind (after a
+        // successful publish the temp file was renamed away).
+        if !self.temp.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.temp);
+        }
     }
 }
 
@@ -612,8 +638,13 @@ impl RecordingWriter {
 
     /// Finishes and publishes the file; returns the target path.
     pub fn finish(self) -> Result<PathBuf> {
+        self.finish_as(FolderSync::Now)
+    }
+
+    /// [`RecordingWriter::finish`], with the directory's fsync as `folder` says.
+    pub fn finish_as(self, folder: FolderSync) -> Result<PathBuf> {
         let out = self.encoder.finish()?;
-        self.file.publish(out)
+        self.file.publish_as(out, folder)
     }
 }
 

@@ -357,9 +357,16 @@ pub fn reservation_hint(claimed: u64, file_len: u64) -> usize {
 /// Each event takes at least one byte in each of its seven columns.
 const MIN_EVENT_BYTES: u64 = 7;
 
+/// Below this size a recording holds few events: growing its columns as
+/// they come costs less than reading its footer first for the count.
+const HINT_FROM_BYTES: u64 = 1 << 20;
+
 fn footer_event_count(file: &mut std::fs::File) -> Option<usize> {
     use std::io::{Seek, SeekFrom};
     let len = file.seek(SeekFrom::End(0)).ok()?;
+    if len < HINT_FROM_BYTES {
+        return None;
+    }
     let trailer_at = len.checked_sub(crate::TRAILER_LEN as u64)?;
     file.seek(SeekFrom::Start(trailer_at)).ok()?;
     let mut trailer = [0u8; crate::TRAILER_LEN];

@@ -158,6 +158,24 @@ pub struct Counts {
     pub failed: u64,
 }
 
+impl Counts {
+    /// Moves one file from `from` to `to`: what [`Manifest::recount`]
+    /// would find after that one change, in O(1) (a capture commits its
+    /// files one by one, and recounting each time would be O(files²)).
+    pub fn moved(&mut self, from: FileStatus, to: FileStatus) {
+        for (status, sign) in [(from, -1i64), (to, 1)] {
+            let slot = if status.is_committed() {
+                &mut self.completed
+            } else if status == FileStatus::Failed {
+                &mut self.failed
+            } else {
+                continue;
+            };
+            *slot = slot.saturating_add_signed(sign);
+        }
+    }
+}
+
 /// One file of a session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -570,6 +588,40 @@ pub fn cap_chars(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_moved_agrees_with_a_recount() {
+        use FileStatus::*;
+        let all = [Pending, Ok, Error, Failed, Skipped];
+        for from in all {
+            for to in all {
+                let mut m = Manifest::new(NewSession {
+                    producer: "test".into(),
+                    project_root: "/p".into(),
+                    target: Target {
+                        kind: TargetKind::Project,
+                        path: String::new(),
+                    },
+                    threshold_ms: 10,
+                    measure: crate::Measure::Time,
+                    started_unix_ms: 1,
+                    files: [Ok, Failed, Pending, from]
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, status)| FileEntry {
+                            status,
+                            ..FileEntry::planned(i as u32, format!("F{i}.lean"), format!("F{i}"))
+                        })
+                        .collect(),
+                });
+                let mut counts = m.counts;
+                m.files[3].status = to;
+                counts.moved(from, to);
+                m.recount();
+                assert_eq!(counts, m.counts, "{from:?} -> {to:?}");
+            }
+        }
+    }
 
     #[test]
     fn cap_chars_at_the_edge() {
