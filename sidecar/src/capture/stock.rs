@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use recording::{
-    CaptureMode, CaptureStatus, Header, Measure, NewEvent, RecordingError, RecordingWriter,
-    Severity,
+    CaptureMode, CaptureStatus, FolderSync, Header, Measure, NewEvent, RecordingError,
+    RecordingWriter, Severity,
 };
 
 use super::declarations;
@@ -282,6 +282,7 @@ fn capture_unmeasured(
     let written = match (&plan, &profile) {
         (Some(plan), Some(profile)) => write(
             &out,
+            req.folder_sync,
             &header,
             (profile.node_count(), profile.name_bytes()),
             |sink| from_profile::events(plan, &mut placer, sink),
@@ -289,11 +290,17 @@ fn capture_unmeasured(
         _ => {
             let collected = std::mem::take(&mut built.events);
             let label_bytes = collected.iter().map(|e| e.label.len()).sum();
-            write(&out, &header, (collected.len(), label_bytes), |sink| {
-                let count = collected.len() as u64;
-                collected.into_iter().try_for_each(|e| sink.push(e))?;
-                Ok(count)
-            })
+            write(
+                &out,
+                req.folder_sync,
+                &header,
+                (collected.len(), label_bytes),
+                |sink| {
+                    let count = collected.len() as u64;
+                    collected.into_iter().try_for_each(|e| sink.push(e))?;
+                    Ok(count)
+                },
+            )
         }
     };
     let (path, events) = written.map_err(|e| CaptureError::Write(out.display().to_string(), e))?;
@@ -338,6 +345,7 @@ fn self_cpu_ns() -> u64 {
 /// the number of events.
 fn write(
     out: &Path,
+    folder_sync: FolderSync,
     header: &Header,
     size: (usize, usize),
     events: impl FnOnce(&mut Writer) -> Result<u64, RecordingError>,
@@ -346,7 +354,7 @@ fn write(
     // Each event brings at most one new label (and, rarely, a new class).
     w.0.reserve(size.0, size.1);
     let count = events(&mut w)?;
-    Ok((w.0.finish()?, count))
+    Ok((w.0.finish_as(folder_sync)?, count))
 }
 
 /// The recording writer as the sink of a capture's events.

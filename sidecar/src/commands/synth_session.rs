@@ -106,14 +106,15 @@ pub fn run(a: Args) -> Result<u8> {
         let path = synthetic_path(k);
         if a.fail_every > 0 && k % a.fail_every == a.fail_every - 1 {
             let f = &mut store.manifest.files[id];
+            let was = f.status;
             f.status = FileStatus::Failed;
             f.capture_wall_ms = Some(12);
             f.error = Some(cap_chars(
                 "synthetic failure: lean exited with code 1 (out of memory)",
                 MAX_ERROR_CHARS,
             ));
-            store.manifest.recount();
-            store.commit_file(k, None)?;
+            store.manifest.counts.moved(was, FileStatus::Failed);
+            store.commit_file(k, None);
             continue;
         }
         let capture = store.manifest.next_capture;
@@ -130,7 +131,7 @@ pub fn run(a: Args) -> Result<u8> {
             &store.dir.join(&rel),
         )?;
         // The session engine's commit order: recording published, rows
-        // appended and synced, then the file committed in the journal.
+        // appended, then the file staged for the journal.
         let mut rows = Vec::new();
         for r in index_rows(&rec, k, capture, &path) {
             write_row(&r, &mut rows);
@@ -142,6 +143,7 @@ pub fn run(a: Args) -> Result<u8> {
         if !m.lean_versions.contains(&lean_version) {
             m.lean_versions.push(lean_version.clone());
         }
+        let was = m.files[id].status;
         m.files[id] = FileEntry {
             status: match rec.header.status {
                 CaptureStatus::Ok => FileStatus::Ok,
@@ -160,8 +162,13 @@ pub fn run(a: Args) -> Result<u8> {
             ..FileEntry::planned(k, path.clone(), module)
         };
         m.next_capture = capture + 1;
-        m.recount();
-        store.commit_file(k, Some(lean_version))?;
+        m.counts.moved(was, m.files[id].status);
+        store.commit_file(k, Some(lean_version));
+        // Committed in groups, as the engine does (the session is staged
+        // and renamed into place at the end, so a kill loses nothing).
+        if k % 256 == 255 {
+            store.sync()?;
+        }
     }
     let m = &mut store.manifest;
     m.status = status_override.unwrap_or(if m.counts.failed > 0 {

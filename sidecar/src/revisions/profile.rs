@@ -176,9 +176,8 @@ fn write_session(ws: &Path, plan: &Plan, samples: &[Sample], side: Side) -> Resu
         m.files[id] = entry;
         m.next_capture = 2;
         m.recount();
-        store
-            .commit_file(id as u32, Some(rec.header.lean_version.clone()))
-            .map_err(failed)?;
+        store.commit_file(id as u32, Some(rec.header.lean_version.clone()));
+        store.sync().map_err(failed)?;
     }
     store.manifest.status = SessionStatus::Complete;
     store.manifest.completed_unix_ms = Some(now_ms());

@@ -19,6 +19,7 @@ use recording::session::{
 use recording::{CaptureStatus, Recording};
 
 use super::discover::{discover, PlannedFile};
+use super::group_commit::{GroupCommit, SYNC_INTERVAL};
 use super::store::{SessionStore, StoreError};
 use crate::capture::lake_env::SharedLakeEnv;
 use crate::capture::process::RunError;
@@ -522,6 +523,8 @@ fn capture_one(
         threshold: opts.threshold,
         measure: opts.measure,
         lake: opts.lake.clone(),
+        // The group commit fsyncs `files/` once per group.
+        folder_sync: recording::FolderSync::ByCaller,
     };
     let run_opts = RunOptions {
         timeout: opts.timeout,
@@ -644,7 +647,27 @@ fn run(
             });
         }
         drop(tx);
-        for (job, outcome) in rx {
+        let mut group = GroupCommit::new(SYNC_INTERVAL);
+        loop {
+            let received = match group.wait(&store) {
+                None => rx.recv().ok(),
+                Some(wait) => match rx.recv_timeout(wait) {
+                    Ok(message) => Some(message),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if first_error.is_none() {
+                            if let Err(e) = group.sync(&mut store, progress) {
+                                first_error = Some(e.into());
+                                cancel.cancel();
+                            }
+                        }
+                        continue;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => None,
+                },
+            };
+            let Some((job, outcome)) = received else {
+                break;
+            };
             let Some(outcome) = outcome else {
                 progress(SessionEvent::FileStarted {
                     id: job.id,
@@ -677,7 +700,7 @@ fn run(
                 continue;
             }
             done += 1;
-            progress(SessionEvent::FileDone {
+            group.hold(SessionEvent::FileDone {
                 id: job.id,
                 path: job.path,
                 run: job.run.label(opts.repeats),
@@ -686,6 +709,15 @@ fn run(
                 total,
                 error,
             });
+            if let Err(e) = group.sync_if_due(&mut store, progress) {
+                first_error = Some(e.into());
+                cancel.cancel();
+            }
+        }
+        if first_error.is_none() {
+            if let Err(e) = group.sync(&mut store, progress) {
+                first_error = Some(e.into());
+            }
         }
     });
     if let Some(e) = first_error {
@@ -746,8 +778,8 @@ fn run(
     })
 }
 
-/// Records one outcome: rows appended and synced after the recording was
-/// published (by the capture), then the file committed in the journal.
+/// Records one outcome: rows appended after the recording was published
+/// (by the capture), then the file staged for the next group commit.
 fn commit(
     store: &mut SessionStore,
     job: &Job,
@@ -773,8 +805,8 @@ fn commit(
                 add_run(&old, &mut m.files[id], r);
             }
             m.next_capture = m.next_capture.max(job.capture + 1);
-            m.recount();
-            store.commit_file(job.id, Some(lean_version))?;
+            m.counts.moved(old.status, status);
+            store.commit_file(job.id, Some(lean_version));
             *captured += 1;
             let now = &store.manifest.files[id];
             let named: BTreeSet<&String> = now
@@ -800,11 +832,12 @@ fn commit(
         ),
         Outcome::Cancelled => {
             // A committed file keeps its earlier capture.
-            let f = &mut store.manifest.files[id];
-            if !f.status.is_committed() {
-                f.reset(FileStatus::Skipped);
-                store.manifest.recount();
-                store.commit_file(job.id, None)?;
+            let m = &mut store.manifest;
+            let was = m.files[id].status;
+            if !was.is_committed() {
+                m.files[id].reset(FileStatus::Skipped);
+                m.counts.moved(was, FileStatus::Skipped);
+                store.commit_file(job.id, None);
             }
             return Ok((FileStatus::Skipped, None));
         }
@@ -813,10 +846,11 @@ fn commit(
     let f = &mut m.files[id];
     // A failed re-capture of a committed file keeps the earlier capture.
     if !f.status.is_committed() {
+        let was = f.status;
         f.reset(status);
         f.error = error.clone();
-        m.recount();
-        store.commit_file(job.id, None)?;
+        m.counts.moved(was, status);
+        store.commit_file(job.id, None);
     }
     Ok((status, error))
 }

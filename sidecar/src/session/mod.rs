@@ -7,6 +7,7 @@ pub mod confined;
 pub mod discover;
 pub mod engine;
 pub mod entry;
+pub mod group_commit;
 pub mod merge;
 pub mod regular;
 pub mod shard;

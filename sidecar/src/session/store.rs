@@ -2,6 +2,14 @@
 //! it, the index appends, the journal lines that commit each file and the
 //! manifest checkpoints, in the order that keeps the session readable at
 //! every moment (see `recording::session` and its `journal`).
+//!
+//! Commits are grouped: [`SessionStore::append_rows`] and
+//! [`SessionStore::commit_file`] only write the index and stage the
+//! journal line; [`SessionStore::sync`] makes everything staged durable
+//! with one sync of the index and one of the journal, in that order (the
+//! index rows a journal line counts are on disk before the line is). A
+//! file is committed once `sync` returns; one staged but not synced is
+//! lost to a `kill -9`, and `--resume` captures it again.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -66,6 +74,11 @@ pub struct SessionStore {
     /// checkpoint or journal line: a manifest whose `lakeEnv` was taken
     /// more often since journals it with the next file.
     lake_env_taken: u64,
+    /// Journal lines staged by `commit_file`, written by `sync`.
+    staged: Vec<u8>,
+    /// Index rows written (and so recordings published) since the index
+    /// was last synced.
+    index_dirty: bool,
     _lock: File,
 }
 
@@ -95,6 +108,8 @@ impl SessionStore {
             journal_bytes: 0,
             checkpoint_bytes: 0,
             lake_env_taken: 0,
+            staged: Vec::new(),
+            index_dirty: false,
             _lock: lock,
         };
         store.checkpoint()?;
@@ -144,6 +159,8 @@ impl SessionStore {
             journal_bytes: 0,
             checkpoint_bytes: 0,
             lake_env_taken: 0,
+            staged: Vec::new(),
+            index_dirty: false,
             _lock: lock,
         };
         store.remove_orphans();
@@ -178,8 +195,11 @@ impl SessionStore {
     /// Writes the manifest as a new checkpoint (atomically), then starts a
     /// new journal over it (atomically: a header naming the checkpoint).
     /// A kill between the two leaves the old journal, which readers then
-    /// ignore as stale: the checkpoint holds all of it.
+    /// ignore as stale: the checkpoint holds all of it. The checkpoint
+    /// commits every staged file too (after syncing their index rows).
     pub fn checkpoint(&mut self) -> Result<(), StoreError> {
+        self.sync_index()?;
+        self.staged.clear();
         let base = self.write_manifest()?;
         let path = self.dir.join(JOURNAL_FILE);
         let header = header_line(&base);
@@ -197,6 +217,8 @@ impl SessionStore {
     /// the session, and the journal is removed (a kill before its removal
     /// leaves it stale, ignored by readers).
     pub fn finish(&mut self) -> Result<(), StoreError> {
+        self.sync_index()?;
+        self.staged.clear();
         self.write_manifest()?;
         self.journal = None;
         let path = self.dir.join(JOURNAL_FILE);
@@ -219,15 +241,12 @@ impl SessionStore {
         Ok(bytes)
     }
 
-    /// Commits file `id`'s state in the manifest: one journal line, synced
-    /// (after its recording was published and its index rows synced), and
-    /// a checkpoint when the journal has outgrown the last one. The line
-    /// carries the Lake environment when it was taken again since the last
-    /// line or checkpoint.
-    pub fn commit_file(&mut self, id: u32, lean_version: Option<String>) -> Result<(), StoreError> {
-        if self.journal.is_none() {
-            self.checkpoint()?;
-        }
+    /// Stages file `id`'s state in the manifest for commit: one journal
+    /// line, written by the next [`SessionStore::sync`] (its recording must
+    /// already be published and its index rows written). The line carries
+    /// the Lake environment when it was taken again since the last line or
+    /// checkpoint.
+    pub fn commit_file(&mut self, id: u32, lean_version: Option<String>) {
         let change = FileChange {
             file: self.manifest.files[id as usize].clone(),
             index_bytes: self.manifest.index_bytes,
@@ -237,30 +256,65 @@ impl SessionStore {
                 .then(|| self.manifest.lake_env.clone())
                 .flatten(),
         };
-        let line = change_line(&change);
+        self.staged.extend(change_line(&change));
+        self.lake_env_taken = self.taken();
+    }
+
+    /// True when files are staged and not yet committed.
+    pub fn has_staged(&self) -> bool {
+        !self.staged.is_empty()
+    }
+
+    /// Commits the staged files: the index synced, then their journal
+    /// lines appended and synced (a checkpoint instead when there is no
+    /// journal yet, or after them when the journal has outgrown the last
+    /// checkpoint).
+    pub fn sync(&mut self) -> Result<(), StoreError> {
+        if self.staged.is_empty() {
+            return Ok(());
+        }
+        if self.journal.is_none() {
+            return self.checkpoint();
+        }
+        // The index first: a line must never count rows a crash could lose.
+        self.sync_index()?;
         let path = self.dir.join(JOURNAL_FILE);
         if let Some(journal) = self.journal.as_mut() {
             journal
-                .write_all(&line)
+                .write_all(&self.staged)
                 .map_err(io("cannot append to", &path))?;
             journal.sync_data().map_err(io("cannot sync", &path))?;
         }
-        self.journal_bytes += line.len() as u64;
-        self.lake_env_taken = self.taken();
+        self.journal_bytes += self.staged.len() as u64;
+        self.staged.clear();
         if checkpoint_due(self.journal_bytes, self.checkpoint_bytes) {
             self.checkpoint()?;
         }
         Ok(())
     }
 
-    /// Appends a file's index rows and syncs them; returns the new length.
+    /// Appends a file's index rows (synced by the next [`SessionStore::sync`]
+    /// or checkpoint); returns the new length.
     pub fn append_rows(&mut self, rows: &[u8]) -> Result<u64, StoreError> {
         let path = self.dir.join(INDEX_FILE);
         self.index
             .write_all(rows)
             .map_err(io("cannot append to", &path))?;
-        self.index.sync_data().map_err(io("cannot sync", &path))?;
+        self.index_dirty = true;
         Ok(self.manifest.index_bytes + rows.len() as u64)
+    }
+
+    /// Makes the rows appended since the last sync durable, and the
+    /// recordings published with them (the capture leaves the fsync of
+    /// `files/`, which makes their renames durable, to this one per group).
+    fn sync_index(&mut self) -> Result<(), StoreError> {
+        if self.index_dirty {
+            sync_dir(&self.dir.join(FILES_DIR));
+            let path = self.dir.join(INDEX_FILE);
+            self.index.sync_data().map_err(io("cannot sync", &path))?;
+            self.index_dirty = false;
+        }
+        Ok(())
     }
 }
 

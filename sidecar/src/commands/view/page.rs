@@ -190,7 +190,8 @@ mod tests {
         store.checkpoint().unwrap();
         store.manifest.files[2].reset(FileStatus::Failed);
         store.manifest.recount();
-        store.commit_file(2, None).unwrap();
+        store.commit_file(2, None);
+        store.sync().unwrap();
         drop(store);
         assert!(dir.join(JOURNAL_FILE).is_file());
         let on_disk =
