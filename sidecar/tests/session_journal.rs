@@ -300,9 +300,22 @@ fn bench_bin() -> PathBuf {
         .unwrap_or_else(common::leanscope_bin)
 }
 
+/// A process's own CPU time, in user space and in the kernel.
+#[derive(Clone, Copy)]
+struct Cpu {
+    user: Duration,
+    system: Duration,
+}
+
+impl Cpu {
+    fn total(self) -> Duration {
+        self.user + self.system
+    }
+}
+
 /// Waits for `child` to exit without reaping it, so its own CPU time and
 /// I/O counters can still be read from `/proc`; then reaps it.
-fn wait_measured(child: &mut Child) -> (std::process::ExitStatus, Duration, u64) {
+fn wait_measured(child: &mut Child) -> (std::process::ExitStatus, Cpu, u64) {
     let pid = child.id() as libc::pid_t;
     // SAFETY: waitid on our own child with WNOWAIT leaves it a zombie.
     let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
@@ -320,10 +333,13 @@ fn wait_measured(child: &mut Child) -> (std::process::ExitStatus, Duration, u64)
     // (its own time; its children's is in 16 and 17).
     let rest = stat.rsplit_once(") ").unwrap().1;
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
-    let cpu = Duration::from_micros(ticks * 1_000_000 / hz);
+    let time = |field: &str| Duration::from_micros(field.parse::<u64>().unwrap() * 1_000_000 / hz);
+    let cpu = Cpu {
+        user: time(fields[11]),
+        system: time(fields[12]),
+    };
     let io = std::fs::read_to_string(format!("/proc/{pid}/io")).unwrap();
     let wchar = io
         .lines()
@@ -347,7 +363,7 @@ fn dir_bytes(dir: &Path) -> u64 {
 /// stdout and stderr to files; its exit status, own CPU time, bytes
 /// written (`wchar`: the kernel adds a reaped child's to its parent's, so
 /// the fake Lean's writes are in it) and its stdout and stderr lengths.
-fn measured_run(w: &World, cwd: &Path, args: &[&str]) -> (Duration, Duration, u64, u64) {
+fn measured_run(w: &World, cwd: &Path, args: &[&str]) -> (Cpu, Duration, u64, u64) {
     let out_path = w.path("stdout");
     let err_path = w.path("stderr");
     let started = Instant::now();
@@ -412,10 +428,12 @@ fn bench_session_capture_cost_per_file() {
         .expect("the session wrote less than its recordings, index, output and the fake's writes");
     let final_manifest = std::fs::metadata(dir.join("session.json")).unwrap().len();
     println!(
-        "session capture, {files} files (fast fake Lean, {}): leanscope's own CPU {:.1} ms per file ({:.2} s in all), wall {:.1} ms per file; manifest + journal bytes written {} ({:.0} B per file, {:.2}x the final session.json of {} B; the fake Lean's {} B a file subtracted)",
+        "session capture, {files} files (fast fake Lean, {}): leanscope's own CPU {:.1} ms per file ({:.2} s in all: {:.2} s user, {:.2} s system), wall {:.1} ms per file; manifest + journal bytes written {} ({:.0} B per file, {:.2}x the final session.json of {} B; the fake Lean's {} B a file subtracted)",
         bench_bin().display(),
-        cpu.as_secs_f64() * 1e3 / files as f64,
-        cpu.as_secs_f64(),
+        cpu.total().as_secs_f64() * 1e3 / files as f64,
+        cpu.total().as_secs_f64(),
+        cpu.user.as_secs_f64(),
+        cpu.system.as_secs_f64(),
         wall.as_secs_f64() * 1e3 / files as f64,
         manifest_bytes,
         manifest_bytes as f64 / files as f64,
