@@ -530,55 +530,80 @@ fn decode_hex_sha(hex: &str) -> Vec<u8> {
 /// target's directory, then fsynced and renamed over the target by
 /// [`AtomicFile::publish`]. If it is dropped unpublished, or publishing
 /// fails, the temporary file is removed and nothing appears at the target.
+/// [`Publish::InPlace`] writes it under its own name instead (see there).
 pub struct AtomicFile {
+    /// Where the bytes are written until published; empty once renamed.
     temp: PathBuf,
     target: PathBuf,
+    publish: Publish,
+}
+
+/// How a file is published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Publish {
+    /// Written to a temporary name, fsynced, renamed over the target, and
+    /// the directory fsynced: readers see the old file or the whole new one.
+    Atomic,
+    /// Created under the target's own name (which must not exist) and
+    /// fsynced, without a rename or the directory's fsync. Only for a
+    /// writer whose readers ignore the file until it commits it, and which
+    /// fsyncs the directory itself before that ([`sync_folder_of`]): a
+    /// session, whose readers ignore a recording no committed entry names,
+    /// and which commits its files in groups.
+    InPlace,
 }
 
 impl AtomicFile {
     /// Creates the temporary file; returns the guard and a buffered writer.
     pub fn create(target: impl AsRef<Path>) -> Result<(AtomicFile, BufWriter<File>)> {
+        Self::create_as(target, Publish::Atomic)
+    }
+
+    /// [`AtomicFile::create`], published as `publish` says.
+    pub fn create_as(
+        target: impl AsRef<Path>,
+        publish: Publish,
+    ) -> Result<(AtomicFile, BufWriter<File>)> {
         let target = target.as_ref().to_path_buf();
-        let temp = temp_path_for(&target);
-        let file = File::create(&temp)?;
+        let (temp, file) = match publish {
+            Publish::Atomic => {
+                let temp = temp_path_for(&target);
+                let file = File::create(&temp)?;
+                (temp, file)
+            }
+            Publish::InPlace => {
+                let file = File::options().write(true).create_new(true).open(&target)?;
+                (target.clone(), file)
+            }
+        };
         Ok((
-            AtomicFile { temp, target },
+            AtomicFile {
+                temp,
+                target,
+                publish,
+            },
             BufWriter::with_capacity(1 << 20, file),
         ))
     }
 
-    /// Flushes and fsyncs the file, renames it to the target and fsyncs
-    /// the directory. Returns the target path.
-    pub fn publish(self, out: BufWriter<File>) -> Result<PathBuf> {
-        self.publish_as(out, FolderSync::Now)
-    }
-
-    /// [`AtomicFile::publish`], leaving the directory's fsync to the caller
-    /// when `folder` says so.
-    pub fn publish_as(mut self, out: BufWriter<File>, folder: FolderSync) -> Result<PathBuf> {
+    /// Flushes and fsyncs the file, then (when [`Publish::Atomic`]) renames
+    /// it to the target and fsyncs the directory. Returns the target path.
+    pub fn publish(mut self, out: BufWriter<File>) -> Result<PathBuf> {
         let file = out
             .into_inner()
             .map_err(|e| RecordingError::Io(e.into_error()))?;
         file.sync_all()?;
         drop(file);
-        fs::rename(&self.temp, &self.target)?;
-        // Renamed away: nothing is left for `drop` to remove.
+        if self.publish == Publish::Atomic {
+            fs::rename(&self.temp, &self.target)?;
+        }
+        // Published: nothing is left for `drop` to remove.
         self.temp = PathBuf::new();
-        if folder == FolderSync::Now {
+        if self.publish == Publish::Atomic {
             sync_folder_of(&self.target);
         }
         Ok(std::mem::take(&mut self.target))
     }
-}
-
-/// Whether publishing a file also fsyncs its directory, which makes the
-/// rename durable. A writer that publishes many files into one directory
-/// and commits them in groups (a session) fsyncs it once per group, with
-/// [`sync_folder_of`], before it counts them as committed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FolderSync {
-    Now,
-    ByCaller,
 }
 
 /// Fsyncs the directory that holds `path` (where the platform allows it).
@@ -595,7 +620,8 @@ pub fn sync_folder_of(path: &Path) {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         // Removes what an unfinished or failed writer left behind (after a
-        // successful publish the temp file was renamed away).
+        // successful publish the temp file was renamed away or is the
+        // published file itself).
         if !self.temp.as_os_str().is_empty() {
             let _ = fs::remove_file(&self.temp);
         }
@@ -611,7 +637,12 @@ pub struct RecordingWriter {
 
 impl RecordingWriter {
     pub fn create(target: impl AsRef<Path>, header: &Header) -> Result<Self> {
-        let (file, out) = AtomicFile::create(target)?;
+        Self::create_as(target, header, Publish::Atomic)
+    }
+
+    /// [`RecordingWriter::create`], published as `publish` says.
+    pub fn create_as(target: impl AsRef<Path>, header: &Header, publish: Publish) -> Result<Self> {
+        let (file, out) = AtomicFile::create_as(target, publish)?;
         Ok(RecordingWriter {
             encoder: Encoder::new(out, header)?,
             file,
@@ -638,13 +669,8 @@ impl RecordingWriter {
 
     /// Finishes and publishes the file; returns the target path.
     pub fn finish(self) -> Result<PathBuf> {
-        self.finish_as(FolderSync::Now)
-    }
-
-    /// [`RecordingWriter::finish`], with the directory's fsync as `folder` says.
-    pub fn finish_as(self, folder: FolderSync) -> Result<PathBuf> {
         let out = self.encoder.finish()?;
-        self.file.publish_as(out, folder)
+        self.file.publish(out)
     }
 }
 

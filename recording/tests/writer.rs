@@ -162,6 +162,46 @@ fn an_abandoned_or_failing_writer_leaves_nothing() {
     assert!(RecordingWriter::create(&missing, &header).is_err());
 }
 
+/// A session's recording: created under its own name, kept when finished,
+/// removed when abandoned, and never over an existing file.
+#[test]
+fn an_in_place_writer_writes_under_the_target_name_and_never_replaces() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("c.lsrec");
+    let header = Header {
+        threads: vec![Thread {
+            id: 1,
+            name: "main".into(),
+        }],
+        ..Header::default()
+    };
+    let event = NewEvent {
+        parent: None,
+        class: "c",
+        label: "l",
+        start_ns: 0,
+        duration_ns: 5,
+        thread: 0,
+        range: None,
+        range_kind: RangeKind::None,
+    };
+    let mut w = RecordingWriter::create_as(&target, &header, Publish::InPlace).unwrap();
+    w.push(&event).unwrap();
+    assert!(target.exists(), "written under its own name");
+    drop(w);
+    assert!(!target.exists(), "an abandoned in-place file is removed");
+
+    let mut w = RecordingWriter::create_as(&target, &header, Publish::InPlace).unwrap();
+    w.push(&event).unwrap();
+    assert_eq!(w.finish().unwrap(), target);
+    assert_eq!(Recording::open(&target).unwrap().len(), 1);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+
+    let again = RecordingWriter::create_as(&target, &header, Publish::InPlace);
+    assert!(again.is_err(), "an existing file is never replaced in place");
+    assert_eq!(Recording::open(&target).unwrap().len(), 1);
+}
+
 #[test]
 fn writer_refuses_events_that_would_corrupt_the_file() {
     let header = Header {

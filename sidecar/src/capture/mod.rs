@@ -36,10 +36,9 @@ pub struct CaptureRequest {
     pub measure: Measure,
     /// An explicit `lake` (else `PATH`, then `~/.elan/bin`).
     pub lake: Option<PathBuf>,
-    /// Whether publishing the recording fsyncs its folder too
-    /// ([`recording::FolderSync::ByCaller`] when the caller does, as a
-    /// session's group commit does once per group).
-    pub folder_sync: recording::FolderSync,
+    /// How the recording is published: atomically, or in place for a
+    /// session, which commits it later ([`recording::Publish`]).
+    pub publish: recording::Publish,
 }
 
 /// How Lean is run for a capture: the `backend` of `leanscope serve`'s

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use recording::{
-    CaptureMode, CaptureStatus, FolderSync, Header, Measure, NewEvent, RecordingError,
+    CaptureMode, CaptureStatus, Header, Measure, NewEvent, Publish, RecordingError,
     RecordingWriter, Severity,
 };
 
@@ -282,7 +282,7 @@ fn capture_unmeasured(
     let written = match (&plan, &profile) {
         (Some(plan), Some(profile)) => write(
             &out,
-            req.folder_sync,
+            req.publish,
             &header,
             (profile.node_count(), profile.name_bytes()),
             |sink| from_profile::events(plan, &mut placer, sink),
@@ -292,7 +292,7 @@ fn capture_unmeasured(
             let label_bytes = collected.iter().map(|e| e.label.len()).sum();
             write(
                 &out,
-                req.folder_sync,
+                req.publish,
                 &header,
                 (collected.len(), label_bytes),
                 |sink| {
@@ -345,16 +345,16 @@ fn self_cpu_ns() -> u64 {
 /// the number of events.
 fn write(
     out: &Path,
-    folder_sync: FolderSync,
+    publish: Publish,
     header: &Header,
     size: (usize, usize),
     events: impl FnOnce(&mut Writer) -> Result<u64, RecordingError>,
 ) -> Result<(PathBuf, u64), RecordingError> {
-    let mut w = Writer(RecordingWriter::create(out, header)?);
+    let mut w = Writer(RecordingWriter::create_as(out, header, publish)?);
     // Each event brings at most one new label (and, rarely, a new class).
     w.0.reserve(size.0, size.1);
     let count = events(&mut w)?;
-    Ok((w.0.finish_as(folder_sync)?, count))
+    Ok((w.0.finish()?, count))
 }
 
 /// The recording writer as the sink of a capture's events.

@@ -172,7 +172,7 @@ pub fn run(a: Args) -> Result<u8> {
         threshold: a.threshold.unwrap_or(default_threshold(a.measure)),
         measure: a.measure,
         lake: a.lake,
-        folder_sync: recording::FolderSync::Now,
+        publish: recording::Publish::Atomic,
     };
     let mut last = 0;
     let result = capture_file(&req, &opts, &mut |p| match p {

@@ -170,7 +170,7 @@ fn plan(p: CaptureParams) -> Result<Plan> {
             threshold,
             measure,
             lake,
-            folder_sync: recording::FolderSync::Now,
+            publish: recording::Publish::Atomic,
         },
         timeout: p.timeout_seconds.map(Duration::from_secs),
         backend,

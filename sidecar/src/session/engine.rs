@@ -523,8 +523,9 @@ fn capture_one(
         threshold: opts.threshold,
         measure: opts.measure,
         lake: opts.lake.clone(),
-        // The group commit fsyncs `files/` once per group.
-        folder_sync: recording::FolderSync::ByCaller,
+        // Readers ignore it until its file is committed, and the group
+        // commit fsyncs `files/` before that.
+        publish: recording::Publish::InPlace,
     };
     let run_opts = RunOptions {
         timeout: opts.timeout,
