@@ -198,7 +198,10 @@ fn an_in_place_writer_writes_under_the_target_name_and_never_replaces() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 
     let again = RecordingWriter::create_as(&target, &header, Publish::InPlace);
-    assert!(again.is_err(), "an existing file is never replaced in place");
+    assert!(
+        again.is_err(),
+        "an existing file is never replaced in place"
+    );
     assert_eq!(Recording::open(&target).unwrap().len(), 1);
 }
 

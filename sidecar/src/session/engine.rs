@@ -815,14 +815,16 @@ fn commit(
                 .iter()
                 .chain(now.runs.iter().map(|x| &x.recording))
                 .collect();
-            for gone in old
+            let gone: Vec<String> = old
                 .recording
                 .iter()
                 .chain(old.runs.iter().map(|x| &x.recording))
                 .filter(|o| !named.contains(o))
-            {
-                let _ = std::fs::remove_file(store.dir.join(gone));
-            }
+                .cloned()
+                .collect();
+            // Removed once the new entry is committed: until then the
+            // committed one still names them.
+            store.retire(gone);
             return Ok((status, None));
         }
         Outcome::WarmedUp(status) => return Ok((status, None)),

@@ -139,8 +139,12 @@ mod tests {
         assert_eq!(reported.len(), 1);
         assert_eq!(on_disk(&dir, 0), FileStatus::Failed);
 
-        // The next, within the interval, waits: neither on disk nor reported.
+        // The next, within the interval, waits: neither on disk nor reported,
+        // and a recording it no longer names stays until it is committed.
+        let old = dir.join("files/00001-F1-1.lsrec");
+        std::fs::write(&old, b"a recording the committed entry still names").unwrap();
         let event = fail(&mut store, 1);
+        store.retire(vec!["files/00001-F1-1.lsrec".into()]);
         group.hold(event);
         assert!(group.wait(&store).unwrap() > Duration::from_secs(3500));
         group
@@ -148,12 +152,14 @@ mod tests {
             .unwrap();
         assert_eq!(reported.len(), 1);
         assert_eq!(on_disk(&dir, 1), FileStatus::Pending);
+        assert!(old.exists());
 
         // Until the group is committed.
         group.sync(&mut store, &mut |e| reported.push(e)).unwrap();
         assert_eq!(reported.len(), 2);
         assert!(matches!(reported[1], SessionEvent::FileDone { id: 1, .. }));
         assert_eq!(on_disk(&dir, 1), FileStatus::Failed);
+        assert!(!old.exists(), "removed once the new entry is committed");
         assert_eq!(read_manifest(&dir).unwrap().counts.failed, 2);
         assert_eq!(group.wait(&store), None);
     }

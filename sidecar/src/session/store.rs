@@ -76,6 +76,9 @@ pub struct SessionStore {
     lake_env_taken: u64,
     /// Journal lines staged by `commit_file`, written by `sync`.
     staged: Vec<u8>,
+    /// Recordings (relative to the session) that the staged entries no
+    /// longer name, removed once those entries are committed.
+    retired: Vec<String>,
     /// Index rows written (and so recordings published) since the index
     /// was last synced.
     index_dirty: bool,
@@ -109,6 +112,7 @@ impl SessionStore {
             checkpoint_bytes: 0,
             lake_env_taken: 0,
             staged: Vec::new(),
+            retired: Vec::new(),
             index_dirty: false,
             _lock: lock,
         };
@@ -160,6 +164,7 @@ impl SessionStore {
             checkpoint_bytes: 0,
             lake_env_taken: 0,
             staged: Vec::new(),
+            retired: Vec::new(),
             index_dirty: false,
             _lock: lock,
         };
@@ -201,6 +206,7 @@ impl SessionStore {
         self.sync_index()?;
         self.staged.clear();
         let base = self.write_manifest()?;
+        self.remove_retired();
         let path = self.dir.join(JOURNAL_FILE);
         let header = header_line(&base);
         publish(&path, &header)?;
@@ -220,6 +226,7 @@ impl SessionStore {
         self.sync_index()?;
         self.staged.clear();
         self.write_manifest()?;
+        self.remove_retired();
         self.journal = None;
         let path = self.dir.join(JOURNAL_FILE);
         match std::fs::remove_file(&path) {
@@ -260,6 +267,18 @@ impl SessionStore {
         self.lake_env_taken = self.taken();
     }
 
+    /// Removes `recordings` (relative to the session) once the entries
+    /// staged so far, which no longer name them, are committed.
+    pub fn retire(&mut self, recordings: Vec<String>) {
+        self.retired.extend(recordings);
+    }
+
+    fn remove_retired(&mut self) {
+        for rel in self.retired.drain(..) {
+            let _ = std::fs::remove_file(self.dir.join(rel));
+        }
+    }
+
     /// True when files are staged and not yet committed.
     pub fn has_staged(&self) -> bool {
         !self.staged.is_empty()
@@ -287,6 +306,7 @@ impl SessionStore {
         }
         self.journal_bytes += self.staged.len() as u64;
         self.staged.clear();
+        self.remove_retired();
         if checkpoint_due(self.journal_bytes, self.checkpoint_bytes) {
             self.checkpoint()?;
         }
