@@ -500,13 +500,15 @@ test('Cancel during Profile Folder kills the fake Lean process group; the sessio
       const t = fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8') : '';
       return [...t.matchAll(/^lean (\d+)$/gm)].map((m) => Number(m[1])).find((p) => isAlive(p) && cmdline(p).includes('Demo/Clean.lean'));
     }, 60000);
+    // Clean.lean is announced after Broken.lean is reported done, which it
+    // is only once committed (sessions commit in groups).
+    await waitFor('the notification to show Clean.lean', () => x.test.lastProgress().reports.at(-1)?.message === '3/6 Demo/Clean.lean', 5000);
     const [session] = fs.readdirSync(sessions).map((d) => path.join(sessions, d));
     assert.equal(manifestOf(session).counts.completed, 2);
     const pids = fs.readFileSync(w.pids, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[1]));
     // Its lake parent is in the same process group, which is not ours.
     const pgid = Number(fs.readFileSync(`/proc/${leanPid}/stat`, 'utf8').split(') ')[1].split(' ')[2]);
     assert.notEqual(pgid, process.pid);
-    await waitFor('the notification to show Clean.lean', () => x.test.lastProgress().reports.at(-1)?.message === '3/6 Demo/Clean.lean', 5000);
     x.test.lastProgress().cancel(); // the notification's Cancel button
     const asked = Date.now();
     const out = await running;

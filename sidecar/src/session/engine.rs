@@ -670,11 +670,12 @@ fn run(
                 break;
             };
             let Some(outcome) = outcome else {
-                progress(SessionEvent::FileStarted {
+                let started = SessionEvent::FileStarted {
                     id: job.id,
                     path: job.path,
                     run: job.run.label(opts.repeats),
-                });
+                };
+                group.report(started, progress);
                 continue;
             };
             if first_error.is_some() {

@@ -3,7 +3,8 @@
 //! syncs per group instead of two per file. A file that finishes after a
 //! quiet spell is committed at once; one that finishes within the interval
 //! of the last sync waits for the rest of it. A file is reported done
-//! (its [`SessionEvent::FileDone`]) only once it is committed.
+//! (its [`SessionEvent::FileDone`]) only once it is committed, and events
+//! after a held one wait behind it, so progress stays in order.
 
 use std::time::{Duration, Instant};
 
@@ -17,8 +18,9 @@ pub const SYNC_INTERVAL: Duration = Duration::from_millis(50);
 pub struct GroupCommit {
     interval: Duration,
     last_sync: Option<Instant>,
-    /// `FileDone` events of the staged files, sent when they are committed.
-    done: Vec<SessionEvent>,
+    /// `FileDone` events of the staged files, and any events after them,
+    /// sent in order when those files are committed.
+    held: Vec<SessionEvent>,
 }
 
 impl GroupCommit {
@@ -26,19 +28,28 @@ impl GroupCommit {
         GroupCommit {
             interval,
             last_sync: None,
-            done: Vec::new(),
+            held: Vec::new(),
         }
     }
 
     /// Holds a staged file's `FileDone` until its commit.
     pub fn hold(&mut self, event: SessionEvent) {
-        self.done.push(event);
+        self.held.push(event);
+    }
+
+    /// Reports `event` now, or after the held events when there are any.
+    pub fn report(&mut self, event: SessionEvent, progress: &mut dyn FnMut(SessionEvent)) {
+        if self.held.is_empty() {
+            progress(event);
+        } else {
+            self.held.push(event);
+        }
     }
 
     /// How long the caller may wait for more files before committing what
     /// `store` has staged; `None` when nothing is staged.
     pub fn wait(&self, store: &SessionStore) -> Option<Duration> {
-        if !store.has_staged() && self.done.is_empty() {
+        if !store.has_staged() && self.held.is_empty() {
             return None;
         }
         Some(match self.last_sync {
@@ -67,7 +78,7 @@ impl GroupCommit {
     ) -> Result<(), StoreError> {
         store.sync()?;
         self.last_sync = Some(Instant::now());
-        for event in self.done.drain(..) {
+        for event in self.held.drain(..) {
             progress(event);
         }
         Ok(())
@@ -153,11 +164,25 @@ mod tests {
         assert_eq!(reported.len(), 1);
         assert_eq!(on_disk(&dir, 1), FileStatus::Pending);
         assert!(old.exists());
+        // A later event waits behind the held one.
+        group.report(
+            SessionEvent::FileStarted {
+                id: 0,
+                path: "F0.lean".into(),
+                run: None,
+            },
+            &mut |e| reported.push(e),
+        );
+        assert_eq!(reported.len(), 1);
 
         // Until the group is committed.
         group.sync(&mut store, &mut |e| reported.push(e)).unwrap();
-        assert_eq!(reported.len(), 2);
+        assert_eq!(reported.len(), 3);
         assert!(matches!(reported[1], SessionEvent::FileDone { id: 1, .. }));
+        assert!(matches!(
+            reported[2],
+            SessionEvent::FileStarted { id: 0, .. }
+        ));
         assert_eq!(on_disk(&dir, 1), FileStatus::Failed);
         assert!(!old.exists(), "removed once the new entry is committed");
         assert_eq!(read_manifest(&dir).unwrap().counts.failed, 2);
