@@ -29,7 +29,7 @@ pub use measure::Measure;
 pub use model::{Recording, ValidationIssue};
 pub use reader::{ChunkReader, DecodedBatch, RecordingFile};
 pub use types::*;
-pub use writer::{sync_folder_of, AtomicFile, Encoder, NewEvent, Publish, RecordingWriter};
+pub use writer::{AtomicFile, Encoder, NewEvent, Publish, RecordingWriter};
 
 /// The schema version this build writes and the newest it reads.
 pub const SCHEMA_VERSION: u16 = 1;

@@ -547,7 +547,7 @@ pub enum Publish {
     /// Created under the target's own name (which must not exist) and
     /// fsynced, without a rename or the directory's fsync. Only for a
     /// writer whose readers ignore the file until it commits it, and which
-    /// fsyncs the directory itself before that ([`sync_folder_of`]): a
+    /// fsyncs the directory itself before that: a
     /// session, whose readers ignore a recording no committed entry names,
     /// and which commits its files in groups.
     InPlace,
@@ -607,7 +607,7 @@ impl AtomicFile {
 }
 
 /// Fsyncs the directory that holds `path` (where the platform allows it).
-pub fn sync_folder_of(path: &Path) {
+fn sync_folder_of(path: &Path) {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

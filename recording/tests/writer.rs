@@ -92,17 +92,36 @@ fn synth_is_deterministic_and_exact() {
     assert!(outlived > 0);
 }
 
-#[test]
-fn writer_publishes_atomically() {
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("a.lsrec");
-    let header = Header {
+/// A header with one thread, `main`.
+fn one_thread_header() -> Header {
+    Header {
         threads: vec![Thread {
             id: 1,
             name: "main".into(),
         }],
         ..Header::default()
-    };
+    }
+}
+
+/// One root event of 5 ns on that thread.
+fn leaf_event() -> NewEvent<'static> {
+    NewEvent {
+        parent: None,
+        class: "c",
+        label: "l",
+        start_ns: 0,
+        duration_ns: 5,
+        thread: 0,
+        range: None,
+        range_kind: RangeKind::None,
+    }
+}
+
+#[test]
+fn writer_publishes_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("a.lsrec");
+    let header = one_thread_header();
     let mut w = RecordingWriter::create(&target, &header).unwrap();
     w.push(&NewEvent {
         parent: None,
@@ -134,13 +153,7 @@ fn writer_publishes_atomically() {
 fn an_abandoned_or_failing_writer_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("b.lsrec");
-    let header = Header {
-        threads: vec![Thread {
-            id: 1,
-            name: "main".into(),
-        }],
-        ..Header::default()
-    };
+    let header = one_thread_header();
     let mut w = RecordingWriter::create(&target, &header).unwrap();
     let bad = w.push(&NewEvent {
         parent: Some(3),
@@ -168,23 +181,8 @@ fn an_abandoned_or_failing_writer_leaves_nothing() {
 fn an_in_place_writer_writes_under_the_target_name_and_never_replaces() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("c.lsrec");
-    let header = Header {
-        threads: vec![Thread {
-            id: 1,
-            name: "main".into(),
-        }],
-        ..Header::default()
-    };
-    let event = NewEvent {
-        parent: None,
-        class: "c",
-        label: "l",
-        start_ns: 0,
-        duration_ns: 5,
-        thread: 0,
-        range: None,
-        range_kind: RangeKind::None,
-    };
+    let header = one_thread_header();
+    let event = leaf_event();
     let mut w = RecordingWriter::create_as(&target, &header, Publish::InPlace).unwrap();
     w.push(&event).unwrap();
     assert!(target.exists(), "written under its own name");
@@ -207,13 +205,7 @@ fn an_in_place_writer_writes_under_the_target_name_and_never_replaces() {
 
 #[test]
 fn writer_refuses_events_that_would_corrupt_the_file() {
-    let header = Header {
-        threads: vec![Thread {
-            id: 1,
-            name: "main".into(),
-        }],
-        ..Header::default()
-    };
+    let header = one_thread_header();
     let mut enc = Encoder::new(Vec::new(), &header).unwrap();
     let base = NewEvent {
         parent: None,
