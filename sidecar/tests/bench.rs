@@ -45,38 +45,65 @@ fn schema_errors(report: &Value) -> Vec<String> {
 #[test]
 fn bench_finds_the_known_profiling_cost_within_a_point() {
     let w = World::new();
-    std::fs::write(w.project.join("Demo/Costly.lean"), lean(800, "4%")).unwrap();
-    std::fs::write(w.project.join("Demo/Control.lean"), lean(800, "0%")).unwrap();
+    std::fs::write(w.project.join("Demo/Costly.lean"), lean(2000, "4%")).unwrap();
+    std::fs::write(w.project.join("Demo/Control.lean"), lean(2000, "0%")).unwrap();
     let r = bench(
         &w,
         &["Demo/Costly.lean", "Demo/Control.lean", "--repeats", "3"],
     );
     assert_eq!(schema_errors(&r), Vec::<String>::new());
     let files = r["files"].as_array().unwrap();
-    let cpu_overhead = |path: &str| {
-        files.iter().find(|f| f["path"] == path).unwrap()["overhead"]["cpu"]
-            .as_f64()
-            .unwrap()
+    let samples = r["samples"].as_array().unwrap();
+    // Each repeat's profiled CPU less what leanscope says it spent itself
+    // (reading the output, writing the recording), over the same repeat's
+    // plain CPU: Lean's own profiling cost in that repeat, median of the
+    // repeats. leanscope's share moves with the machine's load by more than
+    // a point; taking it out per run leaves the fake Lean's CPU, which is
+    // exact. The control file's figure keeps what the capture cannot see of
+    // itself (its process's start and exit, the `lake env` it runs), which
+    // still varies by some 10 ms a run on a loaded machine: each file costs
+    // 2 s, so that a point is 20 ms.
+    let lean_overhead = |path: &str| {
+        let file = files.iter().position(|f| f["path"] == path).unwrap() as u64;
+        let run = |repeat: u64, mode: &str| {
+            samples
+                .iter()
+                .find(|s| s["file"] == file && s["repeat"] == repeat && s["mode"] == mode)
+                .unwrap()
+        };
+        let mut each: Vec<f64> = (0..3)
+            .map(|k| {
+                let profiled = run(k, "profiled");
+                let own = profiled["leanscope_cpu_ns"].as_u64().unwrap();
+                let lean = profiled["cpu_ns"].as_u64().unwrap() - own;
+                lean as f64 / run(k, "plain")["cpu_ns"].as_u64().unwrap() as f64 - 1.0
+            })
+            .collect();
+        each.sort_by(f64::total_cmp);
+        each[1]
     };
-    // What the control file's overhead holds is leanscope's own cost (its
-    // start, `lean --version`, reading the output, writing the recording);
-    // the rest of the costly file's is the fake Lean's 4 %.
     let (costly, control) = (
-        cpu_overhead("Demo/Costly.lean"),
-        cpu_overhead("Demo/Control.lean"),
+        lean_overhead("Demo/Costly.lean"),
+        lean_overhead("Demo/Control.lean"),
     );
+    eprintln!("Lean's profiling cost: costly {costly:.4}, control {control:.4}");
     assert!(
         (costly - control - 0.04).abs() <= 0.01,
         "costly {costly:.4}, control {control:.4}: {:.4} is not within a point of 4 %",
         costly - control
     );
+    // The report's own per-file figures hold leanscope's cost as well.
+    for f in files {
+        let cpu = f["overhead"]["cpu"].as_f64().unwrap();
+        let path = f["path"].as_str().unwrap();
+        assert!(cpu >= lean_overhead(path) - 0.01, "{f}");
+    }
     for f in files {
         let plain = f["plain"]["cpu"]["median_ns"].as_u64().unwrap();
-        assert!(plain >= 800_000_000, "{f}");
+        assert!(plain >= 2_000_000_000, "{f}");
         assert!(f["leanscope_cpu_median_ns"].as_u64().unwrap() > 0);
     }
     // 2 files × 2 modes × (1 warm-up + 3 repeats), warm-ups first.
-    let samples = r["samples"].as_array().unwrap();
     assert_eq!(samples.len(), 16);
     assert!(samples[..4].iter().all(|s| s["repeat"].is_null()));
     let order: Vec<(u64, &str)> = samples[4..]
