@@ -123,17 +123,7 @@ fn writer_publishes_atomically() {
     let target = dir.path().join("a.lsrec");
     let header = one_thread_header();
     let mut w = RecordingWriter::create(&target, &header).unwrap();
-    w.push(&NewEvent {
-        parent: None,
-        class: "c",
-        label: "l",
-        start_ns: 0,
-        duration_ns: 5,
-        thread: 0,
-        range: None,
-        range_kind: RangeKind::None,
-    })
-    .unwrap();
+    w.push(&leaf_event()).unwrap();
     assert!(!target.exists(), "nothing at the target before finish");
     let path = w.finish().unwrap();
     assert_eq!(path, target);

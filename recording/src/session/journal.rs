@@ -275,37 +275,17 @@ fn apply(m: &mut Manifest, c: FileChange) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Counts, FileStatus, SessionStatus, Target, TargetKind};
+    use super::super::{Counts, FileStatus};
     use super::*;
 
     fn manifest(files: u32) -> Manifest {
-        Manifest {
-            schema_version: super::super::SESSION_SCHEMA_VERSION,
-            producer: "test".into(),
-            project_root: "/p".into(),
-            target: Target {
-                kind: TargetKind::Project,
-                path: String::new(),
-            },
-            threshold_ms: 10,
-            measure: crate::Measure::Time,
-            toolchains: vec![],
-            lean_versions: vec![],
-            started_unix_ms: 1,
-            completed_unix_ms: None,
-            status: SessionStatus::Running,
-            counts: Counts::default(),
-            index_bytes: 0,
-            next_capture: 1,
-            notes: vec![],
-            shard: None,
-            merge: None,
-            repeats: None,
-            lake_env: None,
-            files: (0..files)
+        let mut m = super::super::test_manifest(
+            (0..files)
                 .map(|i| FileEntry::planned(i, format!("F{i}.lean"), format!("F{i}")))
                 .collect(),
-        }
+        );
+        m.counts = Counts::default();
+        m
     }
 
     fn committed(id: u32, capture: u64, index_bytes: u64) -> FileChange {

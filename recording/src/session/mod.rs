@@ -585,6 +585,23 @@ pub fn cap_chars(text: &str, max: usize) -> String {
     s
 }
 
+/// A new session's manifest over `files`, of a project at `/p`, for tests.
+#[cfg(test)]
+pub(crate) fn test_manifest(files: Vec<FileEntry>) -> Manifest {
+    Manifest::new(NewSession {
+        producer: "test".into(),
+        project_root: "/p".into(),
+        target: Target {
+            kind: TargetKind::Project,
+            path: String::new(),
+        },
+        threshold_ms: 10,
+        measure: crate::Measure::Time,
+        started_unix_ms: 1,
+        files,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -595,17 +612,8 @@ mod tests {
         let all = [Pending, Ok, Error, Failed, Skipped];
         for from in all {
             for to in all {
-                let mut m = Manifest::new(NewSession {
-                    producer: "test".into(),
-                    project_root: "/p".into(),
-                    target: Target {
-                        kind: TargetKind::Project,
-                        path: String::new(),
-                    },
-                    threshold_ms: 10,
-                    measure: crate::Measure::Time,
-                    started_unix_ms: 1,
-                    files: [Ok, Failed, Pending, from]
+                let mut m = test_manifest(
+                    [Ok, Failed, Pending, from]
                         .into_iter()
                         .enumerate()
                         .map(|(i, status)| FileEntry {
@@ -613,7 +621,7 @@ mod tests {
                             ..FileEntry::planned(i as u32, format!("F{i}.lean"), format!("F{i}"))
                         })
                         .collect(),
-                });
+                );
                 let mut counts = m.counts;
                 m.files[3].status = to;
                 counts.moved(from, to);
@@ -655,34 +663,11 @@ mod tests {
 
     #[test]
     fn manifest_round_trip_and_checks() {
-        let mut m = Manifest {
-            schema_version: SESSION_SCHEMA_VERSION,
-            producer: "test".into(),
-            project_root: "/p".into(),
-            target: Target {
-                kind: TargetKind::Project,
-                path: String::new(),
-            },
-            threshold_ms: 10,
-            measure: crate::Measure::Time,
-            toolchains: vec![],
-            lean_versions: vec![],
-            started_unix_ms: 1,
-            completed_unix_ms: None,
-            status: SessionStatus::Running,
-            counts: Counts::default(),
-            index_bytes: 0,
-            next_capture: 1,
-            notes: vec![],
-            shard: None,
-            merge: None,
-            repeats: None,
-            lake_env: None,
-            files: vec![
-                FileEntry::planned(0, "A.lean".into(), "A".into()),
-                FileEntry::planned(1, "B.lean".into(), "B".into()),
-            ],
-        };
+        let mut m = test_manifest(vec![
+            FileEntry::planned(0, "A.lean".into(), "A".into()),
+            FileEntry::planned(1, "B.lean".into(), "B".into()),
+        ]);
+        m.counts = Counts::default();
         m.files[1].status = FileStatus::Failed;
         m.recount();
         assert_eq!(
