@@ -63,7 +63,16 @@ export async function loadInSpeedscope(browser, base, file, timeoutMs = 600000) 
   page.on('pageerror', (e) => warnings.push(`page error: ${e.message}`));
   const started = Date.now();
   await page.goto(`${base}index.html#profileURL=${encodeURIComponent(base + file)}`);
-  await Promise.race([done, new Promise((_, fail) => setTimeout(() => fail(new Error(`speedscope did not import ${file} in ${timeoutMs} ms`)), timeoutMs))]);
+  // The deadline is cleared once the import is in: a pending timer would
+  // keep the test's process alive for the rest of it.
+  let deadline;
+  try {
+    await Promise.race([done, new Promise((_, fail) => {
+      deadline = setTimeout(() => fail(new Error(`speedscope did not import ${file} in ${timeoutMs} ms`)), timeoutMs);
+    })]);
+  } finally {
+    clearTimeout(deadline);
+  }
   // It has drawn once the flame chart's canvas is laid out.
   await page.waitForSelector('canvas', { timeout: timeoutMs });
   return { page, importMs, warnings, wallMs: Date.now() - started };
