@@ -6,7 +6,7 @@
 // every byte, in order; failures are reported.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { ROOT, tempDir, staticServer, launchBrowser } from './helpers.mjs';
@@ -28,6 +28,7 @@ before(async () => {
 after(async () => {
   if (browser) await browser.close();
   if (server) server.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Runs worker.js with `probe` (worker code whose `onmessage` posts one

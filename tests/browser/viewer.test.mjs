@@ -5,7 +5,7 @@
 // `leanscope info --json`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, appendFileSync, truncateSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, appendFileSync, rmSync, truncateSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { spawnSync } from 'node:child_process';
@@ -34,6 +34,7 @@ before(async () => {
 after(async () => {
   if (browser) await browser.close();
   if (view) view.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function openViewer(url, init) {
