@@ -596,12 +596,10 @@ impl AtomicFile {
         drop(file);
         if self.publish == Publish::Atomic {
             fs::rename(&self.temp, &self.target)?;
+            sync_folder_of(&self.target);
         }
         // Published: nothing is left for `drop` to remove.
         self.temp = PathBuf::new();
-        if self.publish == Publish::Atomic {
-            sync_folder_of(&self.target);
-        }
         Ok(std::mem::take(&mut self.target))
     }
 }

@@ -159,7 +159,9 @@ fn write_session(ws: &Path, plan: &Plan, samples: &[Sample], side: Side) -> Resu
             .ok_or_else(|| format!("{} {} has no profiled sample", side.as_str(), f.path))?;
         let rel = recording_name(id as u32, &f.module, 1);
         let to = dir.join(&rel);
+        // On disk before the manifest names it (`finish` syncs `files/`).
         std::fs::copy(ws.join("raw").join(raw), &to)
+            .and_then(|_| std::fs::File::open(&to)?.sync_all())
             .map_err(|e| format!("copying {raw} into {}: {e}", dir.display()))?;
         let rec = Recording::open(&to).map_err(|e| format!("{}: {e}", to.display()))?;
         let planned = store.manifest.files[id].clone();
@@ -177,8 +179,9 @@ fn write_session(ws: &Path, plan: &Plan, samples: &[Sample], side: Side) -> Resu
         m.next_capture = 2;
         m.recount();
         store.commit_file(id as u32, Some(rec.header.lean_version.clone()));
-        store.sync().map_err(failed)?;
     }
+    // One sync for all the files: `finish` syncs the index and writes the
+    // manifest that commits them.
     store.manifest.status = SessionStatus::Complete;
     store.manifest.completed_unix_ms = Some(now_ms());
     store.finish().map_err(failed)
