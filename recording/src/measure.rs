@@ -54,11 +54,59 @@ impl Measure {
     }
 
     /// A value of this measure for people: `1.234 s`, `12.3 ms`, `850 µs`, `12 ns`; or
-    /// `12.4 k hb`, `3.21 M hb`, `1.50 G hb`, `850 hb`.
+    /// `12.4 k hb`, `3.21 M hb`, `1.50 G hb`, `850 hb`. The rule is written once, here, and
+    /// pinned by `fixtures/format/values.json` to the viewer's and the editor's
+    /// (`viewer-wasm/www/format.js`), which must print the same text for the same number.
     pub fn format(self, value: u64) -> String {
+        self.format_in_unit_of(i128::from(value), u128::from(value))
+    }
+
+    /// `value` in the unit a value of magnitude `scale` is written in, so that values shown
+    /// together share one unit (`0.310 s` beside `1.240 s`); a negative value (a timeline
+    /// window before the clock's zero) keeps its sign.
+    ///
+    /// Time: seconds with 3 decimals from 1 s, milliseconds with 1 from 1 ms, microseconds
+    /// with none from 1 µs, else whole nanoseconds. Heartbeats: `T`, `G`, `M` or `k hb` from
+    /// 10¹², 10⁹, 10⁶, 10³, with three significant digits (0, 1 or 2 decimals as the value is
+    /// at least 100, 10 or neither in that unit), else whole heartbeats. Rounding is half away
+    /// from zero, in integers, so no binary fraction moves a digit.
+    pub fn format_in_unit_of(self, value: i128, scale: u128) -> String {
+        let magnitude = value.unsigned_abs();
         match self {
-            Measure::Time => format_ns(value),
-            Measure::Heartbeats => format_heartbeats(value),
+            Measure::Time => {
+                const UNITS: [(u128, &str, u32); 3] = [
+                    (1_000_000_000, "s", 3),
+                    (1_000_000, "ms", 1),
+                    (1_000, "µs", 0),
+                ];
+                match UNITS.iter().find(|(unit, _, _)| scale >= *unit) {
+                    Some(&(unit, name, decimals)) => {
+                        format!("{} {name}", fixed(value, unit, decimals))
+                    }
+                    None => format!("{value} ns"),
+                }
+            }
+            Measure::Heartbeats => {
+                const UNITS: [(u128, &str); 4] = [
+                    (1_000_000_000_000, "T hb"),
+                    (1_000_000_000, "G hb"),
+                    (1_000_000, "M hb"),
+                    (1_000, "k hb"),
+                ];
+                match UNITS.iter().find(|(unit, _)| scale >= *unit) {
+                    Some(&(unit, name)) => {
+                        let decimals = if magnitude >= 100 * unit {
+                            0
+                        } else if magnitude >= 10 * unit {
+                            1
+                        } else {
+                            2
+                        };
+                        format!("{} {name}", fixed(value, unit, decimals))
+                    }
+                    None => format!("{value} hb"),
+                }
+            }
         }
     }
 
@@ -84,35 +132,17 @@ impl std::fmt::Display for Measure {
     }
 }
 
-fn format_ns(ns: u64) -> String {
-    let s = ns as f64 / 1e9;
-    if s >= 1.0 {
-        format!("{s:.3} s")
-    } else if ns >= 1_000_000 {
-        format!("{:.1} ms", ns as f64 / 1e6)
-    } else if ns >= 1_000 {
-        format!("{:.0} µs", ns as f64 / 1e3)
+/// `value / unit` with `decimals` decimals, rounded half away from zero; no sign on a zero.
+fn fixed(value: i128, unit: u128, decimals: u32) -> String {
+    let pow = 10u128.pow(decimals);
+    let q = (value.unsigned_abs() * pow + unit / 2) / unit;
+    let sign = if value < 0 && q != 0 { "-" } else { "" };
+    if decimals == 0 {
+        format!("{sign}{q}")
     } else {
-        format!("{ns} ns")
+        let width = decimals as usize;
+        format!("{sign}{}.{:0width$}", q / pow, q % pow)
     }
-}
-
-fn format_heartbeats(hb: u64) -> String {
-    const STEPS: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
-    for (scale, prefix) in STEPS {
-        let v = hb as f64 / scale;
-        if v >= 1.0 {
-            // three significant digits: 1.23, 12.3, 123
-            return if v >= 100.0 {
-                format!("{v:.0} {prefix} hb")
-            } else if v >= 10.0 {
-                format!("{v:.1} {prefix} hb")
-            } else {
-                format!("{v:.2} {prefix} hb")
-            };
-        }
-    }
-    format!("{hb} hb")
 }
 
 #[cfg(test)]

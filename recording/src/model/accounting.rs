@@ -95,7 +95,7 @@ impl TimeAccount {
     pub fn explanation(&self) -> Vec<String> {
         let measure = self.measure;
         let ms = |ns: u64| match measure {
-            crate::Measure::Time => format!("{:.1} ms", ns as f64 / 1e6),
+            crate::Measure::Time => measure.format_in_unit_of(i128::from(ns), 1_000_000),
             crate::Measure::Heartbeats => measure.format(ns),
         };
         let mut out = Vec::new();

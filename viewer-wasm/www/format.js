@@ -1,0 +1,55 @@
+// How leanscope writes a time (nanoseconds) or a heartbeat count for
+// people. The rule is recording::Measure::format_in_unit_of
+// (recording/src/measure.rs); this is its twin for the viewer and the VS Code
+// extension, and fixtures/format/values.json pins both to the same text for
+// the same number (tests/browser/time-format.test.mjs, recording/tests/format.rs).
+
+const TIME_UNITS = [[1e9, 's', 3], [1e6, 'ms', 1], [1e3, 'µs', 0]];
+const HB_UNITS = [[1e12, 'T hb'], [1e9, 'G hb'], [1e6, 'M hb'], [1e3, 'k hb']];
+
+/** `value / unit` with `decimals` decimals, rounded half away from zero in
+ *  integers (BigInt past 2^53); no sign on a zero. */
+function fixed(value, unit, decimals) {
+  const pow = 10 ** decimals;
+  const abs = Math.abs(value);
+  let q;
+  if (abs * pow <= Number.MAX_SAFE_INTEGER) {
+    q = Math.floor((abs * pow + Math.floor(unit / 2)) / unit);
+  } else {
+    q = Number((BigInt(abs) * BigInt(pow) + BigInt(unit / 2)) / BigInt(unit));
+  }
+  const sign = value < 0 && q !== 0 ? '-' : '';
+  if (decimals === 0) return `${sign}${q}`;
+  const whole = Math.floor(q / pow);
+  const frac = String(q - whole * pow).padStart(decimals, '0');
+  return `${sign}${whole}.${frac}`;
+}
+
+/**
+ * A time or a heartbeat count for people: `1.234 s`, `12.3 ms`, `850 µs`,
+ * `12 ns`; `12.4 k hb`, `3.21 M hb`, `850 hb`. `scale` (a magnitude, by
+ * default the value's own) picks the unit, so that values shown together
+ * share one (`0.310 s` beside `1.240 s`).
+ * @param {number} value nanoseconds or heartbeats (rounded to a whole number)
+ * @param {'time'|'heartbeats'} [measure]
+ * @param {number} [scale]
+ * @returns {string}
+ */
+export function formatValue(value, measure = 'time', scale = undefined) {
+  const v = Math.round(value) + 0; // no -0
+  const m = Math.abs(scale === undefined ? v : scale);
+  if (measure === 'heartbeats') {
+    for (const [unit, name] of HB_UNITS) {
+      if (m >= unit) {
+        const a = Math.abs(v);
+        const decimals = a >= 100 * unit ? 0 : a >= 10 * unit ? 1 : 2;
+        return `${fixed(v, unit, decimals)} ${name}`;
+      }
+    }
+    return `${v} hb`;
+  }
+  for (const [unit, name, decimals] of TIME_UNITS) {
+    if (m >= unit) return `${fixed(v, unit, decimals)} ${name}`;
+  }
+  return `${v} ns`;
+}
