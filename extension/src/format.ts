@@ -1,64 +1,27 @@
-// How times and shares read in the editor. One place for every label.
+// How times, counts and shares read in the editor. Every time and heartbeat
+// count goes through `formatValue` of viewer-wasm/www/format.js, the rule the
+// CLI (recording::Measure::format_in_unit_of) and the viewer use too, so the
+// editor and the viewer print the same number the same way
+// (fixtures/format/values.json pins all three).
+import { formatValue as formatWithRule } from '../../viewer-wasm/www/format.js';
 import type { WholeSpread } from './protocol';
-
-const UNITS: Array<[number, string]> = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']];
-
-function unitOf(ns: number): [number, string] {
-  for (const u of UNITS) if (Math.abs(ns) >= u[0]) return u;
-  return UNITS[UNITS.length - 1];
-}
-
-function digits(value: number): string {
-  if (value >= 100) return value.toFixed(0);
-  if (value >= 10) return value.toFixed(1);
-  return value.toFixed(2);
-}
-
-/** `1.24 s`, `310 ms`, `12.5 ms`, `850 µs`, `12 ns`. */
-export function formatNs(ns: number): string {
-  const [scale, unit] = unitOf(ns);
-  if (scale === 1) return `${Math.round(ns)} ns`;
-  return `${digits(ns / scale)} ${unit}`;
-}
 
 /** What a recording's numbers count: nanoseconds, or Lean's heartbeats
  * (`profile --measure heartbeats`). */
 export type Measure = 'time' | 'heartbeats';
 
-const HB_UNITS: Array<[number, string]> = [[1e12, 'T hb'], [1e9, 'G hb'], [1e6, 'M hb'], [1e3, 'k hb'], [1, 'hb']];
-
-function hbUnitOf(hb: number): [number, string] {
-  for (const u of HB_UNITS) if (Math.abs(hb) >= u[0]) return u;
-  return HB_UNITS[HB_UNITS.length - 1];
+/** A value of `measure` in the unit of its own size, or of `scale` when
+ * given (so values shown together share one: `0.310 s` beside `1.240 s`):
+ * `1.240 s`, `310.0 ms`, `850 µs`, `12 ns`; `12.4 k hb`, `850 hb`. */
+export function formatValue(v: number, measure: Measure = 'time', scale?: number): string {
+  return formatWithRule(v, measure, scale);
 }
 
-/** `12.4 k hb`, `3.21 M hb`, `850 hb` (as the sidecar and the viewer print them). */
-export function formatHeartbeats(hb: number): string {
-  const [scale, unit] = hbUnitOf(hb);
-  if (scale === 1) return `${Math.round(hb)} hb`;
-  return `${digits(hb / scale)} ${unit}`;
-}
+/** A time in nanoseconds: `1.240 s`, `310.0 ms`, `850 µs`, `12 ns`. */
+export function formatNs(ns: number): string { return formatValue(ns, 'time'); }
 
-/** A value of `measure`: a time for people, or heartbeats. */
-export function formatValue(v: number, measure: Measure = 'time'): string {
-  return measure === 'heartbeats' ? formatHeartbeats(v) : formatNs(v);
-}
-
-/** `ns` in the unit `reference` would be shown in, with two decimals (for
- * `self 0.31 s` next to `1.24 s`). */
-export function formatNsLike(ns: number, reference: number): string {
-  const [scale, unit] = unitOf(reference);
-  if (scale === 1) return `${Math.round(ns)} ns`;
-  return `${(ns / scale).toFixed(2)} ${unit}`;
-}
-
-/** [`formatNsLike`], or its heartbeat twin: `self 3.10 k hb` beside `12.4 k hb`. */
-export function formatLike(v: number, reference: number, measure: Measure = 'time'): string {
-  if (measure !== 'heartbeats') return formatNsLike(v, reference);
-  const [scale, unit] = hbUnitOf(reference);
-  if (scale === 1) return `${Math.round(v)} hb`;
-  return `${(v / scale).toFixed(2)} ${unit}`;
-}
+/** A heartbeat count: `12.4 k hb`, `3.21 M hb`, `850 hb`. */
+export function formatHeartbeats(hb: number): string { return formatValue(hb, 'heartbeats'); }
 
 /** `38%`; `<1%` for a share above zero that rounds to 0; `null` → `null`. */
 export function formatShare(share: number | null): string | null {
@@ -84,13 +47,14 @@ export function spreadText(s: WholeSpread, measure: Measure = 'time', of?: numbe
   return parts.join(' · ');
 }
 
-/** The CodeLens title: `1.24 s · self 0.31 s · 38% of file`; over the runs
- * of a repeated capture (`runs`, of the capture's `of`), `median 1.24 s (4
- * runs) · self 0.31 s · 38% of file`. */
+/** The CodeLens title: `1.240 s · self 0.310 s · 38% of file` (the self
+ * time in the unit of the total); over the runs of a repeated capture
+ * (`runs`, of the capture's `of`), `median 1.240 s (4 runs) · self 0.310 s ·
+ * 38% of file`. */
 export function lensTitle(totalNs: number, selfNs: number | null, share: number | null, measure: Measure = 'time',
   runs?: number, of?: number): string {
   const parts = [runs !== undefined ? `median ${formatValue(totalNs, measure)} (${runCount(runs, of)})` : formatValue(totalNs, measure)];
-  if (selfNs !== null) parts.push(`self ${formatLike(selfNs, totalNs, measure)}`);
+  if (selfNs !== null) parts.push(`self ${formatValue(selfNs, measure, totalNs)}`);
   const s = formatShare(share);
   if (s !== null) parts.push(`${s} of file`);
   return parts.join(' · ');

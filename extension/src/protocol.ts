@@ -37,12 +37,10 @@ export interface FreshAnnotations {
 export interface StaleAnnotations { stale: true; recordedSha256: string; bufferSha256: string }
 export type AnnotationsResult = FreshAnnotations | StaleAnnotations;
 
-/** The capture backends the sidecar accepts (`backend` of a capture). */
-export const CAPTURE_BACKENDS = ['auto', 'stock'] as const;
-
-/** What every capture takes from the settings. */
+/** What every capture takes from the settings (no `backend`: the sidecar
+ * runs its only one, stock). */
 export interface CaptureSettings {
-  thresholdMs?: number; lake?: string; timeoutSeconds?: number; backend?: string;
+  thresholdMs?: number; lake?: string; timeoutSeconds?: number;
 }
 export interface CaptureParams extends CaptureSettings {
   uri: string; output?: string; workDoneToken?: string;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 
 const require = createRequire(import.meta.url);
 const { createVscodeStub, loadWithStub, makeContext, disposeContext } = require('./vscode-stub.cjs');
@@ -77,7 +78,32 @@ export function makeWorld({ delayScale = '0', pidfile = false } = {}) {
   };
 }
 
-/** Activates the bundled extension against a fresh stand-in. */
+/** Each module of extension/src bundled on its own (by esbuild, as
+ * extension/build.mjs bundles the extension), in a folder removed at exit. */
+let modulesDir;
+const bundledModules = new Map();
+
+/** The module `extension/src/<name>.ts` (e.g. `format`,
+ * `commands/profileFile`) loaded against the `vscode` stand-in `vscode`. */
+export function extensionModule(name, vscode) {
+  let file = bundledModules.get(name);
+  if (!file) {
+    if (!modulesDir) {
+      modulesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-ext-modules-'));
+      process.on('exit', () => fs.rmSync(modulesDir, { recursive: true, force: true }));
+    }
+    file = path.join(modulesDir, `${name.replace(/\//g, '-')}.cjs`);
+    buildSync({
+      entryPoints: [path.join(EXTENSION, 'src', `${name}.ts`)], outfile: file,
+      bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'], logLevel: 'warning',
+    });
+    bundledModules.set(name, file);
+  }
+  return loadWithStub(file, vscode);
+}
+
+/** Activates the bundled extension against a fresh stand-in; `module(name)`
+ * loads a module of extension/src against the same stand-in. */
 export function activateExtension({ settings = {}, trusted = true, workspaceFolders = [], stubOptions = {} } = {}) {
   const { vscode, test } = createVscodeStub({ settings, trusted, workspaceFolders, ...stubOptions });
   const ext = loadWithStub(BUNDLE, vscode);
@@ -85,6 +111,7 @@ export function activateExtension({ settings = {}, trusted = true, workspaceFold
   const api = ext.activate(context);
   return {
     vscode, test, ext, context, api,
+    module: (name) => extensionModule(name, vscode),
     async dispose() { await ext.deactivate(); await disposeContext(context); },
   };
 }

@@ -57,8 +57,8 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
       const t = texts[i];
       assert.deepEqual([t.range.start.line, t.range.start.character, t.range.end.character], [l.line, src[l.line].length, src[l.line].length]);
       const share = Math.round(l.share * 100);
-      assert.equal(t.renderOptions.after.contentText, `${x.ext.formatNs(l.totalNs)} (${share === 0 && l.share > 0 ? '<1' : share}%)`);
-      assert.equal(bars[i].renderOptions.after.width, `${Math.max(1, Math.round(l.totalNs / maxNs * x.ext.BAR_MAX_PX))}px`);
+      assert.equal(t.renderOptions.after.contentText, `${x.module('format').formatNs(l.totalNs)} (${share === 0 && l.share > 0 ? '<1' : share}%)`);
+      assert.equal(bars[i].renderOptions.after.width, `${Math.max(1, Math.round(l.totalNs / maxNs * x.module('annotations').BAR_MAX_PX))}px`);
     });
     // The longest line has the full bar and the hottest gutter mark.
     const longest = answer.lines.find((l) => l.totalNs === maxNs);
@@ -74,7 +74,7 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     assert.equal(omega.top[0].rangeKind, 'matched');
     const hover = x.test.hover(editor.document, 8, 3);
     assert.ok(hover, 'hover on line 9');
-    assert.match(hover.contents[0].value, new RegExp(`line 9: ${x.ext.formatNs(omega.totalNs).replace('.', '\\.')} inclusive`));
+    assert.match(hover.contents[0].value, new RegExp(`line 9: ${x.module('format').formatNs(omega.totalNs).replace('.', '\\.')} inclusive`));
     assert.match(hover.contents[0].value, /\| `omega` \| Elab\.step · tactic \| .* \| matched \|/);
     assert.equal(x.test.hover(editor.document, 1, 0), undefined, 'no hover on an untimed line');
 
@@ -86,24 +86,24 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     lenses.forEach((lens, i) => {
       const d = timed[i];
       assert.equal(lens.range.start.line, d.range.start.line);
-      assert.equal(lens.command.title, x.ext.lensTitle(d.totalNs, d.selfNs, d.share));
-      assert.match(lens.command.title, /^\d+(\.\d+)? (s|ms|µs|ns) · self \d+\.\d\d (s|ms|µs|ns) · (<1|\d+)% of file$/);
+      assert.equal(lens.command.title, x.module('format').lensTitle(d.totalNs, d.selfNs, d.share));
+      assert.match(lens.command.title, /^(\d+(\.\d+)?) (s|ms|µs|ns) · self \d+(\.\d+)? \3 · (<1|\d+)% of file$/, 'the self time in the unit of the total');
       assert.equal(lens.command.command, 'leanscope.showViewer');
       assert.deepEqual(lens.command.arguments[0], { recording: result.recording, source: editor.document.uri.toString(), declaration: d.name });
     });
     // The values the fixture's replayed Lean run implies (the viewer shows
     // the same: le_double 14.1 ms, self 2.6 ms).
     assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
-      '4 5.06 ms · self 5.06 ms · 3% of file',
-      '6 10.0 ms · self 2.17 ms · 7% of file',
-      '10 9.80 ms · self 2.23 ms · 6% of file',
-      '15 14.1 ms · self 2.61 ms · 9% of file',
-      '22 10.7 ms · self 4.19 ms · 7% of file',
+      '4 5.1 ms · self 5.1 ms · 3% of file',
+      '6 10.0 ms · self 2.2 ms · 7% of file',
+      '10 9.8 ms · self 2.2 ms · 6% of file',
+      '15 14.1 ms · self 2.6 ms · 9% of file',
+      '22 10.7 ms · self 4.2 ms · 7% of file',
     ]);
     assert.deepEqual(texts.map((t) => `${t.range.start.line} ${t.renderOptions.after.contentText}`), [
-      '4 5.06 ms (3%)', '6 10.0 ms (7%)', '7 7.86 ms (5%)', '8 6.24 ms (4%)', '10 9.80 ms (6%)', '12 7.58 ms (5%)',
-      '13 4.47 ms (3%)', '15 14.1 ms (9%)', '16 11.5 ms (8%)', '17 1.46 ms (1%)', '19 7.67 ms (5%)', '20 5.82 ms (4%)',
-      '22 10.7 ms (7%)', '23 6.54 ms (4%)', '24 3.44 ms (2%)', '25 1.15 ms (1%)',
+      '4 5.1 ms (3%)', '6 10.0 ms (7%)', '7 7.9 ms (5%)', '8 6.2 ms (4%)', '10 9.8 ms (6%)', '12 7.6 ms (5%)',
+      '13 4.5 ms (3%)', '15 14.1 ms (9%)', '16 11.5 ms (8%)', '17 1.5 ms (1%)', '19 7.7 ms (5%)', '20 5.8 ms (4%)',
+      '22 10.7 ms (7%)', '23 6.5 ms (4%)', '24 3.4 ms (2%)', '25 1.2 ms (1%)',
     ]);
     assert.equal(answer.fileNs, 151_718_000);
     const doubleAdd = lenses.find((l) => l.command.arguments[0].declaration === 'Demo.Clean.double_add');
@@ -112,7 +112,7 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     // The status bar shows the last capture and opens the viewer.
     const status = x.test.statusItems[0];
     assert.equal(status.visible, true);
-    assert.equal(status.text, '$(pulse) Clean.lean 152 ms');
+    assert.equal(status.text, '$(pulse) Clean.lean 151.7 ms');
     assert.equal(status.command, 'leanscope.showViewer');
 
     // Stale: typing hides everything at once; undoing brings it back.
@@ -234,32 +234,32 @@ test('Profile File with leanscope.profile.repeat = 4: a one-file session of its 
     // Line text: the median; the same numbers as one capture of this file.
     const texts = x.test.decorations(editor)[1].items;
     assert.deepEqual(texts.map((t) => `${t.range.start.line} ${t.renderOptions.after.contentText}`), [
-      '4 median 5.06 ms (3%)', '6 median 10.0 ms (7%)', '7 median 7.86 ms (5%)', '8 median 6.24 ms (4%)', '10 median 9.80 ms (6%)',
-      '12 median 7.58 ms (5%)', '13 median 4.47 ms (3%)', '15 median 14.1 ms (9%)', '16 median 11.5 ms (8%)', '17 median 1.46 ms (1%)',
-      '19 median 7.67 ms (5%)', '20 median 5.82 ms (4%)', '22 median 10.7 ms (7%)', '23 median 6.54 ms (4%)', '24 median 3.44 ms (2%)',
-      '25 median 1.15 ms (1%)',
+      '4 median 5.1 ms (3%)', '6 median 10.0 ms (7%)', '7 median 7.9 ms (5%)', '8 median 6.2 ms (4%)', '10 median 9.8 ms (6%)',
+      '12 median 7.6 ms (5%)', '13 median 4.5 ms (3%)', '15 median 14.1 ms (9%)', '16 median 11.5 ms (8%)', '17 median 1.5 ms (1%)',
+      '19 median 7.7 ms (5%)', '20 median 5.8 ms (4%)', '22 median 10.7 ms (7%)', '23 median 6.5 ms (4%)', '24 median 3.4 ms (2%)',
+      '25 median 1.2 ms (1%)',
     ]);
     // Hover: the median with its spread over the 4 runs, the median run's operations.
     const hover = x.test.hover(editor.document, 8, 3).contents[0].value;
-    assert.match(hover, /line 9: 6\.24 ms inclusive · self 6\.24 ms · 4% of file · 1 event in the median run/);
-    assert.match(hover, /inclusive: median of 4 runs · min–max 6\.24 ms–6\.24 ms · IQR 6\.24 ms–6\.24 ms/);
+    assert.match(hover, /line 9: 6\.2 ms inclusive · self 6\.2 ms · 4% of file · 1 event in the median run/);
+    assert.match(hover, /inclusive: median of 4 runs · min–max 6\.2 ms–6\.2 ms · IQR 6\.2 ms–6\.2 ms/);
     assert.match(hover, /Operations of the median run:/);
     assert.match(hover, /\| `omega` \| Elab\.step · tactic \| .* \| matched \|/);
     // CodeLens: the median and the run count; it opens the session.
     const lenses = x.test.codeLenses(editor.document);
     assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
-      '4 median 5.06 ms (4 runs) · self 5.06 ms · 3% of file',
-      '6 median 10.0 ms (4 runs) · self 2.17 ms · 7% of file',
-      '10 median 9.80 ms (4 runs) · self 2.23 ms · 6% of file',
-      '15 median 14.1 ms (4 runs) · self 2.61 ms · 9% of file',
-      '22 median 10.7 ms (4 runs) · self 4.19 ms · 7% of file',
+      '4 median 5.1 ms (4 runs) · self 5.1 ms · 3% of file',
+      '6 median 10.0 ms (4 runs) · self 2.2 ms · 7% of file',
+      '10 median 9.8 ms (4 runs) · self 2.2 ms · 6% of file',
+      '15 median 14.1 ms (4 runs) · self 2.6 ms · 9% of file',
+      '22 median 10.7 ms (4 runs) · self 4.2 ms · 7% of file',
     ]);
     assert.deepEqual(lenses[3].command.arguments[0], { session: out.session, source: editor.document.uri.toString(), declaration: 'Demo.Clean.le_double' });
     // The session in the viewer; the status bar says median and runs.
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(out.session, 'session.json') });
     assert.deepEqual(x.api.lastSession(), out);
     const status = x.test.statusItems[0];
-    assert.equal(status.text, '$(pulse) Clean.lean median 152 ms (4 runs)');
+    assert.equal(status.text, '$(pulse) Clean.lean median 151.7 ms (4 runs)');
     assert.deepEqual(status.command.arguments, [{ session: out.session }]);
   } finally {
     await x.dispose();
@@ -344,7 +344,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
   const w = makeWorld();
   // The workspace is the folder above the project, as when a user opens a
   // directory holding several projects.
-  const x = activateExtension({ workspaceFolders: [w.dir], settings: { 'leanscope.thresholdMs': 1, 'leanscope.captureBackend': 'stock' } });
+  const x = activateExtension({ workspaceFolders: [w.dir], settings: { 'leanscope.thresholdMs': 1 } });
   try {
     // Profile Folder, as from the Explorer's context menu on Demo/.
     const out = await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo')));
@@ -377,7 +377,8 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.deepEqual(x.test.log.errors, []);
     assert.deepEqual(x.test.log.warnings, [], 'no file failed');
     assert.deepEqual(x.test.log.infos, ['leanscope: Lean reported errors in 1 file of folder Demo; their recordings keep them.']);
-    // The sidecar ran the backend of leanscope.captureBackend.
+    // The extension names no backend, and the sidecar runs its only one, stock.
+    assert.ok(x.test.log.output.some((l) => / capture folder Demo \{"thresholdMs":1,"output":/.test(l)), x.test.log.output.join('\n'));
     // (The sidecar's stderr may reach the log after the result.)
     await waitFor('the sidecar to log the session capture\'s backend', () => x.test.log.output.some((l) => /\[sidecar\] leanscope serve: session capture \d+ of .*Demo into .* \(stock backend\)/.test(l)), 10000)
       .catch((e) => assert.fail(`${e.message}: ${x.test.log.output.join('\n')}`));
@@ -452,10 +453,6 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1);
 
     // Settings that the sidecar checks come back as errors a user can act on.
-    x.test.settings['leanscope.captureBackend'] = 'native';
-    assert.equal(await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo'))), undefined);
-    assert.equal(x.test.log.errors.at(-1), 'leanscope: profiling folder Demo failed: unknown capture backend "native"; the accepted backends are "auto", "stock"');
-    x.test.settings['leanscope.captureBackend'] = 'auto';
     x.test.settings['leanscope.lakePath'] = path.join(w.dir, 'no-such-lake');
     assert.equal(await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.file('Demo'))), undefined);
     assert.match(x.test.log.errors.at(-1), new RegExp(`^leanscope: profiling folder Demo failed: cannot find lake: looked for ${path.join(w.dir, 'no-such-lake')}`));
@@ -609,7 +606,7 @@ test('Compare with Baseline through the packaged sidecar: the counts and rows of
     assert.deepEqual(tolerant.params, { baseline: base, candidate: cand, metric: 'total_ns', absoluteTolerance: 500_000, relativeToleranceBps: 500 });
     const expectedTolerant = cli(base, ['--absolute-tolerance', '500000', '--relative-tolerance-bps', '500']);
     assert.deepEqual(tolerant.result.comparison.matched, expectedTolerant.matched);
-    assert.equal(x.test.log.infos.at(-1), `leanscope: ${x.ext.compareSummary(tolerant.counts, 'total_ns')}`);
+    assert.equal(x.test.log.infos.at(-1), `leanscope: ${x.module('compare').compareSummary(tolerant.counts, 'total_ns')}`);
     assert.equal(tolerant.counts.regressions, count(expectedTolerant, 'regression'));
     assert.equal(tolerant.counts.unchanged, count(expectedTolerant, 'unchanged'));
     assert.equal(x.test.panels.at(-1), panel);
@@ -674,7 +671,7 @@ test('Compare with Baseline without a viewer: the candidate is the last capture,
     assert.deepEqual(out.result.comparison.matched, expected.matched);
     assert.ok(expected.matched.length > 0);
     const n = (s) => expected.matched.filter((m) => m.status === s).length;
-    assert.equal(x.test.log.infos.at(-1), `leanscope: ${x.ext.compareSummary({ regressions: n('regression'), improvements: n('improvement'), unchanged: n('unchanged'), new: expected.new.length, missing: expected.missing.length }, 'total_ns')}`);
+    assert.equal(x.test.log.infos.at(-1), `leanscope: ${x.module('compare').compareSummary({ regressions: n('regression'), improvements: n('improvement'), unchanged: n('unchanged'), new: expected.new.length, missing: expected.missing.length }, 'total_ns')}`);
     // The viewer opens on the candidate recording and gets the diff once loaded.
     assert.equal(x.test.panels.length, 1);
     const panel = x.test.panels[0];
@@ -722,7 +719,7 @@ test('Compare Revisions through the packaged sidecar: the upstream offered, prog
   const w = revisionWorld(130);
   const x = activateExtension({ workspaceFolders: [w.repo] });
   try {
-    assert.equal(x.ext.defaultBase(w.repo), 'trunk', 'the upstream of the current branch');
+    assert.equal(x.module('commands/compareRevisions').defaultBase(w.repo), 'trunk', 'the upstream of the current branch');
     x.test.answerDialogs('trunk');
     const out = await x.test.commands.get('leanscope.compareRevisions')();
     assert.ok(out && out.result, x.test.log.errors.join('\n'));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { activateExtension, EXTENSION } from './helpers.mjs';
+import { activateExtension, createVscodeStub, extensionModule, EXTENSION } from './helpers.mjs';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(EXTENSION, 'package.json'), 'utf8'));
 
@@ -159,7 +159,7 @@ test('manifest: settings have types and defaults of their type', () => {
   const props = manifest.contributes.configuration.properties;
   const expected = {
     'leanscope.thresholdMs': ['number', 10], 'leanscope.lakePath': ['string', ''], 'leanscope.outputDirectory': ['string', ''],
-    'leanscope.timeoutSeconds': ['number', 0], 'leanscope.captureBackend': ['string', 'auto'], 'leanscope.annotations.style': ['string', 'bars'],
+    'leanscope.timeoutSeconds': ['number', 0], 'leanscope.annotations.style': ['string', 'bars'],
     'leanscope.annotations.codeLens': ['boolean', true], 'leanscope.sidecarPath': ['string', ''],
     'leanscope.compare.metric': ['string', 'total_ns'], 'leanscope.compare.absoluteToleranceMs': ['number', 0],
     'leanscope.compare.relativeTolerancePercent': ['number', 0],
@@ -172,12 +172,9 @@ test('manifest: settings have types and defaults of their type', () => {
     assert.ok(props[k].markdownDescription, k);
   }
   assert.deepEqual(props['leanscope.annotations.style'].enum, ['bars', 'text', 'gutter']);
-  // The backends offered are exactly those the sidecar accepts (its schema).
+  // No capture backend to choose: the sidecar has one, stock.
+  assert.equal(props['leanscope.captureBackend'], undefined);
   const rpc = JSON.parse(fs.readFileSync(path.join(EXTENSION, '../schemas/rpc/serve.schema.json'), 'utf8'));
-  assert.deepEqual(props['leanscope.captureBackend'].enum, rpc.$defs.captureParams.properties.backend.enum);
-  assert.deepEqual(props['leanscope.captureBackend'].enum, rpc.$defs.captureFolderParams.properties.backend.enum);
-  assert.ok(!props['leanscope.captureBackend'].enum.includes('native'), 'no backend that does not exist yet');
-  assert.equal(props['leanscope.captureBackend'].enumDescriptions.length, props['leanscope.captureBackend'].enum.length);
   // The metrics offered are exactly those leanscope/compare accepts.
   assert.deepEqual(props['leanscope.compare.metric'].enum, rpc.$defs.compareParams.properties.metric.enum);
   assert.equal(props['leanscope.compare.absoluteToleranceMs'].minimum, 0);
@@ -193,28 +190,30 @@ test('manifest: settings have types and defaults of their type', () => {
 test('compare settings: the metric, ms as ns and percent as basis points', async () => {
   const x = activateExtension();
   try {
-    assert.deepEqual(x.ext.compareSettings(), { metric: 'total_ns', absoluteTolerance: 0, relativeToleranceBps: 0 });
+    const { compareSettings } = x.module('settings');
+    const { compareCounts, compareSummary } = x.module('compare');
+    assert.deepEqual(compareSettings(), { metric: 'total_ns', absoluteTolerance: 0, relativeToleranceBps: 0 });
     x.test.settings['leanscope.compare.metric'] = 'self_ns';
     x.test.settings['leanscope.compare.absoluteToleranceMs'] = 2.5;
     x.test.settings['leanscope.compare.relativeTolerancePercent'] = 1.25;
-    assert.deepEqual(x.ext.compareSettings(), { metric: 'self_ns', absoluteTolerance: 2_500_000, relativeToleranceBps: 125 });
+    assert.deepEqual(compareSettings(), { metric: 'self_ns', absoluteTolerance: 2_500_000, relativeToleranceBps: 125 });
     x.test.settings['leanscope.compare.absoluteToleranceMs'] = 0.0000004; // rounds to 0 ns
     x.test.settings['leanscope.compare.relativeTolerancePercent'] = 33.333;
-    assert.deepEqual(x.ext.compareSettings(), { metric: 'self_ns', absoluteTolerance: 0, relativeToleranceBps: 3333 });
+    assert.deepEqual(compareSettings(), { metric: 'self_ns', absoluteTolerance: 0, relativeToleranceBps: 3333 });
     // Milliseconds mean nothing for a count: the absolute tolerance is a time.
     x.test.settings['leanscope.compare.metric'] = 'calls';
     x.test.settings['leanscope.compare.absoluteToleranceMs'] = 3;
-    assert.deepEqual(x.ext.compareSettings(), { metric: 'calls', absoluteTolerance: 0, relativeToleranceBps: 3333 });
+    assert.deepEqual(compareSettings(), { metric: 'calls', absoluteTolerance: 0, relativeToleranceBps: 3333 });
     // Negative or non-numbers count as 0; an empty metric is the default.
     x.test.settings['leanscope.compare.metric'] = ' ';
     x.test.settings['leanscope.compare.absoluteToleranceMs'] = -5;
     x.test.settings['leanscope.compare.relativeTolerancePercent'] = '10';
-    assert.deepEqual(x.ext.compareSettings(), { metric: 'total_ns', absoluteTolerance: 0, relativeToleranceBps: 0 });
+    assert.deepEqual(compareSettings(), { metric: 'total_ns', absoluteTolerance: 0, relativeToleranceBps: 0 });
     // The summary line counts rows by status.
     const doc = { comparison: { metric: 'total_ns', matched: [{ status: 'regression' }, { status: 'regression' }, { status: 'improvement' }, { status: 'unchanged' }], new: [{}], missing: [] } };
-    const counts = x.ext.compareCounts(doc);
+    const counts = compareCounts(doc);
     assert.deepEqual(counts, { regressions: 2, improvements: 1, unchanged: 1, new: 1, missing: 0 });
-    assert.equal(x.ext.compareSummary(counts, 'total_ns'), '2 regressions, 1 improvement, 1 new, 0 missing (metric total_ns)');
+    assert.equal(compareSummary(counts, 'total_ns'), '2 regressions, 1 improvement, 1 new, 0 missing (metric total_ns)');
   } finally { await x.dispose(); }
 });
 
@@ -278,42 +277,38 @@ test('capture parameters come from the settings', async () => {
   });
   try {
     const file = x.vscode.Uri.file(path.join(ws, 'Demo/Clean.lean'));
-    const p = x.ext.captureParams(file, new Date('2026-01-02T03:04:05.678Z'));
+    const { captureParams, folderCaptureParams } = x.module('settings');
+    const p = captureParams(file, new Date('2026-01-02T03:04:05.678Z'));
     assert.deepEqual(p, {
-      uri: file.toString(), thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90, backend: 'auto',
+      uri: file.toString(), thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90,
       output: path.join(ws, 'profiles', 'Clean-20260102T030405Z.lsrec'),
     });
     // A folder or project capture takes the same settings, and its session
     // goes under the output directory too.
     const now = new Date('2026-01-02T03:04:05.678Z');
     const folder = x.vscode.Uri.file(path.join(ws, 'Demo'));
-    assert.deepEqual(x.ext.folderCaptureParams(folder, ws, false, now), {
-      folder: folder.fsPath, thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90, backend: 'auto',
+    assert.deepEqual(folderCaptureParams(folder, ws, false, now), {
+      folder: folder.fsPath, thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90,
       output: path.join(ws, 'profiles', 'Demo-20260102T030405Z'),
     });
-    x.test.settings['leanscope.captureBackend'] = 'stock';
     x.test.settings['leanscope.outputDirectory'] = '';
-    assert.deepEqual(x.ext.folderCaptureParams(x.vscode.Uri.file(ws), ws, true, now), {
-      folder: ws, project: true, thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90, backend: 'stock',
+    assert.deepEqual(folderCaptureParams(x.vscode.Uri.file(ws), ws, true, now), {
+      folder: ws, project: true, thresholdMs: 25, lake: '/opt/elan/bin/lake', timeoutSeconds: 90,
       output: path.join(ws, '.leanscope', 'sessions', `${path.basename(ws)}-20260102T030405Z`),
     });
-    // A value the sidecar does not know is passed on: the sidecar names the
-    // accepted ones (see the smoke test).
-    x.test.settings['leanscope.captureBackend'] = ' native ';
-    assert.equal(x.ext.captureParams(file).backend, 'native');
-    delete x.test.settings['leanscope.captureBackend'];
     x.test.settings['leanscope.lakePath'] = '  ';
     x.test.settings['leanscope.timeoutSeconds'] = 0;
     delete x.test.settings['leanscope.thresholdMs'];
-    assert.deepEqual(x.ext.captureParams(file), { uri: file.toString(), thresholdMs: 10, backend: 'auto' });
+    assert.deepEqual(captureParams(file), { uri: file.toString(), thresholdMs: 10 });
   } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });
 
 test('sidecar path: the setting, else bin/leanscope in the extension', async () => {
   const x = activateExtension();
   try {
-    assert.equal(x.ext.resolveSidecarBinary('', '/ext'), '/ext/bin/leanscope');
-    assert.equal(x.ext.resolveSidecarBinary(' /usr/local/bin/leanscope ', '/ext'), '/usr/local/bin/leanscope');
+    const { resolveSidecarBinary } = x.module('sidecar');
+    assert.equal(resolveSidecarBinary('', '/ext'), '/ext/bin/leanscope');
+    assert.equal(resolveSidecarBinary(' /usr/local/bin/leanscope ', '/ext'), '/usr/local/bin/leanscope');
   } finally { await x.dispose(); }
   const y = activateExtension({ settings: { 'leanscope.sidecarPath': '/nonexistent/leanscope' } });
   try {
@@ -325,7 +320,7 @@ test('the project of a file or folder: nearest lean-toolchain, else nearest lake
   const x = activateExtension();
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-proj-'));
   try {
-    const find = x.ext.findProjectRoot;
+    const find = x.module('sessions').findProjectRoot;
     fs.mkdirSync(path.join(ws, 'p/sub/Deep'), { recursive: true });
     fs.writeFileSync(path.join(ws, 'p/lean-toolchain'), 'leanprover/lean4:v4.22.0\n');
     fs.writeFileSync(path.join(ws, 'p/sub/lakefile.toml'), '');
@@ -351,7 +346,8 @@ test('the project of a file or folder: nearest lean-toolchain, else nearest lake
 test('folder progress reads "3/7 path" from the sidecar\'s per-file messages', async () => {
   const x = activateExtension();
   try {
-    const p = new x.ext.FolderProgress();
+    const { FolderProgress } = x.module('sessions');
+    const p = new FolderProgress();
     assert.deepEqual(p.update('7 files to capture'), { message: '0/7 files' });
     assert.deepEqual(p.update('Capturing Mathlib/Foo.lean'), { message: '1/7 Mathlib/Foo.lean' });
     assert.deepEqual(p.update('[1/7] Mathlib/Foo.lean: ok', 14), { message: '1/7 Mathlib/Foo.lean: ok', increment: 14 });
@@ -362,7 +358,7 @@ test('folder progress reads "3/7 path" from the sidecar\'s per-file messages', a
     assert.deepEqual(p.update('[3/7] Mathlib/Baz.lean: error', 42), { message: '3/7 Mathlib/Baz.lean: error' }, 'no increment twice');
     assert.equal(p.update(undefined), undefined);
     assert.deepEqual(p.update('something else'), { message: 'something else' });
-    const q = new x.ext.FolderProgress();
+    const q = new FolderProgress();
     assert.deepEqual(q.update('1 file to capture'), { message: '0/1 files' });
     assert.deepEqual(q.update('Capturing A.lean'), { message: '1/1 A.lean' });
   } finally { await x.dispose(); }
@@ -419,7 +415,7 @@ test('Profile Folder and Profile Project: trust, a local folder, a Lean project,
     assert.equal(x.test.lastProgress().options.title, 'leanscope: profiling project proj');
     assert.equal(x.test.lastProgress().options.cancellable, true);
     assert.match(x.test.log.errors.at(-1), /^leanscope: profiling project proj failed: The leanscope sidecar was not found at \/nonexistent\/leanscope/);
-    assert.ok(x.test.log.output.some((l) => l.includes(`capture project proj {"project":true,"thresholdMs":10,"backend":"auto","output":"${path.join(ws, 'proj/.leanscope/sessions/proj-')}`)), x.test.log.output.join('\n'));
+    assert.ok(x.test.log.output.some((l) => l.includes(`capture project proj {"project":true,"thresholdMs":10,"output":"${path.join(ws, 'proj/.leanscope/sessions/proj-')}`)), x.test.log.output.join('\n'));
     assert.equal(x.test.statusItems[0].visible, false, 'no capture, nothing in the status bar');
   } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });
@@ -436,22 +432,35 @@ test('changing leanscope.sidecarPath switches the sidecar for the next request',
   } finally { await x.dispose(); }
 });
 
-test('times and shares read as the CodeLens shows them', async () => {
+test('times and shares read as the CodeLens shows them (as the CLI and the viewer write them)', async () => {
   const x = activateExtension();
   try {
-    const { formatNs, lensTitle, formatShare } = x.ext;
-    assert.equal(formatNs(1_240_000_000), '1.24 s');
-    assert.equal(formatNs(310_000_000), '310 ms');
+    const { formatNs, lensTitle, formatShare } = x.module('format');
+    assert.equal(formatNs(1_240_000_000), '1.240 s');
+    assert.equal(formatNs(310_000_000), '310.0 ms');
     assert.equal(formatNs(12_345_678), '12.3 ms');
-    assert.equal(formatNs(6_238_000), '6.24 ms');
+    assert.equal(formatNs(6_238_000), '6.2 ms');
     assert.equal(formatNs(850_000), '850 µs');
     assert.equal(formatNs(999), '999 ns');
-    assert.equal(lensTitle(1_240_000_000, 310_000_000, 0.38), '1.24 s · self 0.31 s · 38% of file');
-    assert.equal(lensTitle(1_240_000_000, null, null), '1.24 s');
+    // The self time in the unit of the total, with that unit's decimals.
+    assert.equal(lensTitle(1_240_000_000, 310_000_000, 0.38), '1.240 s · self 0.310 s · 38% of file');
+    assert.equal(lensTitle(1_240_000_000, null, null), '1.240 s');
     assert.equal(formatShare(0.001), '<1%');
     assert.equal(formatShare(0), '0%');
     assert.equal(formatShare(null), null);
   } finally { await x.dispose(); }
+});
+
+test('the editor writes every value of fixtures/format/values.json as the CLI and the viewer do', () => {
+  const { vscode } = createVscodeStub({});
+  const { formatValue, formatNs, formatHeartbeats } = extensionModule('format', vscode);
+  const { cases } = JSON.parse(fs.readFileSync(path.join(EXTENSION, '../fixtures/format/values.json'), 'utf8'));
+  assert.ok(cases.length > 20);
+  for (const c of cases) {
+    const what = JSON.stringify(c);
+    assert.equal(formatValue(c.value, c.measure, c.scale), c.text, what);
+    if (c.scale === undefined) assert.equal((c.measure === 'heartbeats' ? formatHeartbeats : formatNs)(c.value), c.text, what);
+  }
 });
 
 test('line annotations: bars proportional to the longest line, heat by quarter, hover table', async () => {
@@ -469,24 +478,24 @@ test('line annotations: bars proportional to the longest line, heat by quarter, 
         { index: 1, name: 'b', kind: 'def', range: { start: { line: 7, character: 0 }, end: { line: 7, character: 9 } }, selectionRange: { start: { line: 7, character: 4 }, end: { line: 7, character: 5 } }, generated: false, events: 0, totalNs: null, selfNs: null, share: null, selfShare: null },
       ],
     };
-    const c = x.ext.computeAnnotations(answer);
-    assert.deepEqual(c.lines.map((l) => [l.line, l.text, l.barPx, l.heat]), [[2, '8.00 ms (8%)', x.ext.BAR_MAX_PX, 4], [5, '2.00 ms (2%)', 30, 1]]);
-    assert.match(c.lines[0].hover, /line 3: 8\.00 ms inclusive · self 2\.00 ms · 8% of file · 1 event/);
-    assert.match(c.lines[0].hover, /\| `` omega `x` `` \| Elab\.step · tactic \| 8\.00 ms \| 2\.00 ms \| 0 \| matched \|/);
+    const c = x.module('annotations').computeAnnotations(answer);
+    assert.deepEqual(c.lines.map((l) => [l.line, l.text, l.barPx, l.heat]), [[2, '8.0 ms (8%)', x.module('annotations').BAR_MAX_PX, 4], [5, '2.0 ms (2%)', 30, 1]]);
+    assert.match(c.lines[0].hover, /line 3: 8\.0 ms inclusive · self 2\.0 ms · 8% of file · 1 event/);
+    assert.match(c.lines[0].hover, /\| `` omega `x` `` \| Elab\.step · tactic \| 8\.0 ms \| 2\.0 ms \| 0 \| matched \|/);
     // A declaration with no recorded time gets no lens (no time is not zero).
-    assert.deepEqual(c.lenses, [{ line: 1, declaration: 'a', index: 0, title: '8.00 ms · self 0.00 ms · 8% of file' }]);
+    assert.deepEqual(c.lenses, [{ line: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file' }]);
   } finally { await x.dispose(); }
 });
 
 test('a recording measured in heartbeats reads in heartbeats in the editor, never in a time', async () => {
   const x = activateExtension();
   try {
-    const { formatHeartbeats, formatValue, lensTitle } = x.ext;
+    const { formatHeartbeats, formatValue, lensTitle } = x.module('format');
     assert.equal(formatHeartbeats(850), '850 hb');
     assert.equal(formatHeartbeats(12_400), '12.4 k hb');
     assert.equal(formatHeartbeats(3_210_000), '3.21 M hb');
     assert.equal(formatHeartbeats(150_000_000_000), '150 G hb');
-    assert.equal(formatValue(12_400, 'time'), '12.4 µs');
+    assert.equal(formatValue(12_400, 'time'), '12 µs');
     assert.equal(lensTitle(12_400, 3_100, 0.5, 'heartbeats'), '12.4 k hb · self 3.10 k hb · 50% of file');
     const op = { class: 'Elab.step', label: 'simp', kind: 'tactic', inclusiveNs: 52_000, selfNs: 4_000, thread: 0, range: null, rangeKind: 'exact' };
     const answer = {
@@ -496,7 +505,7 @@ test('a recording measured in heartbeats reads in heartbeats in the editor, neve
         { index: 0, name: 't', kind: 'theorem', range: { start: { line: 0, character: 0 }, end: { line: 0, character: 9 } }, selectionRange: { start: { line: 0, character: 8 }, end: { line: 0, character: 9 } }, generated: false, events: 1, totalNs: 52_000, selfNs: 4_000, share: 0.5, selfShare: 0.04 },
       ],
     };
-    const c = x.ext.computeAnnotations(answer);
+    const c = x.module('annotations').computeAnnotations(answer);
     assert.equal(c.lines[0].text, '52.0 k hb (50%)');
     assert.match(c.lines[0].hover, /line 1: 52\.0 k hb inclusive · self 4\.00 k hb · 50% of file/);
     assert.match(c.lines[0].hover, /\| `simp` \| Elab\.step · tactic \| 52\.0 k hb \| 4\.00 k hb \| 0 \| exact \|/);
@@ -508,7 +517,7 @@ test('a recording measured in heartbeats reads in heartbeats in the editor, neve
 test('over the runs of a repeated capture: medians, min–max and IQR in hovers, the run count in lenses', async () => {
   const x = activateExtension();
   try {
-    const { spreadText, runCount, lensTitle } = x.ext;
+    const { spreadText, runCount, lensTitle } = x.module('format');
     // Kept runs 30000 10000 50000 20000 → median 25000, q1 17500, q3 35000.
     const four = { runs: 4, median: 25_000, min: 10_000, max: 50_000, q1: 17_500, q3: 35_000 };
     assert.equal(spreadText(four, 'heartbeats'), 'median of 4 runs · min–max 10.0 k hb–50.0 k hb · IQR 17.5 k hb–35.0 k hb');
@@ -518,7 +527,7 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
     assert.equal(spreadText({ runs: 3, median: 2_000, min: 1_000, max: 3_000 }, 'heartbeats'), 'median of 3 runs · min–max 1.00 k hb–3.00 k hb');
     assert.equal(spreadText({ runs: 2, median: 400, min: 300, max: 500 }, 'time', 4), 'median of 2 of 4 runs · min–max 300 ns–500 ns');
     assert.equal(runCount(1), '1 run');
-    assert.equal(lensTitle(25_000, 22_500, 1, 'heartbeats', 4), 'median 25.0 k hb (4 runs) · self 22.50 k hb · 100% of file');
+    assert.equal(lensTitle(25_000, 22_500, 1, 'heartbeats', 4), 'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file');
     const op = { class: 'Elab.command', label: 'theorem a', kind: 'command', inclusiveNs: 30_000, selfNs: 27_000, thread: 0, range: null, rangeKind: 'exact' };
     const range = { start: { line: 1, character: 0 }, end: { line: 2, character: 9 } };
     const answer = {
@@ -537,7 +546,7 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
           spread: { total: { runs: 1, median: 900, min: 900, max: 900 }, self: { runs: 1, median: 900, min: 900, max: 900 } } },
       ],
     };
-    const c = x.ext.computeAnnotations(answer);
+    const c = x.module('annotations').computeAnnotations(answer);
     assert.deepEqual(c.lines.map((l) => l.text), ['median 25.0 k hb (100%)', 'median 400 hb (2%)']);
     const hover = c.lines[0].hover;
     assert.match(hover, /line 2: 25\.0 k hb inclusive · self 22\.5 k hb · 100% of file · 1 event in the median run/);
@@ -549,16 +558,16 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
     assert.match(c.lines[1].hover, /0 events in the median run\n\ninclusive: median of 2 of 4 runs · min–max 300 hb–500 hb$/m);
     assert.doesNotMatch(c.lines[1].hover, /\| operation \|/);
     assert.deepEqual(c.lenses.map((l) => l.title), [
-      'median 25.0 k hb (4 runs) · self 22.50 k hb · 100% of file',
+      'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file',
       'median 900 hb (1 of 4 runs) · self 900 hb · 4% of file',
     ]);
     for (const l of c.lines) assert.doesNotMatch(l.hover + l.text, /\b(ms|µs|ns|s)\b/);
     // A recording's answer reads exactly as before: no "median".
-    const once = x.ext.computeAnnotations({ ...answer, runs: undefined, recording: undefined, fileSpread: undefined,
+    const once = x.module('annotations').computeAnnotations({ ...answer, runs: undefined, recording: undefined, fileSpread: undefined,
       lines: answer.lines.map(({ spread, ...l }) => l), declarations: answer.declarations.map(({ spread, ...d }) => d) });
     assert.equal(once.lines[0].text, '25.0 k hb (100%)');
     assert.doesNotMatch(once.lines[0].hover, /median/);
-    assert.equal(once.lenses[0].title, '25.0 k hb · self 22.50 k hb · 100% of file');
+    assert.equal(once.lenses[0].title, '25.0 k hb · self 22.5 k hb · 100% of file');
   } finally { await x.dispose(); }
 });
 
@@ -566,18 +575,19 @@ test('Profile File repeats: leanscope.profile.repeat and warmup, within the limi
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-ws-'));
   const x = activateExtension({ workspaceFolders: [ws], settings: { 'leanscope.thresholdMs': 25 } });
   try {
-    assert.deepEqual(x.ext.profileSettings(), { repeat: 1, warmup: 1 });
+    const { profileSettings, repeatedFileParams } = x.module('settings');
+    assert.deepEqual(profileSettings(), { repeat: 1, warmup: 1 });
     for (const [repeat, warmup, want] of [
       [4, 0, { repeat: 4, warmup: 0 }], [2.7, 3, { repeat: 2, warmup: 3 }], [0, -1, { repeat: 1, warmup: 0 }],
       [5000, 5000, { repeat: 1000, warmup: 1000 }], ['4', null, { repeat: 1, warmup: 1 }],
     ]) {
       x.test.settings['leanscope.profile.repeat'] = repeat;
       x.test.settings['leanscope.profile.warmup'] = warmup;
-      assert.deepEqual(x.ext.profileSettings(), want, `${repeat} ${warmup}`);
+      assert.deepEqual(profileSettings(), want, `${repeat} ${warmup}`);
     }
     const file = x.vscode.Uri.file(path.join(ws, 'Demo/Clean.lean'));
-    assert.deepEqual(x.ext.repeatedFileParams(file, ws, 4, 1, new Date('2026-01-02T03:04:05.678Z')), {
-      file: file.fsPath, repeat: 4, warmup: 1, thresholdMs: 25, backend: 'auto',
+    assert.deepEqual(repeatedFileParams(file, ws, 4, 1, new Date('2026-01-02T03:04:05.678Z')), {
+      file: file.fsPath, repeat: 4, warmup: 1, thresholdMs: 25,
       output: path.join(ws, '.leanscope', 'sessions', 'Clean-20260102T030405Z'),
     });
   } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
@@ -587,7 +597,8 @@ test('the webview page: CSP with wasm-unsafe-eval and blob workers, nonce script
   const x = activateExtension();
   try {
     const template = fs.readFileSync(path.join(EXTENSION, 'media/viewer/index.html'), 'utf8');
-    const html = x.ext.viewerHtml(template, 'https://cdn.example', 'N0NCE', 'https://cdn.example/host.js',
+    const { viewerHtml } = x.module('viewer');
+    const html = viewerHtml(template, 'https://cdn.example', 'N0NCE', 'https://cdn.example/host.js',
       { assets: 'https://cdn.example/viewer/', recording: 'https://cdn.example/r/A.lsrec', recordingName: 'A</script>.lsrec' });
     const csp = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]+)">/)[1];
     assert.equal(csp, "default-src 'none'; script-src 'nonce-N0NCE' 'wasm-unsafe-eval'; worker-src blob:; connect-src https://cdn.example; style-src https://cdn.example; img-src https://cdn.example data:; font-src https://cdn.example; base-uri 'none'; form-action 'none'");
@@ -600,7 +611,7 @@ test('the webview page: CSP with wasm-unsafe-eval and blob workers, nonce script
     const config = JSON.parse(html.match(/id="leanscope-config">([^<]*)<\/script>/)[1]);
     assert.equal(config.recordingName, 'A</script>.lsrec', 'the name is escaped inside the block and parses back');
     assert.ok(html.includes('href="https://cdn.example/viewer/viewer.css"'));
-    assert.throws(() => x.ext.viewerHtml('<html></html>', 'a', 'b', 'c', { assets: 'd' }), /media\/viewer is out of date/);
+    assert.throws(() => viewerHtml('<html></html>', 'a', 'b', 'c', { assets: 'd' }), /media\/viewer is out of date/);
   } finally { await x.dispose(); }
 });
 
@@ -644,6 +655,35 @@ test('Show Viewer before any capture says what to do', async () => {
     assert.deepEqual(x.test.log.infos, ['leanscope: profile a file or open a recording first.']);
     assert.equal(x.test.panels.length, 0);
   } finally { await x.dispose(); }
+});
+
+test('Show Viewer, its module on its own: the argument, else what is shown, else the last capture', () => {
+  const { vscode } = createVscodeStub({});
+  const { showViewer } = extensionModule('commands/showViewer', vscode);
+  const { CaptureHistory } = extensionModule('history', vscode);
+  const shown = [];
+  const viewer = { current: undefined, show: (target, select) => shown.push(select ? [target, select] : [target]) };
+  const fromEditor = new Map();
+  const annotations = { sourceOf: (uri) => fromEditor.get(uri.fsPath) };
+  const services = { viewer, annotations, history: new CaptureHistory() };
+  // A session asked for, and a declaration of a recording (as the CodeLens asks).
+  assert.deepEqual(showViewer(services, { session: '/s/S' }), { kind: 'session', file: '/s/S/session.json' });
+  const source = vscode.Uri.file('/p/A.lean');
+  assert.deepEqual(showViewer(services, { recording: '/p/A.lsrec', source: source.toString(), declaration: 'a' }), { kind: 'recording', file: '/p/A.lsrec', source });
+  assert.deepEqual(shown.at(-1)[1], { declaration: 'a' });
+  // Nothing asked: the last capture, of a file, else of a session.
+  services.history.sessionRecorded({ session: '/s/T' });
+  assert.deepEqual(showViewer(services), { kind: 'session', file: '/s/T/session.json' });
+  services.history.recorded({ recording: '/p/B.lsrec', source: vscode.Uri.file('/p/B.lean') });
+  assert.deepEqual(showViewer(services), { kind: 'recording', file: '/p/B.lsrec', source: vscode.Uri.file('/p/B.lean') });
+  // What the viewer shows comes before the last capture.
+  viewer.current = { kind: 'session', file: '/s/U/session.json' };
+  assert.equal(showViewer(services), viewer.current);
+  assert.equal(shown.length, 5);
+  // Cleared: nothing to show, and it says so.
+  viewer.current = undefined;
+  services.history.clear();
+  assert.equal(showViewer(services), undefined);
 });
 
 test('a sidecar that exits before answering initialize gives its status and stderr', async () => {

@@ -6,16 +6,13 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { BUNDLE } from '../extension/helpers.mjs';
 import { spawnSync } from 'node:child_process';
+import { createVscodeStub, extensionModule } from '../extension/helpers.mjs';
 import { REPO, makeWorkspace, openVsCode, leanscope, leanscopeBin, cleanupShared, STEP_MS } from './harness.mjs';
 
-// The editor's own formatting of times, to compare what is shown with the
-// CLI's numbers of the same recording.
-const require = createRequire(import.meta.url);
-const { createVscodeStub, loadWithStub } = require('../extension/vscode-stub.cjs');
-const { formatNs, formatNsLike } = loadWithStub(BUNDLE, createVscodeStub({}).vscode);
+// The editor's own formatting of times (the rule of the CLI and the viewer
+// too), to compare what is shown with the CLI's numbers of the same recording.
+const { formatNs, formatValue } = extensionModule('format', createVscodeStub({}).vscode);
 
 const open = [];
 after(async () => {
@@ -119,7 +116,7 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     assert.equal(lenses.length, decls.length, lenses.join(' | '));
     for (const d of decls) {
       const total = d.durationMs * 1e6;
-      const head = `${formatNs(total)} · self ${formatNsLike(d.selfMs * 1e6, total)} · `;
+      const head = `${formatNs(total)} · self ${formatValue(d.selfMs * 1e6, 'time', total)} · `;
       assert.ok(lenses.some((l) => l.startsWith(head) && / of file$/.test(l)), `${d.name}: ${head}… in ${lenses.join(' | ')}`);
     }
     // Line times after the lines: `double` is one line, whose time is the

@@ -4,11 +4,12 @@
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { CancellationTokenSource } from 'vscode-jsonrpc/node';
-import { Sidecar, SidecarError } from './sidecar';
-import { ViewerHost, ViewerTarget } from './viewer';
-import { CompareRevisionsParams, CompareRevisionsResult, METHODS, REQUEST_CANCELLED } from './protocol';
-import { compareCounts, compareSummary } from './compare';
+import { ViewerTarget } from '../viewer';
+import { CompareRevisionsParams, CompareRevisionsResult, METHODS } from '../protocol';
+import { compareCounts, compareSummary } from '../compare';
+import { captureSettings } from '../settings';
+import { requestWithProgress } from '../progress';
+import { Services } from '../services';
 
 /** The base offered first: the current branch's upstream (`@{upstream}`),
  * else `main`. */
@@ -37,19 +38,11 @@ export interface RevisionComparison {
   target?: ViewerTarget;
 }
 
-export interface RevisionDeps {
-  sidecar: Sidecar;
-  viewer: ViewerHost;
-  log: (line: string) => void;
-  fail: (what: string, e: unknown) => void;
-  lake?: string;
-}
-
 /** Asks for the base (default: the upstream, else `main`), runs the
  * profiled revision run with progress and Cancel, and opens the Diff view
  * of the head side against the base side. */
-export async function compareRevisions(deps: RevisionDeps, base?: string): Promise<RevisionComparison | undefined> {
-  const { sidecar, viewer, log, fail } = deps;
+export async function compareRevisions(services: Services, base?: string): Promise<RevisionComparison | undefined> {
+  const { sidecar, viewer, log, fail } = services;
   if (!vscode.workspace.isTrusted) {
     void vscode.window.showErrorMessage('leanscope: comparing revisions runs Lean through lake on both sides, so it needs a trusted workspace (Workspaces: Manage Workspace Trust).');
     return undefined;
@@ -66,32 +59,23 @@ export async function compareRevisions(deps: RevisionDeps, base?: string): Promi
     ignoreFocusOut: true,
   });
   if (!chosen || !chosen.trim()) return undefined;
-  const params: CompareRevisionsParams = { repo, base: chosen.trim(), head: 'HEAD', ...(deps.lake ? { lake: deps.lake } : {}) };
+  const { lake } = captureSettings();
+  const params: CompareRevisionsParams = { repo, base: chosen.trim(), head: 'HEAD', ...(lake ? { lake } : {}) };
   log(`compareRevisions ${JSON.stringify(params)}`);
   const outcome: RevisionComparison = { params, cancelled: false, progress: [] };
-  const result = await vscode.window.withProgress({
-    location: vscode.ProgressLocation.Notification,
-    title: `leanscope: comparing ${params.base} with HEAD`,
-    cancellable: true,
-  }, async (progress, token) => {
-    const cts = new CancellationTokenSource();
-    const sub = token.onCancellationRequested(() => { log('compareRevisions: cancel requested'); cts.cancel(); });
-    try {
-      return await sidecar.request<CompareRevisionsResult>(METHODS.compareRevisions, { ...params }, cts.token, (p) => {
+  let answer;
+  try {
+    answer = await requestWithProgress<CompareRevisionsResult>(sidecar, log, { title: `leanscope: comparing ${params.base} with HEAD`, name: 'compareRevisions' },
+      METHODS.compareRevisions, params, (p, progress) => {
         if (!p.message) return;
         log(`progress: ${p.message}`);
         if (p.kind === 'end') return;
         outcome.progress.push(p.message);
         progress.report({ message: p.message });
       });
-    } catch (e) {
-      if (e instanceof SidecarError && e.code === REQUEST_CANCELLED) { outcome.cancelled = true; return undefined; }
-      throw e;
-    } finally {
-      sub.dispose();
-      cts.dispose();
-    }
-  }).then((r) => r, (e) => { fail(`comparing ${params.base} with HEAD`, e); return undefined; });
+  } catch (e) { fail(`comparing ${params.base} with HEAD`, e); return undefined; }
+  const { result } = answer;
+  outcome.cancelled = answer.cancelled;
   if (outcome.cancelled) {
     void vscode.window.showInformationMessage(`leanscope: comparison of ${params.base} with HEAD cancelled; Lean was stopped.`);
     return outcome;

@@ -1,0 +1,36 @@
+// What was captured in this window: the last recording, the last session,
+// the newest of either, and the source file of each recording.
+import * as vscode from 'vscode';
+import type { CaptureResult } from './protocol';
+import type { SessionCapture } from './sessionCapture';
+
+/** The outcome of Profile File (one capture): its recording, the file, and
+ * the sidecar's answer. */
+export interface LastCapture { recording: string; source: vscode.Uri; result: CaptureResult }
+
+export class CaptureHistory {
+  last: LastCapture | undefined;
+  lastSession: SessionCapture | undefined;
+  /** The newest capture of either kind: a recording or a session directory. */
+  newest: string | undefined;
+  /** The source file of each recording captured or opened (by path). */
+  readonly sources = new Map<string, vscode.Uri>();
+
+  recorded(capture: LastCapture): void {
+    this.last = capture;
+    this.newest = capture.recording;
+    this.sources.set(capture.recording, capture.source);
+  }
+
+  sessionRecorded(session: SessionCapture): void {
+    this.lastSession = session;
+    this.newest = session.session;
+  }
+
+  /** Forgets the captures (Clear); the sources stay known. */
+  clear(): void {
+    this.last = undefined;
+    this.lastSession = undefined;
+    this.newest = undefined;
+  }
+}

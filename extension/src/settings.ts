@@ -1,0 +1,100 @@
+// The `leanscope.*` settings, read when a command runs, and the request
+// parameters built from them.
+import * as vscode from 'vscode';
+import * as path from 'node:path';
+import { resolveSidecarBinary } from './sidecar';
+import { CaptureFolderParams, CaptureParams, CaptureSettings, CompareSettings } from './protocol';
+import { sessionDirectory, stamp } from './sessions';
+
+function config(): vscode.WorkspaceConfiguration { return vscode.workspace.getConfiguration('leanscope'); }
+
+/** The sidecar binary: `leanscope.sidecarPath`, else the one bundled in the extension. */
+export function sidecarBinary(extensionPath: string): string {
+  return resolveSidecarBinary(config().get<string>('sidecarPath', ''), extensionPath);
+}
+
+/** What every capture takes from the settings: threshold, lake and timeout. */
+export function captureSettings(): CaptureSettings {
+  const c = config();
+  const params: CaptureSettings = {};
+  const threshold = c.get<number>('thresholdMs', 10);
+  if (typeof threshold === 'number' && threshold >= 0) params.thresholdMs = threshold;
+  const lake = (c.get<string>('lakePath', '') || '').trim();
+  if (lake) params.lake = lake;
+  const timeout = c.get<number>('timeoutSeconds', 0);
+  if (typeof timeout === 'number' && timeout >= 1) params.timeoutSeconds = Math.floor(timeout);
+  return params;
+}
+
+/** What Compare with Baseline takes from the settings, in the sidecar's
+ * units: `leanscope.compare.metric` (an unknown one is passed on, and the
+ * sidecar names the accepted ones), `absoluteToleranceMs` in nanoseconds
+ * (it applies to the time metrics, `*_ns`; 0 for the others) and
+ * `relativeTolerancePercent` in basis points. Negative or non-numeric
+ * tolerances count as 0. */
+export function compareSettings(): CompareSettings {
+  const c = config();
+  const raw = c.get<string>('compare.metric', 'total_ns');
+  const metric = typeof raw === 'string' && raw.trim() ? raw.trim() : 'total_ns';
+  const amount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  const ms = amount(c.get<number>('compare.absoluteToleranceMs', 0));
+  const percent = amount(c.get<number>('compare.relativeTolerancePercent', 0));
+  return {
+    metric,
+    absoluteTolerance: metric.endsWith('_ns') ? Math.round(ms * 1e6) : 0,
+    relativeToleranceBps: Math.round(percent * 100),
+  };
+}
+
+/** The `leanscope.outputDirectory` setting as an absolute path (a relative
+ * one is resolved against the workspace folder of `near`), or '' when unset. */
+export function outputDirectory(near: vscode.Uri): string {
+  const out = (config().get<string>('outputDirectory', '') || '').trim();
+  if (!out || path.isAbsolute(out)) return out;
+  const folder = vscode.workspace.getWorkspaceFolder(near) ?? vscode.workspace.workspaceFolders?.[0];
+  return path.resolve(folder ? folder.uri.fsPath : path.dirname(near.fsPath), out);
+}
+
+/** Most runs (and warm-ups) a repeated capture may ask for (the sidecar's
+ * `recording::repeats::MAX_REPEATS`). */
+export const MAX_REPEATS = 1000;
+
+/** How Profile File captures: `leanscope.profile.repeat` runs (1 to
+ * MAX_REPEATS, whole; anything else counts as 1) after
+ * `leanscope.profile.warmup` discarded ones (0 to MAX_REPEATS, default 1;
+ * used only when repeat is over 1). */
+export function profileSettings(): { repeat: number; warmup: number } {
+  const c = config();
+  const whole = (v: unknown, min: number, dflt: number): number =>
+    (typeof v === 'number' && Number.isFinite(v) ? Math.min(MAX_REPEATS, Math.max(min, Math.floor(v))) : dflt);
+  return { repeat: whole(c.get<number>('profile.repeat', 1), 1, 1), warmup: whole(c.get<number>('profile.warmup', 1), 0, 1) };
+}
+
+/** The parameters of `leanscope/captureFolder` for Profile File with
+ * repeats: the file's runs into a one-file session named after the file. */
+export function repeatedFileParams(file: vscode.Uri, root: string, repeat: number, warmup: number, now = new Date()): CaptureFolderParams {
+  const named = path.join(path.dirname(file.fsPath), path.basename(file.fsPath, '.lean'));
+  return {
+    file: file.fsPath, repeat, warmup, ...captureSettings(),
+    output: sessionDirectory(named, root, outputDirectory(file), now),
+  };
+}
+
+/** The parameters of `leanscope/capture` from the settings. */
+export function captureParams(file: vscode.Uri, now = new Date()): CaptureParams {
+  const params: CaptureParams = { uri: file.toString(), ...captureSettings() };
+  const out = outputDirectory(file);
+  if (out) params.output = path.join(out, `${path.basename(file.fsPath, '.lean')}-${stamp(now)}.lsrec`);
+  return params;
+}
+
+/** The parameters of `leanscope/captureFolder` for a folder (or, with
+ * `project`, the whole project at `folder`) inside the project at `root`;
+ * the session directory is always named, so a cancelled capture can be
+ * opened too. */
+export function folderCaptureParams(folder: vscode.Uri, root: string, project: boolean, now = new Date()): CaptureFolderParams {
+  return {
+    folder: folder.fsPath, ...(project ? { project: true } : {}), ...captureSettings(),
+    output: sessionDirectory(folder.fsPath, root, outputDirectory(folder), now),
+  };
+}
