@@ -14,5 +14,3 @@ pub mod capture {
 }
 pub mod interop;
 pub mod json_stream;
-#[doc(hidden)]
-pub mod swar;

@@ -3,12 +3,10 @@
 mod bench;
 mod capture;
 mod commands;
-mod first_view;
 mod revisions;
 mod serve;
 mod session;
-mod staged_dir;
-mod viewer_site;
+mod viewer;
 
 use std::process::ExitCode;
 

@@ -14,14 +14,9 @@ use recording::model::{time_account, AccountBasis};
 use recording::Recording;
 use serde_json::Value;
 
-/// A real sample in the project's `../shared/lean-output-real/` (`LEANSCOPE_SHARED` names
-/// another `shared` folder, e.g. for a git worktree that is not next to it).
+/// A real sample in the project's `../shared/lean-output-real/` ([`common::shared`]).
 fn real(name: &str) -> PathBuf {
-    let shared = std::env::var_os("LEANSCOPE_SHARED").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-        PathBuf::from,
-    );
-    shared.join("lean-output-real").join(name)
+    common::shared("lean-output-real").join(name)
 }
 
 const CURVE_LOGS: [&str; 4] = [

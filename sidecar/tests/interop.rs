@@ -1,6 +1,8 @@
 //! Importers and exporters: round trips, real third-party samples, Lean's
 //! own profile format, and bad input (each a specific error, never a panic).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -11,10 +13,9 @@ use recording::synth::{write_synthetic, SynthParams};
 use recording::Recording;
 use serde_json::Value;
 
+/// A third-party sample in `../shared/external-formats/` ([`common::shared`]).
 fn external(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/external-formats")
-        .join(rel)
+    common::shared("external-formats").join(rel)
 }
 
 fn synthetic(seed: u64, events: u64, threads: u32) -> Recording {

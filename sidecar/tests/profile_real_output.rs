@@ -7,26 +7,22 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::{copy_dir, text, World};
 use recording::{Recording, Severity};
 
-/// `../shared` of the project (beside the repository), or `LEANSCOPE_SHARED_DIR`.
-fn shared(rel: &str) -> PathBuf {
-    let dir = std::env::var_os("LEANSCOPE_SHARED_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-        PathBuf::from,
-    );
-    dir.join("lean-output-real").join(rel)
+/// A real log in `../shared/lean-output-real/` ([`common::shared`]).
+fn real(rel: &str) -> PathBuf {
+    common::shared("lean-output-real").join(rel)
 }
 
 const LOG: &str = "curve25519-FieldElement51_Negate_Hoare-profile-json.txt";
 
 #[test]
 fn a_real_merged_log_keeps_every_profiler_line() {
-    let log = std::fs::read_to_string(shared(LOG))
-        .unwrap_or_else(|e| panic!("{}: {e}", shared(LOG).display()));
+    let log = std::fs::read_to_string(real(LOG))
+        .unwrap_or_else(|e| panic!("{}: {e}", real(LOG).display()));
     let (stdout, stderr): (Vec<&str>, Vec<&str>) = log.lines().partition(|l| l.starts_with('{'));
     let before = log.lines().take_while(|l| !l.starts_with('{')).count();
 

@@ -647,14 +647,13 @@ fn errors_are_json_rpc_errors_with_clear_messages() {
         let e = c.call_err(method, params);
         assert_eq!(e["code"], -32602, "{method}: {e:#}");
         assert_eq!(
-            e["message"],
-            "unknown capture backend \"native\"; the accepted backends are \"auto\", \"stock\"",
+            e["message"], "unknown capture backend \"native\"; the accepted backends are \"stock\"",
             "{method}"
         );
         check("errorData", &e["data"]);
         assert_eq!(
             e["data"],
-            json!({"kind": "unknownBackend", "value": "native", "accepted": ["auto", "stock"]})
+            json!({"kind": "unknownBackend", "value": "native", "accepted": ["stock"]})
         );
         // The schema offers exactly the accepted backends.
         let def = if method == "leanscope/capture" {

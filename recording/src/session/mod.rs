@@ -569,8 +569,9 @@ pub fn ns_to_ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
 
-/// Fractional milliseconds (as the manifest stores them) back to whole
-/// nanoseconds; `None` for a negative or non-finite value.
+/// Fractional milliseconds (as the manifest and the index rows store them,
+/// written by [`ns_to_ms`]) back to whole nanoseconds; `None` for a negative
+/// or non-finite value.
 pub fn ms_to_ns(ms: f64) -> Option<u64> {
     (ms.is_finite() && ms >= 0.0).then(|| (ms * 1e6).round() as u64)
 }

@@ -42,23 +42,21 @@ pub struct CaptureRequest {
 }
 
 /// How Lean is run for a capture: the `backend` of `leanscope serve`'s
-/// captures (the extension's `leanscope.captureBackend`).
+/// captures (the extension's `leanscope.captureBackend`); a capture that
+/// names none runs with [`Backend::Stock`]. The compiled native driver of
+/// the design does not exist yet, so stock is the only one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
-    /// The best backend this build offers. The compiled native driver does
-    /// not exist yet, so today that is always [`Backend::Stock`].
-    Auto,
     /// `lean --json -D…` in the Lake environment, on any recent Lean.
     Stock,
 }
 
 impl Backend {
     /// Every backend, in the order they are listed to users.
-    pub const ALL: [Backend; 2] = [Backend::Auto, Backend::Stock];
+    pub const ALL: [Backend; 1] = [Backend::Stock];
 
     pub fn name(self) -> &'static str {
         match self {
-            Backend::Auto => "auto",
             Backend::Stock => "stock",
         }
     }
@@ -66,13 +64,6 @@ impl Backend {
     /// The backend called `name`, if there is one.
     pub fn from_name(name: &str) -> Option<Backend> {
         Backend::ALL.into_iter().find(|b| b.name() == name)
-    }
-
-    /// The backend a capture asked for with `self` runs with.
-    pub fn resolve(self) -> Backend {
-        match self {
-            Backend::Auto | Backend::Stock => Backend::Stock,
-        }
     }
 }
 

@@ -35,8 +35,8 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<u8> {
     if let Some(dir) = &a.session {
-        crate::staged_dir::refuse_non_empty(dir)?;
-        let staged = crate::staged_dir::stage_beside(dir)?;
+        crate::session::staged_dir::refuse_non_empty(dir)?;
+        let staged = crate::session::staged_dir::stage_beside(dir)?;
         let p = recording::session::synth::SessionSynthParams {
             seed: a.seed,
             files: a.files,
@@ -44,7 +44,7 @@ pub fn run(a: Args) -> Result<u8> {
         };
         recording::session::synth::write_synthetic_session(&p, staged.path())
             .with_context(|| format!("cannot write the synthetic session {}", dir.display()))?;
-        crate::staged_dir::publish(staged, dir)?;
+        crate::session::staged_dir::publish(staged, dir)?;
         println!("{}", dir.display());
         return Ok(crate::exit::OK);
     }

@@ -65,7 +65,7 @@ fn module_of(path: &str) -> String {
 }
 
 pub fn run(a: Args) -> Result<u8> {
-    crate::staged_dir::refuse_non_empty(&a.out)?;
+    crate::session::staged_dir::refuse_non_empty(&a.out)?;
     let status_override = match a.status.as_deref() {
         None => None,
         Some("running") => Some(SessionStatus::Running),
@@ -98,7 +98,7 @@ pub fn run(a: Args) -> Result<u8> {
         })
     };
     // Written beside the target and renamed into place at the end.
-    let staged = crate::staged_dir::stage_beside(&a.out)?;
+    let staged = crate::session::staged_dir::stage_beside(&a.out)?;
     let mut store = SessionStore::create(staged.path(), manifest)
         .with_context(|| format!("cannot create the session {}", a.out.display()))?;
     for k in 0..a.files {
@@ -181,7 +181,7 @@ pub fn run(a: Args) -> Result<u8> {
     }
     store.finish()?;
     drop(store);
-    crate::staged_dir::publish(staged, &a.out)?;
+    crate::session::staged_dir::publish(staged, &a.out)?;
     println!("{}", a.out.display());
     Ok(crate::exit::OK)
 }

@@ -18,7 +18,7 @@
 
 use std::borrow::Cow;
 
-use crate::swar::{digits_value, leading_digits, POWERS_OF_TEN};
+use crate::json_stream::swar::{digits_value, leading_digits, POWERS_OF_TEN};
 
 pub use crate::json_stream::Stop;
 

@@ -23,6 +23,7 @@
 //! bytes, as serde_json counts them) where the input went wrong.
 
 mod limited_strings;
+pub(crate) mod swar;
 mod values;
 
 pub use limited_strings::{LimitedStrings, StringTooLong};
@@ -31,7 +32,7 @@ pub use values::Stop;
 use std::borrow::Cow;
 use std::io::{self, Read};
 
-use crate::swar::{digits_value, leading_digits, POWERS_OF_TEN};
+use swar::{digits_value, leading_digits, POWERS_OF_TEN};
 
 /// Deepest nesting of arrays and objects accepted below the value being skipped.
 pub const MAX_JSON_DEPTH: usize = 128;

@@ -39,7 +39,8 @@ pub struct CaptureParams {
     pub lake: Option<String>,
     /// Stop Lean after this many seconds (at least 1).
     pub timeout_seconds: Option<u64>,
-    /// `auto` (default) or `stock`; anything else is rejected.
+    /// `stock` (the default, and today the only backend); anything else,
+    /// such as `auto`, is rejected.
     pub backend: Option<String>,
     /// Where to write the recording (absolute path or file URI); default:
     /// `<project>/.leanscope/recordings/<Module>-<time>.lsrec`.
@@ -160,7 +161,7 @@ fn plan(p: CaptureParams) -> Result<Plan> {
     if p.timeout_seconds == Some(0) {
         return Err(errors::invalid_params("timeoutSeconds must be at least 1"));
     }
-    let backend = errors::backend(p.backend.as_deref())?.resolve();
+    let backend = errors::backend(p.backend.as_deref())?;
     let (measure, threshold) =
         errors::measure(p.measure.as_deref(), p.threshold_ms, p.threshold_heartbeats)?;
     Ok(Plan {
@@ -383,32 +384,32 @@ mod tests {
             ..params(&uri)
         });
         assert!(mixed.is_err());
-        assert_eq!(ok.backend, Backend::Stock, "auto is stock today");
-        for (given, runs) in [("auto", Backend::Stock), ("stock", Backend::Stock)] {
-            let ok = plan(CaptureParams {
+        assert_eq!(ok.backend, Backend::Stock, "no backend is stock");
+        let stock = plan(CaptureParams {
+            backend: Some("stock".into()),
+            ..params(&uri)
+        })
+        .unwrap();
+        assert_eq!(stock.backend, Backend::Stock);
+        for given in ["native", "auto"] {
+            let e = plan(CaptureParams {
                 backend: Some(given.into()),
                 ..params(&uri)
             })
+            .err()
             .unwrap();
-            assert_eq!(ok.backend, runs, "{given}");
+            assert_eq!(e.code, tower_lsp_server::jsonrpc::ErrorCode::InvalidParams);
+            assert_eq!(
+                e.message,
+                format!("unknown capture backend {given:?}; the accepted backends are \"stock\"")
+            );
+            assert_eq!(
+                e.data,
+                Some(
+                    serde_json::json!({"kind": "unknownBackend", "value": given, "accepted": ["stock"]})
+                )
+            );
         }
-        let e = plan(CaptureParams {
-            backend: Some("native".into()),
-            ..params(&uri)
-        })
-        .err()
-        .unwrap();
-        assert_eq!(e.code, tower_lsp_server::jsonrpc::ErrorCode::InvalidParams);
-        assert_eq!(
-            e.message,
-            "unknown capture backend \"native\"; the accepted backends are \"auto\", \"stock\""
-        );
-        assert_eq!(
-            e.data,
-            Some(
-                serde_json::json!({"kind": "unknownBackend", "value": "native", "accepted": ["auto", "stock"]})
-            )
-        );
 
         let e = plan(params("untitled:Untitled-1")).err().unwrap();
         assert_eq!(e.code, tower_lsp_server::jsonrpc::ErrorCode::InvalidParams);

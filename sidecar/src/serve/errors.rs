@@ -76,12 +76,12 @@ pub fn measure(
     ))
 }
 
-/// The `backend` of a capture, checked: an unknown one is `-32602` with
-/// a message naming it and the accepted ones (`data`: `kind`
-/// `unknownBackend`, `value`, `accepted`).
+/// The `backend` of a capture, checked: none is [`Backend::Stock`]; an
+/// unknown one is `-32602` with a message naming it and the accepted ones
+/// (`data`: `kind` `unknownBackend`, `value`, `accepted`).
 pub fn backend(name: Option<&str>) -> Result<Backend, Error> {
     let Some(name) = name else {
-        return Ok(Backend::Auto);
+        return Ok(Backend::Stock);
     };
     Backend::from_name(name).ok_or_else(|| {
         let accepted: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();

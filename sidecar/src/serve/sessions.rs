@@ -51,7 +51,8 @@ pub struct CaptureFolderParams {
     pub repeat: Option<u32>,
     /// Discarded warm-up runs of each file (default 1 when `repeat` is over 1).
     pub warmup: Option<u32>,
-    /// `auto` (default) or `stock`; anything else is rejected.
+    /// `stock` (the default, and today the only backend); anything else,
+    /// such as `auto`, is rejected.
     pub backend: Option<String>,
     /// A new (or empty) session directory; default
     /// `<project>/.leanscope/sessions/<time>/`.
@@ -99,7 +100,7 @@ pub async fn capture_folder(
     p: CaptureFolderParams,
 ) -> Result<SessionSummary> {
     let target = target(&p)?;
-    let backend = errors::backend(p.backend.as_deref())?.resolve();
+    let backend = errors::backend(p.backend.as_deref())?;
     let lake = optional_path(p.lake.as_deref(), "lake").map_err(errors::invalid_params)?;
     let output = optional_path(p.output.as_deref(), "output").map_err(errors::invalid_params)?;
     if p.timeout_seconds == Some(0) {

@@ -169,7 +169,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
             inputs.len()
         );
     }
-    crate::staged_dir::refuse_non_empty(out)?;
+    crate::session::staged_dir::refuse_non_empty(out)?;
     let mut shards = Vec::with_capacity(inputs.len());
     let mut plan: Option<ShardPlan> = None;
     for dir in inputs {
@@ -237,7 +237,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
         }
     }
 
-    let staged = crate::staged_dir::stage_beside(out)?;
+    let staged = crate::session::staged_dir::stage_beside(out)?;
     let root = staged.path();
     std::fs::create_dir_all(root.join(FILES_DIR))
         .with_context(|| format!("cannot create {}", root.join(FILES_DIR).display()))?;
@@ -439,7 +439,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary> {
     }
     write_synced(&root.join(PLAN_FILE), &plan.to_json())?;
     write_synced(&root.join(MANIFEST_FILE), &m.to_json())?;
-    crate::staged_dir::publish(staged, out)?;
+    crate::session::staged_dir::publish(staged, out)?;
     Ok(MergeSummary {
         session: out.to_path_buf(),
         status: m.status,

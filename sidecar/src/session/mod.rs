@@ -1,9 +1,9 @@
 //! Folder and project captures: sessions on disk (see `recording::session`
 //! for the format), discovery of the files, the engine that captures them,
-//! resumes, and the reader side used by `leanscope query`.
+//! resumes, merges, the reader side used by `leanscope query`, and the
+//! staged directory a new session (or a published site) is written into.
 
 pub mod committed;
-pub mod confined;
 pub mod discover;
 pub mod engine;
 pub mod entry;
@@ -11,6 +11,7 @@ pub mod group_commit;
 pub mod merge;
 pub mod regular;
 pub mod shard;
+pub mod staged_dir;
 pub mod store;
 
 /// Who wrote a session this build writes (`session.json`'s `producer`).

@@ -25,7 +25,8 @@ pub fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
 
 /// `f` (opened with `O_NONBLOCK`) back in blocking mode when it is a
 /// regular file outside `/proc`; else an error of kind `InvalidInput`
-/// naming what it is. Shared with the confined opens of `confined`.
+/// naming what it is. Shared with the confined opens of
+/// `viewer::confined`.
 pub fn ensure_regular(f: File, path: &Path) -> io::Result<File> {
     let kind = f.metadata()?.file_type();
     if !kind.is_file() {

@@ -16,6 +16,16 @@ pub fn repo() -> PathBuf {
         .to_path_buf()
 }
 
+/// `rel` in the project's `shared` folder of third-party samples (real Lean
+/// output, other profilers' files), which is not in the repository and is
+/// read in place, never copied: the folder `LEANSCOPE_SHARED_DIR` names, else
+/// `shared` beside the repository root (`<repo>/../shared`, as in CI's clone).
+pub fn shared(rel: &str) -> PathBuf {
+    std::env::var_os("LEANSCOPE_SHARED_DIR")
+        .map_or_else(|| repo().join("../shared"), PathBuf::from)
+        .join(rel)
+}
+
 pub fn leanscope_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_leanscope"))
 }

@@ -15,7 +15,7 @@ use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 
 use super::ranges::{self, Conditions, Selection, Validators};
 use super::route::{self, Body, Request, Response, Site};
-use crate::viewer_site::CSP;
+use crate::viewer::site::CSP;
 
 /// The body of every response.
 pub type ResponseBody = http_body_util::combinators::UnsyncBoxBody<Bytes, io::Error>;

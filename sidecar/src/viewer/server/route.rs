@@ -8,15 +8,15 @@ use bytes::Bytes;
 
 use super::page::Page;
 use super::ranges::{Conditions, Validators};
-use crate::session::confined::Beneath;
-use crate::viewer_site::{self, Target, DATA_DIR, DIFF_FILE};
+use crate::viewer::confined::Beneath;
+use crate::viewer::site::{asset, content_type, Target, DATA_DIR, DIFF_FILE};
 use recording::session::MANIFEST_FILE;
 
 /// What is served, for the life of the server.
 pub struct Site {
     pub target: Target,
     /// The session directory, or the lone recording's directory, held open:
-    /// data files are opened beneath it only (`confined`).
+    /// data files are opened beneath it only (`viewer::confined`).
     pub files: Option<Beneath>,
     pub token: String,
     pub port: u16,
@@ -120,7 +120,7 @@ pub fn route(req: &Request, site: &Site) -> Response {
     };
     match segments.first().map(String::as_str) {
         None | Some("index.html") if segments.len() <= 1 => Response::ok(
-            viewer_site::content_type("index.html"),
+            content_type("index.html"),
             Body::Bytes(
                 site.page
                     .get(&site.target, site.diff.is_some(), site.files.as_ref()),
@@ -128,17 +128,11 @@ pub fn route(req: &Request, site: &Site) -> Response {
         ),
         Some(DATA_DIR) => data_file(site, &segments[1..]),
         Some(DIFF_FILE) if segments.len() == 1 => match &site.diff {
-            Some(doc) => Response::ok(
-                viewer_site::content_type(DIFF_FILE),
-                Body::Bytes(doc.clone()),
-            ),
+            Some(doc) => Response::ok(content_type(DIFF_FILE), Body::Bytes(doc.clone())),
             None => Response::text(404, "this viewer was started without --baseline"),
         },
-        Some(name) if segments.len() == 1 => match viewer_site::asset(name) {
-            Some(bytes) => Response::ok(
-                viewer_site::content_type(name),
-                Body::Bytes(Bytes::from_static(bytes)),
-            ),
+        Some(name) if segments.len() == 1 => match asset(name) {
+            Some(bytes) => Response::ok(content_type(name), Body::Bytes(Bytes::from_static(bytes))),
             None => Response::text(404, "no such file"),
         },
         _ => Response::text(404, "no such file"),
@@ -150,7 +144,7 @@ fn data_file(site: &Site, segments: &[String]) -> Response {
     let Some(last) = segments.last() else {
         return Response::text(404, "no such file in the session");
     };
-    let content_type = viewer_site::content_type(last);
+    let content_type = content_type(last);
     let opened = match &site.target {
         Target::Imported { name, .. } => {
             return match &site.imported {

@@ -1,7 +1,8 @@
-//! `leanscope view`: serves the viewer and a session's (or a recording's)
-//! data to a browser, on 127.0.0.1 only, under a random token, GET/HEAD
-//! only, with Host and Origin checks, a strict CSP, and files opened
-//! beneath the session directory only (`session::confined`).
+//! The HTTP server of `leanscope view` (the command is `commands::view`):
+//! serves the viewer and a session's (or a recording's) data to a browser,
+//! on 127.0.0.1 only, under a random token, GET/HEAD only, with Host and
+//! Origin checks, a strict CSP, and files opened beneath the session
+//! directory only (`viewer::confined`).
 //!
 //! The HTTP is hyper's HTTP/1.1, one request per connection, on tokio.
 //! A client that is slow or idle cannot lock a user out: each connection
@@ -16,7 +17,6 @@ mod ranges;
 mod route;
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -24,25 +24,11 @@ use anyhow::{Context, Result};
 use bytes::Bytes;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
-use crate::session::confined::Beneath;
-use crate::viewer_site::{self, Target};
+use crate::viewer::confined::Beneath;
+use crate::viewer::site::{index_html, Target};
 use page::Page;
 use ranges::Validators;
 use route::Site;
-
-#[derive(clap::Args)]
-pub struct Args {
-    /// A session directory (with session.json) or a recording (.lsrec).
-    target: PathBuf,
-    /// Port on 127.0.0.1 (0 picks a free one).
-    #[arg(long, default_value_t = 0)]
-    port: u16,
-    /// Print the URL without opening a browser.
-    #[arg(long)]
-    no_open: bool,
-    #[command(flatten)]
-    diff: super::compare::DiffArgs,
-}
 
 /// Longest request head read; a longer one gets 431.
 pub const MAX_REQUEST_HEAD_BYTES: usize = 16 * 1024;
@@ -63,29 +49,19 @@ const WORKER_THREADS: usize = 2;
 /// Random bytes in the URL token.
 const TOKEN_BYTES: usize = 16;
 
-pub fn run(a: Args) -> Result<u8> {
-    viewer_site::require_built()?;
-    let mut a = a;
-    // A profiled revision run's workspace: its head session, diffed with
-    // its base session, on the Diff tab.
-    let mut fragment = "";
-    if a.target.join("report.json").is_file() && a.target.join("plan.json").is_file() {
-        let Some((base, head)) = crate::revisions::profile::sessions_of(&a.target) else {
-            anyhow::bail!(
-                "{} is a revision run made without --profile: it has no recordings to view (read its report.md)",
-                a.target.display()
-            );
-        };
-        if a.diff.baseline.is_none() {
-            a.diff.baseline = Some(base);
-        }
-        a.target = head;
-        fragment = "#tab=diff";
-    }
-    let target = Target::open(&a.target)?;
-    let diff = a.diff.document(&a.target)?;
-    let listener = std::net::TcpListener::bind(("127.0.0.1", a.port))
-        .with_context(|| format!("cannot listen on 127.0.0.1:{}", a.port))?;
+/// Serves `target` (and the diff document `diff`, if any) on 127.0.0.1:`port`
+/// (0 picks a free one) until the process is stopped. Prints the page's URL
+/// (with `fragment`, such as `#tab=diff`) and, with `open_page`, opens it in
+/// a browser.
+pub fn run(
+    target: Target,
+    diff: Option<Vec<u8>>,
+    port: u16,
+    fragment: &str,
+    open_page: bool,
+) -> Result<()> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port))
+        .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
     listener.set_nonblocking(true)?;
     let port = listener.local_addr()?.port();
     let token = random_token();
@@ -103,13 +79,13 @@ pub fn run(a: Args) -> Result<u8> {
     };
     println!("{url}");
     std::io::stdout().flush().ok();
-    if !a.no_open {
+    if open_page {
         if let Err(e) = open_browser(&url) {
             eprintln!("leanscope: could not open a browser ({e}); open {url} yourself");
         }
     }
     runtime.block_on(serve(listener, site));
-    Ok(crate::exit::OK)
+    Ok(())
 }
 
 fn site(target: Target, diff: Option<Vec<u8>>, token: String, port: u16) -> Result<Site> {
@@ -132,7 +108,7 @@ fn site(target: Target, diff: Option<Vec<u8>>, token: String, port: u16) -> Resu
         _ => None,
     };
     Ok(Site {
-        page: Page::new(viewer_site::index_html(&target, diff.is_some())?),
+        page: Page::new(index_html(&target, diff.is_some())?),
         diff: diff.map(Bytes::from),
         target,
         files,

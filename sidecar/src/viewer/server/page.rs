@@ -16,8 +16,8 @@ use bytes::Bytes;
 use recording::session::journal::MAX_JOURNAL_BYTES;
 use recording::session::{load_manifest, JOURNAL_FILE, MANIFEST_FILE, MAX_MANIFEST_BYTES};
 
-use crate::session::confined::Beneath;
-use crate::viewer_site::{self, Target};
+use crate::viewer::confined::Beneath;
+use crate::viewer::site::{index_html_with, Target};
 
 /// A version of a file of the session (`session.json`, `session.journal`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,9 +121,9 @@ impl Page {
                 )
             }
         };
-        let first = crate::first_view::of_manifest(&text);
+        let first = crate::viewer::first_view::of_manifest(&text);
         drop(text);
-        let page = Bytes::from(viewer_site::index_html_with(target, diff, first).ok()?);
+        let page = Bytes::from(index_html_with(target, diff, first).ok()?);
         let snapshot = Snapshot { page, replayed };
         if let Some(v) = version {
             *cached = Some((v, snapshot.clone()));
@@ -145,7 +145,7 @@ mod tests {
     fn concurrent_requests_share_one_build_per_manifest_version() {
         let tmp = tempfile::tempdir().unwrap();
         let site = super::super::route::tests::site(tmp.path());
-        if !crate::viewer_site::VIEWER_BUILT {
+        if !crate::viewer::site::VIEWER_BUILT {
             eprintln!("the viewer is not built in; the page cannot be built");
             return;
         }

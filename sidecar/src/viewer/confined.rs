@@ -3,7 +3,9 @@
 //! (`openat`) with `O_NOFOLLOW`, so no symlink and no `..` can lead out of
 //! it, even when the tree changes between a check and the open: there is
 //! no check apart from the open. The file itself must be a regular file
-//! (see `regular`); what is read is the very file that was checked.
+//! (see `session::regular`); what is read is the very file that was
+//! checked. The view server and `publish` open the viewed session's (or
+//! recording's) files through it.
 
 use std::ffi::CString;
 use std::fs::File;
@@ -12,7 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::io::{AsRawFd, FromRawFd};
 use std::path::{Path, PathBuf};
 
-use super::regular;
+use crate::session::regular;
 
 /// A directory held open; files are opened beneath it only.
 #[derive(Debug)]

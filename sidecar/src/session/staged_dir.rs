@@ -1,7 +1,8 @@
 //! A directory written whole or not at all: staged in a temporary
 //! directory beside its final place (same file system), then renamed there.
 //! A failure part-way removes the stage; readers never see half a site or
-//! half a session. `publish` and `synth --session` write through it.
+//! half a session. `publish` (a site), `synth --session`, `synth-session`
+//! and `session merge` (a session) write through it.
 
 use std::path::{Path, PathBuf};
 

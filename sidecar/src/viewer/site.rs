@@ -172,7 +172,7 @@ impl Target {
 /// is now.
 pub fn index_html(target: &Target, diff: bool) -> Result<String> {
     let first = match target {
-        Target::Session { dir } => crate::first_view::of_session(dir),
+        Target::Session { dir } => super::first_view::of_session(dir),
         _ => None,
     };
     index_html_with(target, diff, first)
