@@ -19,12 +19,15 @@ await build({
   logLevel: 'warning',
 });
 
-// The viewer: its page and scripts (viewer-wasm/www) and the wasm with its
-// glue (viewer-wasm/pkg, built by scripts/build-viewer).
+// The viewer: its page, stylesheet and every script module (all of
+// viewer-wasm/www's .html, .css and .js: a new module is copied without
+// being listed) and the wasm with its glue (viewer-wasm/pkg, built by
+// scripts/build-viewer).
 const repo = path.resolve(here, '..');
 const viewerOut = path.join(here, 'media/viewer');
+const pageFiles = fs.readdirSync(path.join(repo, 'viewer-wasm/www')).filter((f) => /\.(html|css|js)$/.test(f)).sort();
 const sources = [
-  ['viewer-wasm/www', ['index.html', 'viewer.css', 'viewer.js', 'worker.js']],
+  ['viewer-wasm/www', pageFiles],
   ['viewer-wasm/pkg', ['viewer_wasm.js', 'viewer_wasm_bg.wasm']],
 ];
 fs.rmSync(viewerOut, { recursive: true, force: true });

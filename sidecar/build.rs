@@ -20,7 +20,13 @@ fn main() {
     if let Ok(dir) = std::fs::read_dir(&www) {
         for entry in dir.flatten() {
             let path = entry.path();
-            if path.is_file() {
+            // The page's files: its HTML, stylesheet and script modules (not
+            // the folder's package.json, which is for Node).
+            let page_file = matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("html" | "css" | "js")
+            );
+            if path.is_file() && page_file {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 println!("cargo:rerun-if-changed={}", path.display());
                 files.push((name, path));

@@ -5,11 +5,21 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-/** The files of the viewer the extension ships (media/viewer). */
-export const VIEWER_FILES = ['index.html', 'viewer.css', 'viewer.js', 'worker.js', 'viewer_wasm.js', 'viewer_wasm_bg.wasm'];
+/** The files of the viewer the extension ships (media/viewer): what
+ * extension/build.mjs copies, every .html, .css and .js of viewer-wasm/www
+ * (the page and its script modules), and the wasm with its glue. The
+ * webview test checks that this list is media/viewer's. */
+export const VIEWER_FILES = [
+  'banner.js', 'details.js', 'diff.js', 'dom.js', 'file.js', 'first-view.js',
+  'folders.js', 'format.js', 'host.js', 'index.html', 'keys.js', 'links.js',
+  'list.js', 'measure.js', 'row-parts.js', 'selection.js', 'session.js', 'source.js',
+  'state.js', 'timeline.js', 'viewer.css', 'viewer.js', 'worker-client.js', 'worker.js',
+  'viewer_wasm.js', 'viewer_wasm_bg.wasm',
+];
 
 /** The Content-Security-Policy of the webview: scripts only from the
- * extension (with the page's nonce), WebAssembly compilation, the worker
+ * extension (with the page's nonce; the viewer's modules, imported by its
+ * entry, carry the entry's nonce), WebAssembly compilation, the worker
  * from a blob URL, data fetched only from webview resource URIs. */
 export function viewerCsp(cspSource: string, nonce: string): string {
   return [
@@ -56,8 +66,8 @@ export function viewerHtml(template: string, cspSource: string, nonce: string, h
   html = replaceOnce(html, /<link rel="stylesheet" href="viewer.css">/, `<link rel="stylesheet" href="${attr(config.assets)}viewer.css">`);
   html = replaceOnce(html, /<script type="application\/json" id="leanscope-config">[^<]*<\/script>/,
     `<script type="application/json" id="leanscope-config">${json}</script>`);
-  html = replaceOnce(html, /<script src="viewer.js" defer><\/script>/,
-    `<script nonce="${nonce}" src="${attr(hostScript)}" defer></script>\n<script nonce="${nonce}" src="${attr(config.assets)}viewer.js" defer></script>`);
+  html = replaceOnce(html, /<script type="module" src="viewer.js"><\/script>/,
+    `<script nonce="${nonce}" src="${attr(hostScript)}" defer></script>\n<script type="module" nonce="${nonce}" src="${attr(config.assets)}viewer.js"></script>`);
   return html;
 }
 

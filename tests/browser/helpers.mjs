@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, extname, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { formatValue } from '../../viewer-wasm/www/format.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const OUT = join(ROOT, 'tests', 'browser', 'out');
@@ -121,10 +122,8 @@ export async function launchBrowser() {
   return context;
 }
 
-/** Same units as the CLI and the viewer (`human_ns`). */
+/** A time as the viewer (and the CLI) writes it: the one rule of
+ *  viewer-wasm/www/format.js. */
 export function fmtNs(ns) {
-  if (ns >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
-  if (ns >= 1e6) return `${(ns / 1e6).toFixed(1)} ms`;
-  if (ns >= 1e3) return `${(ns / 1e3).toFixed(0)} µs`;
-  return `${ns} ns`;
+  return formatValue(ns);
 }

@@ -606,7 +606,7 @@ test('the webview page: CSP with wasm-unsafe-eval and blob workers, nonce script
     assert.deepEqual(scripts, [
       'type="application/json" id="leanscope-config"',
       'nonce="N0NCE" src="https://cdn.example/host.js" defer',
-      'nonce="N0NCE" src="https://cdn.example/viewer/viewer.js" defer',
+      'type="module" nonce="N0NCE" src="https://cdn.example/viewer/viewer.js"',
     ]);
     const config = JSON.parse(html.match(/id="leanscope-config">([^<]*)<\/script>/)[1]);
     assert.equal(config.recordingName, 'A</script>.lsrec', 'the name is escaped inside the block and parses back');

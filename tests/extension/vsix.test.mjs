@@ -9,6 +9,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 
 const VSIX = process.env.LEANSCOPE_VSIX;
 const MAX_VSIX_BYTES = 15 * 1024 * 1024;
+/** The viewer's page, stylesheet and script modules (extension/build.mjs
+ *  copies each into media/viewer). */
+const VIEWER_PAGE = fs.readdirSync(new URL('../../viewer-wasm/www/', import.meta.url)).filter((f) => /\.(html|css|js)$/.test(f));
 
 test('the linux-x64 VSIX: manifest, bundle, viewer, executable sidecar, size', { skip: VSIX ? false : 'LEANSCOPE_VSIX is not set (run npm run package, or scripts/test)' }, () => {
   const size = fs.statSync(VSIX).size;
@@ -27,7 +30,7 @@ test('the linux-x64 VSIX: manifest, bundle, viewer, executable sidecar, size', {
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
     const files = execFileSync('unzip', ['-Z1', VSIX], { encoding: 'utf8' }).trim().split('\n');
     for (const f of ['extension/dist/extension.js', 'extension/bin/leanscope', 'extension/media/host.js', 'extension/media/heat-4.svg',
-      ...['index.html', 'viewer.css', 'viewer.js', 'worker.js', 'viewer_wasm.js', 'viewer_wasm_bg.wasm'].map((v) => `extension/media/viewer/${v}`)]) {
+      ...[...VIEWER_PAGE, 'viewer_wasm.js', 'viewer_wasm_bg.wasm'].map((v) => `extension/media/viewer/${v}`)]) {
       assert.ok(files.includes(f), `${f} is not in the VSIX`);
     }
     assert.ok(!files.some((f) => f.startsWith('extension/src/') || f.endsWith('.ts') || f.includes('node_modules')), files.join('\n'));

@@ -122,6 +122,14 @@ test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () 
     // The recording was streamed from its own directory through the resource server.
     assert.ok(res.requests.some((r) => r.file === result.recording && r.allowed), JSON.stringify(res.requests));
     assert.ok(res.requests.some((r) => r.file.endsWith('media/viewer/viewer_wasm_bg.wasm') && r.allowed));
+    // media/viewer is VIEWER_FILES, and every script of it was loaded: the
+    // page's modules are imported under its entry's nonce (the CSP names
+    // no script origin), worker.js and the glue fetched for the worker.
+    const viewerDir = path.join(x.context.extensionPath, 'media/viewer');
+    assert.deepEqual([...x.ext.VIEWER_FILES].sort(), fs.readdirSync(viewerDir).sort());
+    for (const f of fs.readdirSync(viewerDir).filter((n) => n.endsWith('.js'))) {
+      assert.ok(res.requests.some((r) => r.file === path.join(viewerDir, f) && r.allowed), `${f} was not loaded`);
+    }
 
     // The queued selection from the CodeLens reached the viewer.
     assert.deepEqual(posted[0], { type: 'leanscope.select', declaration: 'Demo.Clean.double_add' });

@@ -53,3 +53,35 @@ export function formatValue(value, measure = 'time', scale = undefined) {
   }
   return `${v} ns`;
 }
+
+// Other numbers the viewer writes.
+
+/**
+ * A count with thousands separators: `1,234,567`. Not toLocaleString: its
+ * first call loads the browser's number formatting, tens of milliseconds of
+ * the page's main thread while a load's progress is shown.
+ * @param {number} n
+ * @returns {string}
+ */
+export function formatCount(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/**
+ * A share (0.123) as a percentage with one decimal (`12.3%`); `—` for none.
+ * @param {number|null|undefined} share
+ * @returns {string}
+ */
+export function formatPercent(share) {
+  return share === null || share === undefined ? '—' : `${(share * 100).toFixed(1)}%`;
+}
+
+/**
+ * A source range (0-based lines and columns) as people count them:
+ * `3:1–7:12`; `no range` for none.
+ * @param {{startLine: number, startCol: number, endLine: number, endCol: number}|null|undefined} r
+ * @returns {string}
+ */
+export function formatRange(r) {
+  return r ? `${r.startLine + 1}:${r.startCol + 1}–${r.endLine + 1}:${r.endCol + 1}` : 'no range';
+}
