@@ -1,6 +1,6 @@
 // The first view: the session's summary and root folder that the server
 // put in the page's configuration (`firstView`: the viewer model's own
-// answers from the same session.json, see sidecar/src/first_view.rs),
+// answers from the same session.json, see sidecar/src/viewer/first_view.rs),
 // painted before the worker and its wasm are ready, then replaced by the
 // worker's answers. And when the page first painted (debug.firstPaintMs).
 import { $ } from './dom.js';
