@@ -38,11 +38,12 @@ use super::chrome_export::{DECLARATIONS_EVENT, DIAGNOSTICS_EVENT, HEADER_EVENT, 
 use super::chrome_json::TraceJson;
 use super::chrome_lanes::LANE_EVENT;
 use super::error::{InteropError, Result};
-use super::limits::{
+use super::sink::{IdEvent, TraceSink};
+use crate::limit;
+use crate::limits::{
     MAX_CHROME_LANES, MAX_HEADER_ITEMS, MAX_OPEN_SPANS, MAX_PENDING_EVENTS, MAX_REORDER_EVENTS,
     MAX_STACK_DEPTH,
 };
-use super::sink::{IdEvent, TraceSink};
 
 const FORMAT: &str = "Chrome trace";
 
@@ -566,9 +567,7 @@ impl<'s> Importer<'s> {
                     ),
                 };
                 let thread = self.sink.add_thread(id, name).map_err(|e| match e {
-                    InteropError::Limit {
-                        what, limit, name, ..
-                    } => InteropError::limit(FORMAT, at(seq), what, limit, name),
+                    InteropError::Limit { limit, .. } => InteropError::over(FORMAT, at(seq), limit),
                     e => e,
                 })?;
                 self.tracks.push(Track {
@@ -761,12 +760,10 @@ impl<'s> Importer<'s> {
             }
             "B" | "b" => {
                 if self.tracks[t].open.len() >= MAX_OPEN_SPANS {
-                    return Err(InteropError::limit(
+                    return Err(InteropError::over(
                         FORMAT,
                         where_(),
-                        "the nesting of open `B` events",
-                        MAX_OPEN_SPANS as u64,
-                        "MAX_OPEN_SPANS",
+                        limit!(MAX_OPEN_SPANS, "the nesting of open `B` events"),
                     ));
                 }
                 let class = self.sink.intern(ev.cat.as_deref().unwrap_or(""))?;
@@ -905,12 +902,10 @@ impl<'s> Importer<'s> {
             ));
         }
         if self.lanes.len() >= MAX_CHROME_LANES {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 FORMAT,
                 at(seq),
-                "lanes",
-                MAX_CHROME_LANES as u64,
-                "MAX_CHROME_LANES",
+                limit!(MAX_CHROME_LANES, "lanes"),
             ));
         }
         self.lanes.insert((pid, tid), owner);
@@ -966,12 +961,13 @@ impl<'s> Importer<'s> {
         let parts = &mut self.header_parts;
         let items = parts.declarations.len() + parts.diagnostics.len();
         let too_many = || {
-            InteropError::limit(
+            InteropError::over(
                 FORMAT,
                 where_(),
-                "the declarations and diagnostics of leanscope's header",
-                MAX_HEADER_ITEMS as u64,
-                "MAX_HEADER_ITEMS",
+                limit!(
+                    MAX_HEADER_ITEMS,
+                    "the declarations and diagnostics of leanscope's header"
+                ),
             )
         };
         match name {
@@ -988,12 +984,13 @@ impl<'s> Importer<'s> {
             SOURCE_EVENT => {
                 let a: SourceArgs = serde_json::from_str(args).map_err(read)?;
                 if parts.source.len() + a.text.len() > recording::limits::MAX_SOURCE_BYTES {
-                    return Err(InteropError::limit(
+                    return Err(InteropError::over(
                         FORMAT,
                         where_(),
-                        "the source text of leanscope's header",
-                        recording::limits::MAX_SOURCE_BYTES as u64,
-                        "MAX_SOURCE_BYTES",
+                        limit!(
+                            recording::limits::MAX_SOURCE_BYTES,
+                            "the source text of leanscope's header"
+                        ),
                     ));
                 }
                 parts.source.push_str(&a.text);
@@ -1033,15 +1030,16 @@ impl<'s> Importer<'s> {
         }
         if self.waiting > MAX_PENDING_EVENTS {
             let open = self.tracks[t].open.first().map(|o| o.seq);
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 FORMAT,
                 match open {
                     Some(s) => format!("{} (an open `B` event)", at(s)),
                     None => format!("thread {}", self.keys[t].describe()),
                 },
-                "the number of events waiting to be placed",
-                MAX_PENDING_EVENTS as u64,
-                "MAX_PENDING_EVENTS",
+                limit!(
+                    MAX_PENDING_EVENTS,
+                    "the number of events waiting to be placed"
+                ),
             ));
         }
         Ok(())
@@ -1078,12 +1076,10 @@ impl<'s> Importer<'s> {
             track.stack.pop();
         }
         if track.stack.len() >= MAX_STACK_DEPTH {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 FORMAT,
                 at(p.seq),
-                "the nesting depth",
-                MAX_STACK_DEPTH as u64,
-                "MAX_STACK_DEPTH",
+                limit!(MAX_STACK_DEPTH, "the nesting depth"),
             ));
         }
         let parent = track.stack.last().map(|&(_, _, i)| i);

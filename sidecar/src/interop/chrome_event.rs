@@ -94,7 +94,7 @@ pub struct EventSpans {
 
 /// Nesting deeper than this is left to the general path (whose own limit,
 /// `serde_json`'s, is 128).
-const MAX_DEPTH: u32 = 100;
+const FAST_PATH_DEPTH: u32 = 100;
 
 /// Parses the event object at the start of `bytes` (no leading whitespace)
 /// into `ev`; returns its length in bytes, up to and including its `}`.
@@ -495,7 +495,7 @@ impl<'a> Parser<'a> {
                     if self.peek()? == close {
                         self.i += 1;
                     } else {
-                        if depth + open.len() as u32 >= MAX_DEPTH {
+                        if depth + open.len() as u32 >= FAST_PATH_DEPTH {
                             return Err(Stop::Bail);
                         }
                         open.push(object);

@@ -31,17 +31,11 @@ pub use values::Stop;
 use std::borrow::Cow;
 use std::io::{self, Read};
 
+use crate::limits::{MAX_JSON_DEPTH, MAX_JSON_STRING_BYTES};
 use crate::swar::{digits_value, leading_digits, POWERS_OF_TEN};
-
-/// Deepest nesting of arrays and objects accepted below the value being skipped.
-pub const MAX_JSON_DEPTH: usize = 128;
 
 /// Bytes read from the reader at a time (and the usual size of the cursor's buffer).
 pub const READ_CHUNK: usize = 256 * 1024;
-
-/// Longest string (key or value) a cursor reads into memory unless told otherwise
-/// ([`JsonCursor::with_max_string`]); strings it skips may be of any length.
-pub const MAX_JSON_STRING_BYTES: usize = 64 << 20;
 
 /// What went wrong.
 #[derive(Debug)]
@@ -885,7 +879,7 @@ impl<R: Read> JsonCursor<R> {
 }
 
 /// Most significant digits of a number [`fast_number`] reads: 10^19 - 1 fits a `u64`.
-const MAX_FAST_DIGITS: usize = 19;
+const FAST_DIGITS: usize = 19;
 
 /// The usual spellings, `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most 19 digits, when `w` also
 /// holds the byte after the token: (length, negative, fraction digits, digits). Anything else
@@ -924,7 +918,7 @@ fn fast_number(w: &[u8]) -> Option<(usize, bool, usize, u64)> {
 
 /// Appends the run of ASCII digits at `w[i..]` to `digits` (decimal), eight at a time where
 /// the window has eight bytes; returns the index after the run, or `None` if `count` would
-/// pass [`MAX_FAST_DIGITS`].
+/// pass [`FAST_DIGITS`].
 #[inline]
 fn digit_run(w: &[u8], mut i: usize, digits: &mut u64, count: &mut usize) -> Option<usize> {
     while let Some(chunk) = w.get(i..i + 8) {
@@ -933,7 +927,7 @@ fn digit_run(w: &[u8], mut i: usize, digits: &mut u64, count: &mut usize) -> Opt
         if run == 0 {
             return Some(i);
         }
-        if *count + run > MAX_FAST_DIGITS {
+        if *count + run > FAST_DIGITS {
             return None;
         }
         *digits = *digits * POWERS_OF_TEN[run] + digits_value(word, run);
@@ -947,7 +941,7 @@ fn digit_run(w: &[u8], mut i: usize, digits: &mut u64, count: &mut usize) -> Opt
         if !b.is_ascii_digit() {
             break;
         }
-        if *count == MAX_FAST_DIGITS {
+        if *count == FAST_DIGITS {
             return None;
         }
         *digits = *digits * 10 + u64::from(b - b'0');
@@ -1365,7 +1359,7 @@ mod tests {
         loop {
             match w.get(i) {
                 Some(&b) if b.is_ascii_digit() && (first != b'0' || in_fraction) => {
-                    if count == MAX_FAST_DIGITS {
+                    if count == FAST_DIGITS {
                         return None;
                     }
                     digits = digits * 10 + u64::from(b - b'0');

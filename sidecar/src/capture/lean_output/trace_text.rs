@@ -17,15 +17,8 @@
 //! nothing in the text tells them apart, so callers that set that option read
 //! [`TraceTiming::whole_units`] instead of [`TraceTiming::nanoseconds`].
 
-use super::decimal::decimal_to_ns;
-
-/// Most nodes accepted in one trace message. A message line is at most
-/// [`super::messages::MAX_MESSAGE_LINE_BYTES`] long and a real node header takes a few dozen
-/// bytes of it, so this only stops synthetic input.
-pub const MAX_TRACE_NODES: usize = 2_000_000;
-/// Deepest nesting accepted in one trace message (a node at this depth is indented
-/// `2 · MAX_TRACE_DEPTH` spaces).
-pub const MAX_TRACE_DEPTH: usize = 10_000;
+use crate::decimal::decimal_to_ns;
+use crate::limits::{MAX_TRACE_DEPTH, MAX_TRACE_NODES};
 
 /// How a header spelled its time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
