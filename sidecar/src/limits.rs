@@ -126,8 +126,8 @@ pub const MAX_JSON_STRING_BYTES: usize = 64 << 20;
 
 // ---------------------------------------------------------------------------- importers
 
-/// Largest single trace event object of a Chrome trace, in bytes (and the largest top-level
-/// value kept whole).
+/// Largest single trace event object of a Chrome trace, in bytes (and the largest string in a
+/// trace).
 pub const MAX_CHROME_EVENT_BYTES: usize = 16 << 20;
 
 /// Most declarations and diagnostics (together) the header of a Chrome trace leanscope wrote

@@ -69,8 +69,6 @@ pub struct Num {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ArgSpans {
     pub range: Option<[u32; 4]>,
-    /// leanscope's exact `[start, duration]` in nanoseconds.
-    pub ns: Option<[u64; 2]>,
     pub range_kind: Option<Span>,
     pub name: Option<Span>,
 }
@@ -87,7 +85,7 @@ pub struct EventSpans {
     pub tid: Option<IdSpan>,
     pub id: Option<IdSpan>,
     /// leanscope's exact `[start, duration]` in nanoseconds (the event's
-    /// own `ns`; exports before it was moved there wrote `args.ns`).
+    /// own `ns`).
     pub ns: Option<[u64; 2]>,
     pub args: Option<ArgSpans>,
 }
@@ -442,7 +440,6 @@ impl<'a> Parser<'a> {
             match key {
                 b"range" => set(&mut a.range, self.range()?)?,
                 b"range_kind" => set(&mut a.range_kind, self.string()?)?,
-                b"ns" => set(&mut a.ns, self.pair()?)?,
                 b"name" => set(&mut a.name, self.string()?)?,
                 _ => self.skip_value(2)?,
             }
