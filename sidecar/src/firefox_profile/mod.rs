@@ -4,7 +4,7 @@
 //! profile (`interop/firefox.rs`) go through.
 //!
 //! The reader reads a profile by its schema with the streaming JSON layer ([`crate::json_stream`]):
-//! only the columns leanscope uses are converted ([`columns`]: `meta.startTime/interval/product/
+//! only the columns leanscope uses are converted (`columns.rs`: `meta.startTime/interval/product/
 //! categories/preprocessedProfileVersion`; per thread `name`, `processName`, `isMainThread`,
 //! `samples.stack/time/timeDeltas/weight/weightType`, `stackTable.frame/prefix/category`,
 //! `frameTable.func/category`, `funcTable.name`, `stringArray`; `shared`), everything else is

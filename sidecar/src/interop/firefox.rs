@@ -17,6 +17,11 @@
 //! class and the text become the event's class and label. For other
 //! producers the frame's category is the class and the function name the
 //! label. Times are milliseconds, rounded to whole nanoseconds.
+//!
+//! The JSON is read by the Firefox-profile reader that the capture uses too
+//! ([`crate::firefox_profile`], in its general layout); a profile read in
+//! heartbeats goes through Lean's tree building instead
+//! ([`crate::capture::lean_output::lean_profile`]).
 
 use std::io::Read;
 

@@ -31,6 +31,8 @@ use crate::capture::lean_output::profiler_lines::{
     parse_took_line, ProfilerLine, ProfilerLineKind, ProfilerLineReader,
 };
 use crate::capture::lean_output::trace_text::{parse_trace_text, TraceForest};
+#[cfg(doc)]
+use crate::capture::lean_output::{messages, profiler_lines, trace_text};
 use crate::limit;
 use crate::limits::{MAX_LEAN_LOG_LINE_BYTES, MAX_NAMED_LINES};
 

@@ -98,7 +98,7 @@ fn document(s: &Summary) -> SummaryOut<'_> {
     }
 }
 
-/// A summary as leanscope's summary JSON, as one tree ([`write`] streams).
+/// A summary as leanscope's summary JSON, as one tree ([`write()`] streams).
 pub fn to_json(s: &Summary) -> Value {
     serde_json::to_value(document(s)).unwrap_or(Value::Null)
 }

@@ -10,6 +10,7 @@
 //!   `cumulative profiling times:` block).
 //! - [`lean_profile`]: the Firefox Profiler JSON written by `-Dtrace.profiler.output=FILE`, as
 //!   Lean's trace trees (the JSON itself is read by [`crate::firefox_profile`]).
+//! - [`siblings`]: walking the trees of both, stored in pre-order.
 //!
 //! Everything here is pure parsing: no processes, no files except what a caller hands in. Times
 //! are integer nanoseconds throughout.
@@ -17,4 +18,5 @@
 pub mod lean_profile;
 pub mod messages;
 pub mod profiler_lines;
+pub mod siblings;
 pub mod trace_text;

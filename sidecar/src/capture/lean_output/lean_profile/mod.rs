@@ -3,7 +3,7 @@
 //! trees: the nodes of each thread with their names, times, categories and nesting.
 //!
 //! The file is read by the Firefox-profile reader ([`crate::firefox_profile`], in Lean's
-//! layout) with [`LEAN_PROFILE_LIMITS`]; each thread is rebuilt into its tree ([`rebuild`]) as
+//! layout) with [`LEAN_PROFILE_LIMITS`]; each thread is rebuilt into its tree (`rebuild.rs`) as
 //! soon as it has been read, and its raw columns are dropped. The capture turns the trees into
 //! a recording's events (`capture/from_profile.rs`); `leanscope import --heartbeats` reads them
 //! too (`interop/firefox.rs`).
@@ -14,6 +14,7 @@ mod tests;
 
 use std::io::Read;
 
+use super::siblings::{Siblings, SubtreeEnd};
 use crate::firefox_profile::{
     read_profile_columns, FirefoxProfileError, Layout, ProfileLimits, ProfileUnit, ReadOptions,
     StringTable,
@@ -111,43 +112,20 @@ impl ProfileThread {
     }
 
     /// Ids of the top-level nodes.
-    pub fn roots(&self) -> NodeSiblings<'_> {
-        NodeSiblings {
-            nodes: &self.nodes,
-            next: 0,
-            end: self.nodes.len(),
-        }
+    pub fn roots(&self) -> Siblings<'_, ProfileNode> {
+        Siblings::roots(&self.nodes)
     }
 
     /// Ids of a node's children in time order.
     #[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
-    pub fn children(&self, id: usize) -> NodeSiblings<'_> {
-        NodeSiblings {
-            nodes: &self.nodes,
-            next: id + 1,
-            end: self.nodes.get(id).map_or(0, |n| n.end as usize),
-        }
+    pub fn children(&self, id: usize) -> Siblings<'_, ProfileNode> {
+        Siblings::children(&self.nodes, id)
     }
 }
 
-/// Iterator over consecutive siblings.
-#[cfg_attr(not(test), allow(dead_code))] // part of the parser's API; tests use it
-pub struct NodeSiblings<'a> {
-    nodes: &'a [ProfileNode],
-    next: usize,
-    end: usize,
-}
-
-impl Iterator for NodeSiblings<'_> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        if self.next >= self.end {
-            return None;
-        }
-        let id = self.next;
-        self.next = self.nodes.get(id).map_or(self.end, |n| n.end as usize);
-        Some(id)
+impl SubtreeEnd for ProfileNode {
+    fn subtree_end(&self) -> usize {
+        self.end as usize
     }
 }
 
