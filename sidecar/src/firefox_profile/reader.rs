@@ -149,7 +149,7 @@ impl<R: Read> ProfileReader<R> {
                 remaining: limits.bytes.value,
                 over: false,
             })
-            .with_max_string(max_string),
+            .with_max_string(limits.string),
             limits,
             max_table: as_usize(limits.table),
             max_threads: as_usize(limits.threads),
@@ -180,7 +180,7 @@ impl<R: Read> ProfileReader<R> {
                     column: e.column,
                     reason: e.reason.into_owned(),
                 },
-                JsonError::TooLong { .. } => FirefoxProfileError::LimitExceeded(limits.string),
+                JsonError::TooLong { limit, .. } => FirefoxProfileError::LimitExceeded(limit),
                 // (the reader takes no value whole)
                 JsonError::ValueTooLarge { max, .. } => {
                     FirefoxProfileError::LimitExceeded(limits.string.with_value(max as u64))

@@ -28,11 +28,9 @@ fn layer_error(e: JsonError) -> InteropError {
         JsonError::Syntax(e) => {
             InteropError::syntax(FORMAT, format!("byte {}", e.offset), e.reason.into_owned())
         }
-        JsonError::TooLong { offset, .. } => InteropError::over(
-            FORMAT,
-            format!("byte {offset}"),
-            limit!(MAX_CHROME_EVENT_BYTES, "a JSON string"),
-        ),
+        JsonError::TooLong { offset, limit } => {
+            InteropError::over(FORMAT, format!("byte {offset}"), limit)
+        }
         JsonError::ValueTooLarge { offset, .. } => InteropError::over(
             FORMAT,
             format!("byte {offset}"),
@@ -65,7 +63,7 @@ impl<R: Read> TraceJson<R> {
     pub fn new(input: R) -> Self {
         TraceJson {
             json: JsonCursor::with_chunk(input, READ_CHUNK)
-                .with_max_string(MAX_CHROME_EVENT_BYTES)
+                .with_max_string(limit!(MAX_CHROME_EVENT_BYTES, "a JSON string"))
                 .without_lines(),
         }
     }

@@ -31,7 +31,8 @@ pub use values::Stop;
 use std::borrow::Cow;
 use std::io::{self, Read};
 
-use crate::limits::{MAX_JSON_DEPTH, MAX_JSON_STRING_BYTES};
+use crate::limit;
+use crate::limits::{Limit, MAX_JSON_DEPTH, MAX_JSON_STRING_BYTES};
 use crate::swar::{digits_value, leading_digits, POWERS_OF_TEN};
 
 /// Bytes read from the reader at a time (and the usual size of the cursor's buffer).
@@ -47,7 +48,7 @@ pub enum JsonError {
         /// Byte offset of the string's opening quote.
         offset: u64,
         /// The limit, in bytes of the string's value.
-        max: usize,
+        limit: Limit,
     },
     /// A value taken whole ([`JsonCursor::take_value`], [`JsonCursor::parse_value`]) is longer
     /// than the caller's limit.
@@ -69,9 +70,10 @@ impl std::fmt::Display for JsonError {
                 "line {} column {} (byte {}): {}",
                 e.line, e.column, e.offset, e.reason
             ),
-            JsonError::TooLong { offset, max } => write!(
+            JsonError::TooLong { offset, limit } => write!(
                 f,
-                "byte {offset}: a string is longer than {max} bytes (MAX_JSON_STRING_BYTES)"
+                "byte {offset}: a string is longer than {} bytes ({})",
+                limit.value, limit.name
             ),
             JsonError::ValueTooLarge { offset, max } => {
                 write!(f, "byte {offset}: a value is longer than {max} bytes")
@@ -187,8 +189,9 @@ pub struct JsonCursor<R> {
     /// Whether lines are counted (for errors' line and column; a reader that reports byte
     /// offsets only saves a pass over the input).
     count_lines: bool,
-    /// Longest string value read into memory.
+    /// Longest string value read into memory: `string_limit` as a number.
     max_string: usize,
+    string_limit: Limit,
 }
 
 impl<R: Read> JsonCursor<R> {
@@ -210,6 +213,7 @@ impl<R: Read> JsonCursor<R> {
             line_start: 0,
             count_lines: true,
             max_string: MAX_JSON_STRING_BYTES,
+            string_limit: limit!(MAX_JSON_STRING_BYTES, "a JSON string"),
         }
     }
 
@@ -222,9 +226,10 @@ impl<R: Read> JsonCursor<R> {
 
     /// Sets the longest string (key or value, in bytes of its value) the cursor reads into
     /// memory; a longer one is a [`JsonError::TooLong`], found before more than a buffer past
-    /// the limit is held.
-    pub fn with_max_string(mut self, max: usize) -> Self {
-        self.max_string = max;
+    /// the limit is held, which names `limit`.
+    pub fn with_max_string(mut self, limit: Limit) -> Self {
+        self.max_string = usize::try_from(limit.value).unwrap_or(usize::MAX);
+        self.string_limit = limit;
         self
     }
 
@@ -699,7 +704,7 @@ impl<R: Read> JsonCursor<R> {
                 if out.len() - before > self.max_string {
                     return Err(Box::new(JsonError::TooLong {
                         offset: opening,
-                        max: self.max_string,
+                        limit: self.string_limit,
                     }));
                 }
             }
