@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use crate::lean_format::escape_json_into;
+use crate::limits::MAX_RAW_DEPTH;
 
 /// The toolchain name of cases recorded in the reference layout.
 pub const REFERENCE: &str = "reference";
@@ -301,9 +302,6 @@ enum RawJson {
     Arr(Vec<RawJson>),
     Obj(Vec<(String, RawJson)>),
 }
-
-/// Deepest nesting [`RawJson::parse`] accepts (a profile nests 4 levels).
-const MAX_RAW_DEPTH: usize = 64;
 
 impl RawJson {
     fn parse(text: &str) -> Result<RawJson, String> {

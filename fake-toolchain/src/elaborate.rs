@@ -40,13 +40,12 @@
 //! fake then replays a recording, or says it has none). A clean file makes
 //! Lean print nothing, as the fake does here.
 
+use crate::limits::{MAX_COST, MAX_HEARTBEATS_RUNS, MAX_PROFILING_COST_PERCENT};
 use std::path::Path;
 use std::time::Duration;
 
 /// What marks a directive.
 pub const DIRECTIVE: &str = "-- leanscope-fake:";
-/// The largest cost one directive may ask for.
-pub const MAX_COST: Duration = Duration::from_secs(3600);
 
 /// One directive and its 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,9 +66,6 @@ pub enum Directive {
     /// The file the runs are logged to (and numbered by).
     RunLog(String),
 }
-
-/// Most counts a `heartbeats-runs` directive may list.
-pub const MAX_HEARTBEATS_RUNS: usize = 1000;
 
 /// What the run was asked to trace: `trace.profiler.useHeartbeats` and its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,9 +127,6 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
     }
     Ok(out)
 }
-
-/// The largest `profiling-cost`.
-pub const MAX_PROFILING_COST_PERCENT: u32 = 1000;
 
 /// `4%` or `2.5%` in hundredths of a percent (at most two decimals).
 fn parse_percent(s: &str) -> Option<u32> {

@@ -140,7 +140,7 @@ const META_NODES: [(&str, &str); 6] = [
 ];
 
 /// Deepest level of the random `Meta.*` trees.
-const MAX_META_DEPTH: u64 = 9;
+const META_TREE_DEPTH: u64 = 9;
 
 fn meta_subtree(
     forest: &mut Forest,
@@ -162,7 +162,7 @@ fn meta_subtree(
     let id = forest.add(cls, "", text, gap, tail);
     let mut remaining = budget - 1;
     while remaining > 0 {
-        let share = if depth >= MAX_META_DEPTH {
+        let share = if depth >= META_TREE_DEPTH {
             1
         } else {
             rng.range(1, remaining.min((budget / 3).max(1)))

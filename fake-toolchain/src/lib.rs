@@ -34,6 +34,7 @@ pub mod huge;
 pub mod lake;
 pub mod lean;
 pub mod lean_format;
+pub mod limits;
 
 use std::ffi::OsString;
 use std::io::Write;

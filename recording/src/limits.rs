@@ -1,7 +1,12 @@
-//! Every limit the reader and writer enforce, in one place.
+//! Every limit of the `recording` crate, in one place: the recording format's (what the reader
+//! and writer accept), the model's and summaries' (issues kept, rows), sessions' (manifest,
+//! journal, shards, plans) and queries' (index lines, rows, warnings).
 //!
 //! A reader checks each of these before it allocates for what a file claims,
-//! so hostile input cannot make it allocate more than these bounds.
+//! so hostile input cannot make it allocate more than these bounds. The limits of the
+//! `leanscope` binary (capture, importers, servers) are in its own `limits` module.
+
+// ---------------------------------------------------------------------------- recording format
 
 /// Largest chunk (header, event batch or footer) a reader accepts, in bytes.
 pub const MAX_CHUNK_BYTES: usize = 96 << 20;
@@ -38,3 +43,53 @@ pub const MAX_TABLE_DEPTH: usize = 8;
 
 /// Largest timestamp or end time, in nanoseconds (about 292 years).
 pub const MAX_TIME_NS: u64 = i64::MAX as u64;
+
+// ---------------------------------------------------------------------------- model and summaries
+
+/// Validation issues of a recording kept with their details; further ones are only counted.
+pub const MAX_REPORTED_ISSUES: usize = 1000;
+
+/// Validation issues a summary keeps with their details (the count keeps counting past it).
+pub const MAX_SUMMARY_ISSUES: usize = 1000;
+
+/// Rows a summary can hold (row numbers are `u32`).
+pub const MAX_SUMMARY_ROWS: usize = u32::MAX as usize;
+
+/// Most runs a repeated capture (or a bench) may ask for (`--repeat`, `--warmup`).
+pub const MAX_REPEATS: u32 = 1000;
+
+// ---------------------------------------------------------------------------- sessions
+
+/// Largest manifest (`session.json`) a reader accepts, in bytes.
+pub const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+
+/// Largest journal a reader accepts, in bytes. Writers checkpoint long before (see
+/// [`checkpoint_due`](crate::session::journal::checkpoint_due)).
+pub const MAX_JOURNAL_BYTES: u64 = 256 << 20;
+
+/// Longest journal line a reader accepts, in bytes (a file entry holds at most
+/// [`MAX_ERROR_CHARS`] characters of error and Lean's categories).
+pub const MAX_JOURNAL_LINE_BYTES: usize = 1 << 20;
+
+/// Most characters of a failed file's error text kept in the manifest.
+pub const MAX_ERROR_CHARS: usize = 4000;
+
+/// Most shards a plan can be cut into.
+pub const MAX_SHARDS: u32 = 4096;
+
+/// Largest plan file a reader accepts, in bytes.
+pub const MAX_PLAN_BYTES: u64 = 64 << 20;
+
+// ---------------------------------------------------------------------------- queries
+
+/// Longest index line a reader accepts, in bytes; longer lines are skipped with a warning.
+pub const MAX_INDEX_LINE_BYTES: usize = 1 << 20;
+
+/// Most warnings a query reports one by one (the rest are counted).
+pub const MAX_REPORTED_WARNINGS: usize = 20;
+
+/// Most index rows of one kind a query of a repeated capture groups.
+pub const MAX_REPEATED_ROWS: u64 = 20_000_000;
+
+/// Longest tactic name in an index row, in characters.
+pub const MAX_TACTIC_NAME_CHARS: usize = 120;

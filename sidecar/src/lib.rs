@@ -12,5 +12,8 @@ pub mod capture {
     pub mod declarations;
     pub mod lean_output;
 }
+mod decimal;
+pub mod firefox_profile;
 pub mod interop;
 pub mod json_stream;
+pub mod limits;

@@ -708,7 +708,7 @@ fn reversed_events(n: usize) -> String {
 
 #[test]
 fn reordering_is_bounded_at_its_limit() {
-    use leanscope::interop::limits::MAX_REORDER_EVENTS;
+    use leanscope::limits::MAX_REORDER_EVENTS;
     // One more than the window still sorts: the first event placed early is
     // the latest pushed, and no later one starts before it.
     let rec = import_bytes(

@@ -16,10 +16,8 @@ use serde_json::{json, Value};
 
 use std::cell::OnceCell;
 
+use crate::limits::{MAX_LISTED_OPERATIONS, MAX_READ_BYTES};
 use crate::timeline::{timeline_rows, RowInfo, TimelineIndex};
-
-/// Most operations listed under a declaration, a line or an event.
-pub const MAX_LISTED_OPERATIONS: usize = 200;
 
 /// A recording arriving in chunks.
 pub struct RecordingLoad {
@@ -39,9 +37,6 @@ pub struct RecordingLoad {
     /// How far [`RecordingLoad::prefault`] got in each reserved column.
     touched: [usize; 8],
 }
-
-/// Most bytes [`RecordingLoad::space`] makes room for at once.
-pub const MAX_READ_BYTES: usize = 16 << 20;
 
 impl RecordingLoad {
     /// `claimed_events` (from the session manifest) and `byte_length` (from

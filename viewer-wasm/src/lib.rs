@@ -6,6 +6,7 @@
 //! comes from the `recording` crate.
 
 pub mod file;
+pub mod limits;
 pub mod session;
 pub mod timeline;
 

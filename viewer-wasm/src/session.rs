@@ -9,18 +9,10 @@ use recording::session::{
 };
 use serde_json::{json, Value};
 
-use crate::file::matches_filter;
+use recording::limits::{MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS};
 
-/// Longest index line read; longer ones are skipped with a warning.
-pub use recording::session::MAX_INDEX_LINE_BYTES;
-/// Most index rows kept.
-pub const MAX_INDEX_ROWS: usize = 20_000_000;
-/// Warnings about the index kept (further ones are counted).
-pub const MAX_INDEX_WARNINGS: usize = 20;
-/// Most rows a ranking returns.
-pub const MAX_RANKING_ROWS: usize = 5_000;
-/// Most files a session may list in the viewer.
-pub const MAX_SESSION_FILES: usize = 1_000_000;
+use crate::file::matches_filter;
+use crate::limits::{MAX_INDEX_ROWS, MAX_RANKING_ROWS, MAX_SESSION_FILES};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -368,7 +360,7 @@ impl SessionModel {
     }
 
     fn warn(&mut self, w: String) {
-        if self.index_warnings.len() < MAX_INDEX_WARNINGS {
+        if self.index_warnings.len() < MAX_REPORTED_WARNINGS {
             self.index_warnings.push(w);
         }
     }

@@ -10,6 +10,7 @@
 //! that level. A full zoom-out then costs O(pixels × rows), not O(events).
 //! Zoomed in past the finest level, the layout walks the row's events.
 
+use crate::limits::MAX_WIDTH_PX;
 use recording::model::{depths, Recording};
 use serde::Serialize;
 
@@ -17,8 +18,6 @@ use serde::Serialize;
 pub const MIN_EVENT_PX: f64 = 1.0;
 /// Values per rectangle in a layout: row, x0, x1, event, count, class.
 pub const RECT_FIELDS: usize = 6;
-/// Widest layout asked for, in pixels.
-pub const MAX_WIDTH_PX: u32 = 16_384;
 
 /// A row of the timeline.
 #[derive(Debug, Clone, Serialize)]

@@ -28,7 +28,7 @@ pub use explore::{
 pub use folders::{FolderNode, FolderTree};
 pub use stats::{nearest_rank, Stats};
 pub use timing::{self_pieces, union_ns, Interval};
-pub use validate::{IssueKind, ValidationIssue, MAX_REPORTED_ISSUES};
+pub use validate::{IssueKind, ValidationIssue};
 
 use std::io::Read;
 
@@ -52,7 +52,7 @@ pub struct Recording {
     window: Option<Interval>,
     traced_ns: u64,
     pub issues: Vec<ValidationIssue>,
-    /// Issues found, including those beyond [`MAX_REPORTED_ISSUES`].
+    /// Issues found, including those beyond [`MAX_REPORTED_ISSUES`](crate::limits::MAX_REPORTED_ISSUES).
     pub issue_count: u64,
 }
 

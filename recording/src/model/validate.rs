@@ -9,10 +9,8 @@ use serde::Serialize;
 
 use super::timing::Interval;
 use super::Recording;
+use crate::limits::MAX_REPORTED_ISSUES;
 use crate::types::SourceRange;
-
-/// Issues kept with their details; further ones are only counted.
-pub const MAX_REPORTED_ISSUES: usize = 1000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -25,9 +25,6 @@ pub use file_runs::{
 /// reported; with fewer, min–max is the whole story.
 pub const MIN_RUNS_FOR_QUARTILES: usize = 4;
 
-/// Most runs a repeated capture may ask for (`--repeat`, `--warmup`).
-pub const MAX_REPEATS: u32 = 1000;
-
 /// A number over the runs that have it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -28,6 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{FileEntry, LakeEnvRecord, Manifest, SessionError};
+use crate::limits::{MAX_JOURNAL_BYTES, MAX_JOURNAL_LINE_BYTES};
 
 /// The journal's file name inside a session directory.
 pub const JOURNAL_FILE: &str = "session.journal";
@@ -39,15 +40,6 @@ pub const JOURNAL_FILE: &str = "session.journal";
 /// while a build that reads only version 1 refuses a version 2 journal by
 /// its header (naming the version) instead of failing on a line.
 pub const JOURNAL_VERSION: u32 = 2;
-
-/// Largest journal a reader accepts, in bytes. Writers checkpoint long
-/// before (see [`checkpoint_due`]).
-pub const MAX_JOURNAL_BYTES: u64 = 256 << 20;
-
-/// Longest journal line a reader accepts, in bytes (a file entry holds at
-/// most [`super::MAX_ERROR_CHARS`] characters of error and Lean's
-/// categories).
-pub const MAX_JOURNAL_LINE_BYTES: usize = 1 << 20;
 
 /// A journal shorter than this never forces a checkpoint: small sessions
 /// are not rewritten after every file.

@@ -37,10 +37,10 @@ use serde::{Deserialize, Serialize};
 pub use journal::{load_manifest, FileChange, JournalReport, LoadedManifest, JOURNAL_FILE};
 pub use query::{
     query_index, query_index_parallel, query_rows, Committed, QueryKind, QueryOutcome, QueryRow,
-    QuerySpec, SortBy, MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS,
+    QuerySpec, SortBy,
 };
-pub use repeated::{query_repeated, MedianRow, RunGroups, MAX_REPEATED_ROWS};
-pub use rows::{index_rows, tactic_name, write_row, IndexRow, RowKind, MAX_TACTIC_NAME_CHARS};
+pub use repeated::{query_repeated, MedianRow, RunGroups};
+pub use rows::{index_rows, tactic_name, write_row, IndexRow, RowKind};
 
 /// The version of `session.json` and of the index rows this build writes
 /// and reads.
@@ -54,12 +54,6 @@ pub const INDEX_FILE: &str = "index.jsonl";
 
 /// The directory of the recordings inside a session directory.
 pub const FILES_DIR: &str = "files";
-
-/// Most characters of a failed file's error text kept in the manifest.
-pub const MAX_ERROR_CHARS: usize = 4000;
-
-/// Largest manifest a reader accepts, in bytes.
-pub const MAX_MANIFEST_BYTES: u64 = 256 << 20;
 
 /// Where a session stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -218,7 +212,8 @@ pub struct FileEntry {
     /// SHA-256 of the captured source, lowercase hex.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_sha256: Option<String>,
-    /// Why the capture failed (at most [`MAX_ERROR_CHARS`] characters).
+    /// Why the capture failed (at most [`MAX_ERROR_CHARS`](crate::limits::MAX_ERROR_CHARS)
+    /// characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// A repeated capture's committed runs of the file, by repeat (absent
@@ -606,6 +601,7 @@ pub(crate) fn test_manifest(files: Vec<FileEntry>) -> Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::MAX_ERROR_CHARS;
 
     #[test]
     fn counts_moved_agrees_with_a_recount() {

@@ -12,13 +12,11 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 
-use super::query::{query_rows, QueryOutcome, QuerySpec, MAX_INDEX_LINE_BYTES};
+use super::query::{query_rows, QueryOutcome, QuerySpec};
 use super::rows::IndexRow;
 use super::SessionError;
+use crate::limits::{MAX_INDEX_LINE_BYTES, MAX_REPEATED_ROWS, MAX_REPORTED_WARNINGS};
 use crate::repeats::Spread;
-
-/// Most index rows of one kind a query of a repeated capture groups.
-pub const MAX_REPEATED_ROWS: u64 = 20_000_000;
 
 /// What makes two runs' rows the same row.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -199,9 +197,9 @@ pub fn query_repeated(
         }
     }
     out.warning_count += warnings.len() as u64;
-    warnings.truncate(super::MAX_REPORTED_WARNINGS);
+    warnings.truncate(MAX_REPORTED_WARNINGS);
     out.warnings.splice(0..0, warnings);
-    out.warnings.truncate(super::MAX_REPORTED_WARNINGS);
+    out.warnings.truncate(MAX_REPORTED_WARNINGS);
     Ok(out)
 }
 

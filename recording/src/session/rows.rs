@@ -5,12 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::ns_to_ms;
+use crate::limits::MAX_TACTIC_NAME_CHARS;
 use crate::model::{declaration_times, file_time, tactic_rows, union_ns, DeclarationIndex};
 use crate::types::RangeKind;
 use crate::Recording;
-
-/// Longest tactic name in an index row, in characters.
-pub const MAX_TACTIC_NAME_CHARS: usize = 120;
 
 /// What an index row describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

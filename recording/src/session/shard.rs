@@ -16,15 +16,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Target, TargetKind};
-
-/// Most shards a plan can be cut into.
-pub const MAX_SHARDS: u32 = 4096;
+use crate::limits::MAX_SHARDS;
 
 /// The plan file inside a shard's (or merged) session directory.
 pub const PLAN_FILE: &str = "plan.json";
-
-/// Largest plan file a reader accepts, in bytes.
-pub const MAX_PLAN_BYTES: u64 = 64 << 20;
 
 /// The version of `plan.json` this build writes and reads.
 pub const PLAN_SCHEMA_VERSION: u32 = 1;

@@ -4,8 +4,9 @@ use std::collections::HashMap;
 
 use super::{
     share_permille, sort_rows, GroupBy, LeanscopeKey, SharedName, Summary, SummaryIssue,
-    SummaryKey, SummaryKind, SummaryRow, MAX_SUMMARY_ISSUES,
+    SummaryKey, SummaryKind, SummaryRow,
 };
+use crate::limits::{MAX_SUMMARY_ISSUES, MAX_SUMMARY_ROWS};
 use crate::model::{declaration_times, file_time, tactic_rows, Interval, Recording, Stats};
 
 /// The rows being accumulated, in compact form: each key once, found
@@ -21,9 +22,6 @@ struct Rows {
     table: hashbrown::HashTable<u32>,
     hasher: std::collections::hash_map::RandomState,
 }
-
-/// Rows a summary can hold (row numbers are `u32`).
-pub const MAX_SUMMARY_ROWS: usize = u32::MAX as usize;
 
 fn leanscope_key(row: &SummaryRow) -> Option<&LeanscopeKey> {
     match &row.key {

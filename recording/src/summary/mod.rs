@@ -43,10 +43,6 @@ pub const SUMMARY_SCHEMA_VERSION: u64 = 1;
 /// The value of the `format` field that marks leanscope's summary JSON.
 pub const SUMMARY_FORMAT: &str = "leanscope-summary";
 
-/// Validation issues a summary keeps with their details (the count keeps
-/// counting past it).
-pub const MAX_SUMMARY_ISSUES: usize = 1000;
-
 /// What rows are keyed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

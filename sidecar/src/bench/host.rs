@@ -4,16 +4,13 @@
 //! descendant it waited for (`lake` waits for `lean`, `leanscope profile`
 //! for `lake`). Nothing the child prints can pass for a counter.
 
+use leanscope::limits::MAX_KEPT_STDOUT;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Most bytes of a run's stdout kept (leanscope's `--json` facts are far
-/// smaller; the rest is read and dropped so the child never blocks).
-pub const MAX_KEPT_STDOUT: usize = 1 << 20;
 
 /// What one run measured.
 #[derive(Debug, Clone)]

@@ -14,9 +14,6 @@ pub struct Run {
     pub repeat: Option<u32>,
 }
 
-/// Most repeats and warm-ups a bench may ask for.
-pub const MAX_REPEATS: u32 = 1000;
-
 /// Every run of a bench of `files` files, in order.
 pub fn schedule(files: usize, repeats: u32, warmup: u32) -> Vec<Run> {
     let mut runs = Vec::new();

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use recording::{ClockKind, Thread};
 
 use super::events::{node_label, split_node_name, Built, Event, EventSink};
-use super::lean_output::firefox_profile::{FirefoxProfile, ProfileThread};
+use super::lean_output::lean_profile::{FirefoxProfile, ProfileThread};
 use super::placer::{declaration_named_by, public_name, Placement, Placer};
 
 /// Lean's root node on the main thread, spanning the whole file.

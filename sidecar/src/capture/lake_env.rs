@@ -21,12 +21,7 @@ use super::process::{run, RunOptions};
 use super::project::is_executable;
 use super::toolchain::LeanVersion;
 use super::CaptureError;
-
-/// Most bytes of `lake env`'s output read.
-pub const MAX_LAKE_ENV_BYTES: usize = 1 << 20;
-
-/// Most variables (lines) `lake env` may print.
-pub const MAX_LAKE_ENV_LINES: usize = 4096;
+use leanscope::limits::{MAX_LAKE_ENV_BYTES, MAX_LAKE_ENV_LINES};
 
 /// How long `lake env` and `lean --version` may each take.
 const TAKE_TIMEOUT: Duration = Duration::from_secs(120);

@@ -4,6 +4,7 @@
 //! Cancelling or timing out sends SIGTERM to the whole group (so `lake` and
 //! the `lean` it started both get it), then SIGKILL after [`KILL_GRACE`].
 
+use leanscope::limits::MAX_LEAN_OUTPUT_BYTES;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -11,9 +12,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-/// Most bytes of Lean output (stdout and stderr each) kept in memory.
-pub const MAX_LEAN_OUTPUT_BYTES: usize = 1 << 30;
 
 /// How long Lean gets to stop after SIGTERM before SIGKILL.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);

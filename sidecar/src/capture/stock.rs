@@ -14,7 +14,7 @@ use super::events::{Event, EventSink};
 use super::from_messages;
 use super::from_profile;
 use super::lake_env::LakeEnvironment;
-use super::lean_output::firefox_profile::parse_firefox_profile_file;
+use super::lean_output::lean_profile::parse_firefox_profile_file;
 use super::lean_output::messages::MessageReader;
 use super::lean_output::profiler_lines::parse_stderr;
 use super::placer::Placer;

@@ -12,12 +12,13 @@ use recording::AtomicFile;
 
 use crate::bench::host::{measure, HostError};
 use crate::bench::report::{report, text, Setup};
-use crate::bench::schedule::{schedule, MAX_REPEATS};
+use crate::bench::schedule::schedule;
 use crate::bench::{Mode, Sample};
 use crate::capture::project::{find_lake, module_name, Project};
 use crate::capture::DEFAULT_THRESHOLD_MS;
 use crate::exit;
 use crate::session::discover::discover;
+use recording::limits::MAX_REPEATS;
 
 #[derive(clap::Args)]
 pub struct Args {

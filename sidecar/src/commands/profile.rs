@@ -15,7 +15,7 @@ use crate::capture::{
     DEFAULT_THRESHOLD_HEARTBEATS, DEFAULT_THRESHOLD_MS,
 };
 use crate::exit;
-use crate::session::engine::MAX_JOBS;
+use leanscope::limits::MAX_JOBS;
 
 #[derive(clap::Args)]
 #[command(after_help = "\
@@ -91,12 +91,12 @@ pub struct Args {
     /// Capture each file N times into a session (a single FILE too), each run its own
     /// recording; `query` and `summary` then report per-run medians with their spread.
     #[arg(long, value_name = "N", conflicts_with_all = ["shard", "resume"],
-        value_parser = clap::value_parser!(u32).range(1..=recording::repeats::MAX_REPEATS as i64))]
+        value_parser = clap::value_parser!(u32).range(1..=recording::limits::MAX_REPEATS as i64))]
     repeat: Option<u32>,
     /// Discarded warm-up runs of each file before its repeats (default 1 when --repeat is over 1,
     /// else 0). Warm-ups are never stored or counted.
     #[arg(long, value_name = "K", requires = "repeat",
-        value_parser = clap::value_parser!(u32).range(0..=recording::repeats::MAX_REPEATS as i64))]
+        value_parser = clap::value_parser!(u32).range(0..=recording::limits::MAX_REPEATS as i64))]
     warmup: Option<u32>,
 }
 

@@ -16,6 +16,7 @@ use crate::exit;
 use crate::session::committed::CommittedSession;
 use crate::session::regular;
 use crate::session::store::is_being_written;
+use leanscope::limits::MAX_QUERY_READERS;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Kind {
@@ -33,9 +34,6 @@ enum Sort {
     #[value(name = "self")]
     SelfTime,
 }
-
-/// Most threads that read a session's index at once.
-const MAX_READERS: usize = 8;
 
 /// Rows a query prints unless told otherwise.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -259,7 +257,7 @@ fn query_session(
             // One reader per core (each its own open file, so its own offset).
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             let mut readers = vec![f];
-            for _ in 1..cores.min(MAX_READERS) {
+            for _ in 1..cores.min(MAX_QUERY_READERS) {
                 readers.push(regular::read(&index_path)?);
             }
             query_index_parallel(readers, len, manifest.index_bytes, &committed, spec)

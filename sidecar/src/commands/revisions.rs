@@ -15,6 +15,7 @@ use crate::revisions::report::{
     DEFAULT_FLAG_RATIO,
 };
 use crate::revisions::run::{run as run_revisions, RunRequest};
+use leanscope::limits::MAX_REVISIONS_REPEAT;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -52,7 +53,7 @@ pub struct RunArgs {
     #[arg(long)]
     workspace: PathBuf,
     /// Samples per file and side (medians and spread when more than one).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_REPEAT))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_REVISIONS_REPEAT))]
     repeat: u64,
     /// Make each sample a leanscope capture: both sides also get sessions
     /// (WORKSPACE/profiles/base and head) and the report the
@@ -87,9 +88,6 @@ pub struct RunArgs {
     #[arg(long)]
     fail_on_flag: bool,
 }
-
-/// The largest `--repeat`.
-pub const MAX_REPEAT: u64 = 100;
 
 #[derive(clap::Args)]
 struct Revs {

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use crate::session::store::SessionStore;
 use anyhow::{bail, Context, Result};
+use recording::limits::MAX_ERROR_CHARS;
 use recording::model::file_time;
 use recording::session::{
     cap_chars, index_rows, ns_to_ms, write_row, FileEntry, FileStatus, Manifest, NewSession,
-    SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS,
+    SessionStatus, Target, TargetKind, FILES_DIR,
 };
 use recording::synth::{synthetic_bytes, SynthParams};
 use recording::writer::{AtomicFile, Encoder, NewEvent};

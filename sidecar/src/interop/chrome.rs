@@ -6,392 +6,50 @@
 //! duration events (`B`/`E`, matched per thread), nestable async events
 //! (`b`/`e`, matched per process, category and id, each id becoming its own
 //! track; an async half whose other half the trace cut off is dropped and
-//! counted in a note, while an unmatched `B` or `E` is an error) and metadata (`M`: `process_name`, `thread_name`). Other phases
-//! (instant, counter, flow, object, sample events) carry no interval and are
-//! counted in a note. Timestamps and durations are microseconds; they are
-//! read as exact decimals and rounded to whole nanoseconds.
+//! counted in a note, while an unmatched `B` or `E` is an error) and
+//! metadata (`M`: `process_name`, `thread_name`). Other phases (instant,
+//! counter, flow, object, sample events) carry no interval and are counted
+//! in a note. Timestamps and durations are microseconds, read as exact
+//! decimals and rounded to whole nanoseconds (`chrome_time`).
 //!
-//! Events are nested per thread by time, in constant memory: each thread
-//! holds back at most [`MAX_REORDER_EVENTS`] completed events to put them
-//! in start order (parents before children), so a trace may be out of
-//! order by that much per thread.
+//! This file is the event loop: the document around the events, each event
+//! (by the fast path, `chrome_event`, or the general one; its fields in
+//! `chrome_fields`) and its placement on its thread. Events are nested per
+//! thread by time, in constant memory: each thread holds back at most
+//! [`MAX_REORDER_EVENTS`] completed events to put them in start order
+//! (parents before children), so a trace may be out of order by that much
+//! per thread.
 //!
 //! Export (`chrome_export`) writes the object form with one `X` event per
 //! event, in exact binary fractions of a microsecond, the exact nanoseconds
-//! in the event's `ns` (read back here; `args.ns` in older exports) and leanscope's header in bounded
-//! `leanscope_*` metadata events (read back here; the header in
-//! `otherData.leanscope`, as leanscope wrote it before, is read too), so
-//! that importing an exported trace gives back the same recording, except
-//! for links between threads, which the format cannot express.
+//! in the event's `ns` (read back here) and leanscope's header in bounded
+//! `leanscope_*` metadata events (read back by `chrome_header`), so that
+//! importing an exported trace gives back the same recording, except for
+//! links between threads, which the format cannot express.
 
-use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::io::Read;
 
-use recording::{Declaration, Diagnostic, Header, RangeKind, SourceRange};
+use recording::{Header, RangeKind, SourceRange};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::chrome_event::{parse_event, ArgSpans, EventSpans, IdSpan, Num, Span};
-use super::chrome_export::{DECLARATIONS_EVENT, DIAGNOSTICS_EVENT, HEADER_EVENT, SOURCE_EVENT};
+use super::chrome_fields::{
+    all_ascii, range_arg, range_kind_of, range_of, Args, Id, NameArgs, RawEvent, SerdeEvent,
+};
+use super::chrome_header::{args_error, HeaderParts, HEADER_PREFIX};
 use super::chrome_json::TraceJson;
 use super::chrome_lanes::LANE_EVENT;
+use super::chrome_time::{exact_times, time_field};
 use super::error::{InteropError, Result};
-use super::limits::{
-    MAX_CHROME_LANES, MAX_HEADER_ITEMS, MAX_OPEN_SPANS, MAX_PENDING_EVENTS, MAX_REORDER_EVENTS,
-    MAX_STACK_DEPTH,
-};
 use super::sink::{IdEvent, TraceSink};
+use crate::limit;
+use crate::limits::{
+    MAX_CHROME_LANES, MAX_OPEN_SPANS, MAX_PENDING_EVENTS, MAX_REORDER_EVENTS, MAX_STACK_DEPTH,
+};
 
-const FORMAT: &str = "Chrome trace";
-
-/// The names of the metadata events that carry leanscope's header.
-const HEADER_PREFIX: &str = "leanscope_";
-
-/// A `pid` or `tid`: a number or a string.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Id<'a> {
-    Num(i64),
-    Str(Cow<'a, str>),
-}
-
-impl Id<'_> {
-    fn to_static(&self) -> Id<'static> {
-        match self {
-            Id::Num(n) => Id::Num(*n),
-            Id::Str(s) => Id::Str(Cow::Owned(s.to_string())),
-        }
-    }
-}
-
-impl std::fmt::Display for Id<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Id::Num(n) => write!(f, "{n}"),
-            Id::Str(s) => f.write_str(s),
-        }
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Id<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Id<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an integer or a string")
-            }
-            fn visit_i64<E>(self, v: i64) -> std::result::Result<Id<'de>, E> {
-                Ok(Id::Num(v))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Id<'de>, E> {
-                i64::try_from(v)
-                    .map(Id::Num)
-                    .map_err(|_| E::custom("id is too large"))
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Id<'de>, E> {
-                Ok(Id::Str(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> std::result::Result<Id<'de>, E> {
-                Ok(Id::Str(Cow::Owned(v.to_owned())))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// The fields of a trace event that the importer reads, as `serde_json`
-/// reads them (the general path).
-#[derive(Deserialize)]
-struct SerdeEvent<'a> {
-    #[serde(borrow)]
-    ph: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    cat: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    ts: Option<&'a RawValue>,
-    #[serde(borrow)]
-    dur: Option<&'a RawValue>,
-    #[serde(borrow)]
-    pid: Option<Id<'a>>,
-    #[serde(borrow)]
-    tid: Option<Id<'a>>,
-    #[serde(borrow)]
-    id: Option<Id<'a>>,
-    ns: Option<[u64; 2]>,
-    #[serde(borrow)]
-    args: Option<&'a RawValue>,
-}
-
-impl<'a> SerdeEvent<'a> {
-    fn into_raw(self) -> RawEvent<'a> {
-        RawEvent {
-            ph: self.ph,
-            name: self.name,
-            cat: self.cat,
-            ts: self.ts.map(|t| Time {
-                text: t.get(),
-                ns: None,
-            }),
-            dur: self.dur.map(|t| Time {
-                text: t.get(),
-                ns: None,
-            }),
-            pid: self.pid,
-            tid: self.tid,
-            id: self.id,
-            ns: self.ns,
-            args: self.args.map(|a| Args::Raw(a.get())),
-        }
-    }
-}
-
-/// The fields of a trace event that the importer reads, however it read
-/// them.
-struct RawEvent<'a> {
-    ph: Option<Cow<'a, str>>,
-    name: Option<Cow<'a, str>>,
-    cat: Option<Cow<'a, str>>,
-    ts: Option<Time<'a>>,
-    dur: Option<Time<'a>>,
-    pid: Option<Id<'a>>,
-    tid: Option<Id<'a>>,
-    id: Option<Id<'a>>,
-    /// leanscope's exact `[start, duration]` (the event's `ns`).
-    ns: Option<[u64; 2]>,
-    args: Option<Args<'a>>,
-}
-
-/// A `ts` or `dur`: its JSON text, and its value in nanoseconds when the
-/// fast path read it (the usual plain form).
-#[derive(Clone, Copy)]
-struct Time<'a> {
-    text: &'a str,
-    ns: Option<u64>,
-}
-
-/// An event's `args`: its JSON text (the general path), or what the fast
-/// path read from it (an object whose `range`, `range_kind` and `name` have
-/// the types they should).
-enum Args<'a> {
-    Raw(&'a str),
-    Read {
-        range: Option<[u32; 4]>,
-        ns: Option<[u64; 2]>,
-        range_kind: Option<Cow<'a, str>>,
-        name: Option<Cow<'a, str>>,
-    },
-}
-
-impl<'a> RawEvent<'a> {
-    /// The event the fast path found in `bytes`; `None` when they are not
-    /// UTF-8 or one of its strings does not decode (the general path
-    /// reports it).
-    #[inline(always)]
-    fn from_spans(bytes: &'a [u8], ev: &EventSpans) -> Option<Self> {
-        // One check of the whole event (serde_json checks all of `args`,
-        // every string it keeps and every key); the usual event is all
-        // ASCII, which is quicker to see.
-        let text = if all_ascii(bytes) {
-            // SAFETY: ASCII bytes are UTF-8.
-            unsafe { std::str::from_utf8_unchecked(bytes) }
-        } else {
-            std::str::from_utf8(bytes).ok()?
-        };
-        let string = |s: Option<Span>| match s {
-            Some(s) => s.decode(text).map(Some),
-            None => Some(None),
-        };
-        let number = |s: Option<Num>| {
-            s.map(|n| {
-                text.get(n.start as usize..n.end as usize).map(|t| Time {
-                    text: t,
-                    ns: n.thousandths,
-                })
-            })
-        };
-        let id = |s: Option<IdSpan>| match s {
-            None => Some(None),
-            Some(IdSpan::Num(n)) => Some(Some(Id::Num(n))),
-            Some(IdSpan::Str(s)) => s.decode(text).map(|s| Some(Id::Str(s))),
-        };
-        let args = match &ev.args {
-            None => None,
-            Some(a) => Some(Args::Read {
-                range: a.range,
-                ns: a.ns,
-                range_kind: string(a.range_kind)?,
-                name: string(a.name)?,
-            }),
-        };
-        Some(RawEvent {
-            ph: string(ev.ph)?,
-            name: string(ev.name)?,
-            cat: string(ev.cat)?,
-            ts: number(ev.ts).map_or(Some(None), |t| t.map(Some))?,
-            dur: number(ev.dur).map_or(Some(None), |t| t.map(Some))?,
-            pid: id(ev.pid)?,
-            tid: id(ev.tid)?,
-            id: id(ev.id)?,
-            ns: ev.ns,
-            args,
-        })
-    }
-}
-
-/// Whether `b` is all ASCII, 8 bytes at a time (quicker than the
-/// standard library's check for event-sized slices).
-fn all_ascii(b: &[u8]) -> bool {
-    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("8 bytes"));
-    let mut seen = 0u64;
-    let mut chunks = b.chunks_exact(8);
-    for c in &mut chunks {
-        seen |= word(c);
-    }
-    if b.len() >= 8 {
-        // The last 8 bytes, overlapping the chunks: covers the remainder.
-        seen |= word(&b[b.len() - 8..]);
-    } else {
-        for &c in chunks.remainder() {
-            seen |= u64::from(c);
-        }
-    }
-    seen & 0x8080_8080_8080_8080 == 0
-}
-
-/// What the importer reads from `args`.
-#[derive(Deserialize)]
-struct RangeArgs<'a> {
-    range: Option<[u32; 4]>,
-    ns: Option<[u64; 2]>,
-    #[serde(borrow)]
-    range_kind: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct NameArgs {
-    name: Option<String>,
-}
-
-/// A microsecond decimal (JSON number text) as whole nanoseconds, rounded
-/// half away from zero; exact for up to three decimals.
-pub fn micros_to_ns(text: &str) -> std::result::Result<i128, String> {
-    match plain_micros_to_ns(text.as_bytes()) {
-        Some(ns) => Ok(ns),
-        None => any_micros_to_ns(text),
-    }
-}
-
-/// [`micros_to_ns`] of any form.
-fn any_micros_to_ns(text: &str) -> std::result::Result<i128, String> {
-    let t = text.as_bytes();
-    let mut i = 0;
-    let negative = t.first() == Some(&b'-');
-    if negative {
-        i += 1;
-    }
-    let mut mantissa: i128 = 0;
-    let mut digits = 0;
-    let mut exponent: i32 = 0;
-    let mut seen_digit = false;
-    let mut push = |d: u8, frac: bool, exponent: &mut i32| {
-        // Digits past 30 significant ones only shift the magnitude.
-        if digits < 30 {
-            mantissa = mantissa * 10 + i128::from(d - b'0');
-            if mantissa != 0 {
-                digits += 1;
-            }
-            if frac {
-                *exponent -= 1;
-            }
-        } else if !frac {
-            *exponent += 1;
-        }
-    };
-    while i < t.len() && t[i].is_ascii_digit() {
-        push(t[i], false, &mut exponent);
-        seen_digit = true;
-        i += 1;
-    }
-    if i < t.len() && t[i] == b'.' {
-        i += 1;
-        while i < t.len() && t[i].is_ascii_digit() {
-            push(t[i], true, &mut exponent);
-            seen_digit = true;
-            i += 1;
-        }
-    }
-    if !seen_digit {
-        return Err(format!("`{text}` is not a number"));
-    }
-    if i < t.len() && (t[i] == b'e' || t[i] == b'E') {
-        i += 1;
-        let neg_exp = t.get(i) == Some(&b'-');
-        if matches!(t.get(i), Some(b'-') | Some(b'+')) {
-            i += 1;
-        }
-        let mut e: i32 = 0;
-        let mut any = false;
-        while i < t.len() && t[i].is_ascii_digit() {
-            e = e.saturating_mul(10).saturating_add(i32::from(t[i] - b'0'));
-            any = true;
-            i += 1;
-        }
-        if !any {
-            return Err(format!("`{text}` is not a number"));
-        }
-        exponent = exponent.saturating_add(if neg_exp { -e } else { e });
-    }
-    if i != t.len() {
-        return Err(format!("`{text}` is not a number"));
-    }
-    // Microseconds to nanoseconds.
-    let exponent = exponent.saturating_add(3);
-    let magnitude = if mantissa == 0 {
-        0
-    } else if exponent >= 0 {
-        if exponent > 38 - digits.max(1) {
-            return Err(format!("`{text}` is too large"));
-        }
-        mantissa * 10i128.pow(exponent as u32)
-    } else if exponent < -38 {
-        0
-    } else {
-        let div = 10i128.pow((-exponent) as u32);
-        (mantissa + div / 2) / div
-    };
-    Ok(if negative { -magnitude } else { magnitude })
-}
-
-/// [`micros_to_ns`] of the usual form, `123` or `123.4` (up to 15 digits,
-/// up to 3 decimals: exact in an i64), quickly; `None` for another form.
-fn plain_micros_to_ns(t: &[u8]) -> Option<i128> {
-    let (int, frac) = match memchr::memchr(b'.', t) {
-        Some(dot) => (&t[..dot], &t[dot + 1..]),
-        None => (t, &t[t.len()..]),
-    };
-    if int.is_empty()
-        || int.len() > 15
-        || frac.len() > 3
-        || (frac.is_empty() && int.len() < t.len())
-    {
-        return None;
-    }
-    let mut ns: i64 = 0;
-    for &d in int.iter().chain(frac) {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        ns = ns * 10 + i64::from(d - b'0');
-    }
-    for _ in frac.len()..3 {
-        ns *= 10;
-    }
-    Some(i128::from(ns))
-}
+pub(super) const FORMAT: &str = "Chrome trace";
 
 /// Where an event's interval goes: a thread, or a nestable async id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -515,23 +173,11 @@ struct Importer<'s> {
     waiting: usize,
     ignored: std::collections::BTreeMap<String, u64>,
     unmatched_async: u64,
-    /// The header of `otherData` (as leanscope wrote it before 0.2).
-    header: Option<Header>,
     header_parts: HeaderParts,
 }
 
-/// leanscope's header as its metadata events give it.
-#[derive(Default)]
-struct HeaderParts {
-    header: Option<Header>,
-    source: String,
-    declarations: Vec<Declaration>,
-    diagnostics: Vec<Diagnostic>,
-    /// The first of these events.
-    seen_at: Option<u64>,
-}
-
-fn at(seq: u64) -> String {
+/// Where the event `seq` is.
+pub(super) fn at(seq: u64) -> String {
     format!("traceEvents[{seq}]")
 }
 
@@ -566,9 +212,7 @@ impl<'s> Importer<'s> {
                     ),
                 };
                 let thread = self.sink.add_thread(id, name).map_err(|e| match e {
-                    InteropError::Limit {
-                        what, limit, name, ..
-                    } => InteropError::limit(FORMAT, at(seq), what, limit, name),
+                    InteropError::Limit { limit, .. } => InteropError::over(FORMAT, at(seq), limit),
                     e => e,
                 })?;
                 self.tracks.push(Track {
@@ -667,7 +311,6 @@ impl<'s> Importer<'s> {
                 // SAFETY: `bytes` is all ASCII, which is UTF-8.
                 .map(|b| unsafe { std::str::from_utf8_unchecked(b) }),
         };
-        let ns = exact_ns(ev.ns, ev.args.and_then(|a| a.ns));
         let range = match ev.args {
             Some(ArgSpans {
                 range: Some(r),
@@ -692,7 +335,7 @@ impl<'s> Importer<'s> {
             Some((TrackKey::Thread(Id::Num(p), Id::Num(t)), i)) if *p == pid && *t == tid => *i,
             _ => self.track(TrackKey::Thread(Id::Num(pid), Id::Num(tid)), seq)?,
         };
-        let times = exact_times((ts, dur), ns, &|| at(seq))?;
+        let times = exact_times((ts, dur), ev.ns, &|| at(seq))?;
         self.complete_named(t, seq, times, (cat, name), range)?;
         Ok(true)
     }
@@ -730,43 +373,32 @@ impl<'s> Importer<'s> {
         };
         let t = self.track(key, seq)?;
         let name = ev.name.as_deref().unwrap_or("");
-        let (range, ns) = match &ev.args {
-            Some(Args::Raw(a))
-                if memchr::memmem::find(a.as_bytes(), b"\"range\"").is_some()
-                    || memchr::memmem::find(a.as_bytes(), b"\"ns\"").is_some() =>
-            {
+        let range = match &ev.args {
+            Some(Args::Raw(a)) if memchr::memmem::find(a.as_bytes(), b"\"range\"").is_some() => {
                 range_arg(a, &where_)?
             }
             Some(Args::Read {
                 range: Some(r),
                 range_kind,
-                ns,
                 ..
-            }) => (
-                Some((range_of(*r), range_kind_of(range_kind.as_deref(), &where_)?)),
-                *ns,
-            ),
-            Some(Args::Read { ns, .. }) => (None, *ns),
-            _ => (None, None),
+            }) => Some((range_of(*r), range_kind_of(range_kind.as_deref(), &where_)?)),
+            _ => None,
         };
-        let ns = exact_ns(ev.ns, ns);
         match ph {
             "X" => {
                 let dur = time_field(ev.dur, "dur", &where_)?.ok_or_else(|| {
                     InteropError::invalid(FORMAT, where_(), "an `X` event needs `dur`")
                 })?;
                 let cat = ev.cat.as_deref().unwrap_or("");
-                let times = exact_times((ts, dur), ns, &where_)?;
+                let times = exact_times((ts, dur), ev.ns, &where_)?;
                 self.complete_named(t, seq, times, (cat, name), range)
             }
             "B" | "b" => {
                 if self.tracks[t].open.len() >= MAX_OPEN_SPANS {
-                    return Err(InteropError::limit(
+                    return Err(InteropError::over(
                         FORMAT,
                         where_(),
-                        "the nesting of open `B` events",
-                        MAX_OPEN_SPANS as u64,
-                        "MAX_OPEN_SPANS",
+                        limit!(MAX_OPEN_SPANS, "the nesting of open `B` events"),
                     ));
                 }
                 let class = self.sink.intern(ev.cat.as_deref().unwrap_or(""))?;
@@ -847,7 +479,6 @@ impl<'s> Importer<'s> {
         }
     }
 
-    /// A range as the sink's id for it.
     /// A complete event of track `t` (start and duration; category and
     /// name), its names and range interned.
     fn complete_named(
@@ -874,6 +505,7 @@ impl<'s> Importer<'s> {
         )
     }
 
+    /// A range as the sink's id for it.
     fn range_id(&mut self, r: Option<(SourceRange, RangeKind)>) -> Option<(u32, RangeKind)> {
         r.map(|(r, k)| (self.sink.intern_range(r), k))
     }
@@ -905,12 +537,10 @@ impl<'s> Importer<'s> {
             ));
         }
         if self.lanes.len() >= MAX_CHROME_LANES {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 FORMAT,
                 at(seq),
-                "lanes",
-                MAX_CHROME_LANES as u64,
-                "MAX_CHROME_LANES",
+                limit!(MAX_CHROME_LANES, "lanes"),
             ));
         }
         self.lanes.insert((pid, tid), owner);
@@ -948,9 +578,9 @@ impl<'s> Importer<'s> {
         Ok(())
     }
 
-    /// A piece of leanscope's header (see `chrome_export`).
+    /// A `leanscope_` metadata event: a lane, or a piece of leanscope's
+    /// header (`chrome_header`).
     fn header_part(&mut self, name: &str, ev: &RawEvent, seq: u64) -> Result<()> {
-        let where_ = || format!("{}.args", at(seq));
         let Some(Args::Raw(args)) = &ev.args else {
             return Err(InteropError::invalid(
                 FORMAT,
@@ -958,65 +588,11 @@ impl<'s> Importer<'s> {
                 format!("the metadata event `{name}` has no `args`"),
             ));
         };
-        let read = |e: serde_json::Error| InteropError::invalid(FORMAT, where_(), e.to_string());
         if name == LANE_EVENT {
-            let a: LaneArgs = serde_json::from_str(args).map_err(read)?;
+            let a: LaneArgs = serde_json::from_str(args).map_err(|e| args_error(seq, e))?;
             return self.lane(ev, Id::Num(a.thread), seq);
         }
-        let parts = &mut self.header_parts;
-        let items = parts.declarations.len() + parts.diagnostics.len();
-        let too_many = || {
-            InteropError::limit(
-                FORMAT,
-                where_(),
-                "the declarations and diagnostics of leanscope's header",
-                MAX_HEADER_ITEMS as u64,
-                "MAX_HEADER_ITEMS",
-            )
-        };
-        match name {
-            HEADER_EVENT => {
-                let a: HeaderArgs = serde_json::from_str(args).map_err(read)?;
-                if parts.header.replace(a.header).is_some() {
-                    return Err(InteropError::invalid(
-                        FORMAT,
-                        at(seq),
-                        format!("a second `{HEADER_EVENT}` event"),
-                    ));
-                }
-            }
-            SOURCE_EVENT => {
-                let a: SourceArgs = serde_json::from_str(args).map_err(read)?;
-                if parts.source.len() + a.text.len() > recording::limits::MAX_SOURCE_BYTES {
-                    return Err(InteropError::limit(
-                        FORMAT,
-                        where_(),
-                        "the source text of leanscope's header",
-                        recording::limits::MAX_SOURCE_BYTES as u64,
-                        "MAX_SOURCE_BYTES",
-                    ));
-                }
-                parts.source.push_str(&a.text);
-            }
-            DECLARATIONS_EVENT => {
-                let a: DeclarationArgs = serde_json::from_str(args).map_err(read)?;
-                if items + a.declarations.len() > MAX_HEADER_ITEMS {
-                    return Err(too_many());
-                }
-                parts.declarations.extend(a.declarations);
-            }
-            DIAGNOSTICS_EVENT => {
-                let a: DiagnosticArgs = serde_json::from_str(args).map_err(read)?;
-                if items + a.diagnostics.len() > MAX_HEADER_ITEMS {
-                    return Err(too_many());
-                }
-                parts.diagnostics.extend(a.diagnostics);
-            }
-            // Other `leanscope_` metadata (of a later version) is not read.
-            _ => return Ok(()),
-        }
-        parts.seen_at.get_or_insert(seq);
-        Ok(())
+        self.header_parts.add(name, args, seq)
     }
 
     fn complete(&mut self, t: usize, p: Pending) -> Result<()> {
@@ -1033,15 +609,16 @@ impl<'s> Importer<'s> {
         }
         if self.waiting > MAX_PENDING_EVENTS {
             let open = self.tracks[t].open.first().map(|o| o.seq);
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 FORMAT,
                 match open {
                     Some(s) => format!("{} (an open `B` event)", at(s)),
                     None => format!("thread {}", self.keys[t].describe()),
                 },
-                "the number of events waiting to be placed",
-                MAX_PENDING_EVENTS as u64,
-                "MAX_PENDING_EVENTS",
+                limit!(
+                    MAX_PENDING_EVENTS,
+                    "the number of events waiting to be placed"
+                ),
             ));
         }
         Ok(())
@@ -1078,12 +655,10 @@ impl<'s> Importer<'s> {
             track.stack.pop();
         }
         if track.stack.len() >= MAX_STACK_DEPTH {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 FORMAT,
                 at(p.seq),
-                "the nesting depth",
-                MAX_STACK_DEPTH as u64,
-                "MAX_STACK_DEPTH",
+                limit!(MAX_STACK_DEPTH, "the nesting depth"),
             ));
         }
         let parent = track.stack.last().map(|&(_, _, i)| i);
@@ -1172,23 +747,7 @@ impl<'s> Importer<'s> {
                 parts.join(", ")
             ));
         }
-        let parts = self.header_parts;
-        let header = match (parts.header, parts.seen_at) {
-            (Some(h), _) => Some(Header {
-                source_text: parts.source,
-                declarations: parts.declarations,
-                diagnostics: parts.diagnostics,
-                ..h
-            }),
-            (None, Some(seq)) => {
-                return Err(InteropError::invalid(
-                    FORMAT,
-                    at(seq),
-                    format!("parts of leanscope's header without its `{HEADER_EVENT}` event"),
-                ))
-            }
-            (None, None) => self.header,
-        };
+        let header = self.header_parts.finish()?;
         Ok(ChromeImport { header })
     }
 }
@@ -1202,150 +761,10 @@ impl TrackKey {
     }
 }
 
-fn time_field(v: Option<Time>, field: &str, where_: &dyn Fn() -> String) -> Result<Option<u64>> {
-    let Some(Time { text: v, ns }) = v else {
-        return Ok(None);
-    };
-    let ns = match ns {
-        Some(ns) => i128::from(ns),
-        None => micros_to_ns(v)
-            .map_err(|e| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), e))?,
-    };
-    if ns < 0 {
-        return Err(InteropError::invalid(
-            FORMAT,
-            format!("{}.{field}", where_()),
-            format!("`{field}` is negative ({v})"),
-        ));
-    }
-    u64::try_from(ns)
-        .ok()
-        .filter(|&n| n <= recording::limits::MAX_TIME_NS)
-        .map(Some)
-        .ok_or_else(|| {
-            InteropError::invalid(
-                FORMAT,
-                format!("{}.{field}", where_()),
-                format!("`{field}` is too large ({v})"),
-            )
-        })
-}
-
-/// The range and exact times leanscope keeps in an event's `args`.
-type EventArgs = (Option<(SourceRange, RangeKind)>, Option<[u64; 2]>);
-
-fn range_arg(args: &str, where_: &dyn Fn() -> String) -> Result<EventArgs> {
-    let a: RangeArgs = serde_json::from_str(args)
-        .map_err(|e| InteropError::invalid(FORMAT, format!("{}.args", where_()), e.to_string()))?;
-    let Some(range) = a.range else {
-        return Ok((None, a.ns));
-    };
-    Ok((
-        Some((
-            range_of(range),
-            range_kind_of(a.range_kind.as_deref(), where_)?,
-        )),
-        a.ns,
-    ))
-}
-
-/// leanscope's exact times of an event, and the field they came from: the
-/// event's own `ns`, else (as exports before it was moved wrote them)
-/// `args.ns`. In `args` they made every event its own frame in readers that
-/// name frames by their arguments (speedscope).
-fn exact_ns(own: Option<[u64; 2]>, in_args: Option<[u64; 2]>) -> Option<([u64; 2], &'static str)> {
-    match (own, in_args) {
-        (Some(ns), _) => Some((ns, "ns")),
-        (None, Some(ns)) => Some((ns, "args.ns")),
-        (None, None) => None,
-    }
-}
-
-/// An `X` event's start and duration in nanoseconds: those of `ns`
-/// (leanscope's exact times) when present, which must agree with `ts` and
-/// `dur` (read as nanoseconds) as leanscope writes them: each time rounded
-/// down to a step of 1/1024 µs, so `ts` and `ts + dur` are within
-/// [`NS_SLACK`] of the start and the end.
-fn exact_times(
-    (ts, dur): (u64, u64),
-    ns: Option<([u64; 2], &'static str)>,
-    where_: &dyn Fn() -> String,
-) -> Result<(u64, u64)> {
-    let Some(([start, d], field)) = ns else {
-        return Ok((ts, dur));
-    };
-    let bad = |why: String| InteropError::invalid(FORMAT, format!("{}.{field}", where_()), why);
-    let end = start
-        .checked_add(d)
-        .filter(|&e| e <= recording::limits::MAX_TIME_NS)
-        .ok_or_else(|| bad(format!("`ns` [{start}, {d}] ends past the largest time")))?;
-    let near = |exact: u64, written: u64| exact.abs_diff(written) <= NS_SLACK;
-    if !near(start, ts) || !near(end, ts + dur) {
-        return Err(bad(format!(
-            "`ns` [{start}, {d}] disagrees with `ts` and `dur` ({ts} and {dur} ns; \
-             leanscope writes the start and the end of `ns` rounded down to 1/1024 µs)"
-        )));
-    }
-    Ok((start, d))
-}
-
-/// How far `ts` and `ts + dur`, read as whole nanoseconds, may be from
-/// the exact times of `ns`: a step (under 1 ns) of rounding down on
-/// writing, and the rounding of each of `ts` and `dur` to nanoseconds.
-const NS_SLACK: u64 = 2;
-
-fn range_of([sl, sc, el, ec]: [u32; 4]) -> SourceRange {
-    SourceRange::new(sl, sc, el, ec)
-}
-
-fn range_kind_of(kind: Option<&str>, where_: &dyn Fn() -> String) -> Result<RangeKind> {
-    Ok(match kind {
-        None | Some("exact") => RangeKind::Exact,
-        Some("matched") => RangeKind::Matched,
-        Some("inherited") => RangeKind::Inherited,
-        Some(other) => {
-            return Err(InteropError::invalid(
-                FORMAT,
-                format!("{}.args.range_kind", where_()),
-                format!("unknown range kind `{other}`"),
-            ))
-        }
-    })
-}
-
-#[derive(Deserialize)]
-struct HeaderArgs {
-    header: Header,
-}
-
+/// The `args` of a lane event (`chrome_lanes`): the thread it is a lane of.
 #[derive(Deserialize)]
 struct LaneArgs {
     thread: i64,
-}
-
-#[derive(Deserialize)]
-struct SourceArgs {
-    text: String,
-}
-
-#[derive(Deserialize)]
-struct DeclarationArgs {
-    declarations: Vec<Declaration>,
-}
-
-#[derive(Deserialize)]
-struct DiagnosticArgs {
-    diagnostics: Vec<Diagnostic>,
-}
-
-#[derive(Deserialize)]
-struct OtherData {
-    leanscope: Option<LeanscopeData>,
-}
-
-#[derive(Deserialize)]
-struct LeanscopeData {
-    header: Header,
 }
 
 /// Imports a Chrome trace from `input` into `sink`.
@@ -1387,7 +806,6 @@ fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<Ch
         waiting: 0,
         ignored: Default::default(),
         unmatched_async: 0,
-        header: None,
         header_parts: HeaderParts::default(),
     };
     match s.peek()? {
@@ -1424,15 +842,6 @@ fn import_with<R: Read>(input: R, sink: &mut TraceSink, fast: bool) -> Result<Ch
                                 ));
                             }
                             events_array(&mut s, &mut imp, false)?;
-                        }
-                        "otherData" => {
-                            let value = s.take_value("`otherData`")?;
-                            if memchr::memmem::find(value, b"\"leanscope\"").is_some() {
-                                let d: OtherData = serde_json::from_slice(value).map_err(|e| {
-                                    InteropError::invalid(FORMAT, "otherData", e.to_string())
-                                })?;
-                                imp.header = d.leanscope.map(|l| l.header);
-                            }
                         }
                         _ => s.skip_value()?,
                     }
@@ -1531,7 +940,7 @@ pub use super::chrome_lanes::LANE_EVENTS;
 
 #[cfg(test)]
 mod tests {
-    use super::{any_micros_to_ns, import_both_ways, micros_to_ns, plain_micros_to_ns};
+    use super::import_both_ways;
 
     /// Imports `text` both ways and checks they agree; returns the outcome.
     fn same_both_ways(text: &str) -> super::ImportOutcome {
@@ -1647,55 +1056,5 @@ mod tests {
         let [fast, general] =
             import_both_ways(b"[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"x\":\"\xff\"}]", &dir);
         assert_eq!(fast, general);
-    }
-
-    #[test]
-    fn the_quick_path_of_microseconds_agrees_with_the_general_one() {
-        let mut texts: Vec<String> = ["0", "0.0", "7", "1.", ".5", "00.5", "1.5e3", "-1.5"]
-            .map(String::from)
-            .to_vec();
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let int = x % 10u64.pow((x >> 40) as u32 % 17);
-            let decimals = (x >> 50) as usize % 5;
-            let frac = format!("{:04}", (x >> 20) % 10_000);
-            texts.push(if decimals == 0 {
-                int.to_string()
-            } else {
-                format!("{int}.{}", &frac[..decimals])
-            });
-        }
-        for t in &texts {
-            if let Some(ns) = plain_micros_to_ns(t.as_bytes()) {
-                assert_eq!(Ok(ns), any_micros_to_ns(t), "{t}");
-            }
-        }
-        assert_eq!(plain_micros_to_ns(b"141171.917"), Some(141_171_917));
-    }
-
-    #[test]
-    fn microsecond_decimals_become_exact_nanoseconds() {
-        let table = [
-            ("0", 0),
-            ("1", 1000),
-            ("1.234", 1234),
-            ("1.2345", 1235),
-            ("1.2344", 1234),
-            ("-2.5", -2500),
-            ("1e3", 1_000_000),
-            ("1.5E-3", 2),
-            ("0.0004", 0),
-            ("141171.917", 141_171_917),
-            ("1700000000000000.001", 1_700_000_000_000_000_001),
-        ];
-        for (text, ns) in table {
-            assert_eq!(micros_to_ns(text), Ok(ns), "{text}");
-        }
-        for bad in ["", "-", "1.2.3", "abc", "1e", "\"1\"", "1e40", "."] {
-            assert!(micros_to_ns(bad).is_err(), "{bad}");
-        }
     }
 }

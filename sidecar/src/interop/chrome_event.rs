@@ -69,8 +69,6 @@ pub struct Num {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ArgSpans {
     pub range: Option<[u32; 4]>,
-    /// leanscope's exact `[start, duration]` in nanoseconds.
-    pub ns: Option<[u64; 2]>,
     pub range_kind: Option<Span>,
     pub name: Option<Span>,
 }
@@ -87,14 +85,14 @@ pub struct EventSpans {
     pub tid: Option<IdSpan>,
     pub id: Option<IdSpan>,
     /// leanscope's exact `[start, duration]` in nanoseconds (the event's
-    /// own `ns`; exports before it was moved there wrote `args.ns`).
+    /// own `ns`).
     pub ns: Option<[u64; 2]>,
     pub args: Option<ArgSpans>,
 }
 
 /// Nesting deeper than this is left to the general path (whose own limit,
 /// `serde_json`'s, is 128).
-const MAX_DEPTH: u32 = 100;
+const FAST_PATH_DEPTH: u32 = 100;
 
 /// Parses the event object at the start of `bytes` (no leading whitespace)
 /// into `ev`; returns its length in bytes, up to and including its `}`.
@@ -442,7 +440,6 @@ impl<'a> Parser<'a> {
             match key {
                 b"range" => set(&mut a.range, self.range()?)?,
                 b"range_kind" => set(&mut a.range_kind, self.string()?)?,
-                b"ns" => set(&mut a.ns, self.pair()?)?,
                 b"name" => set(&mut a.name, self.string()?)?,
                 _ => self.skip_value(2)?,
             }
@@ -495,7 +492,7 @@ impl<'a> Parser<'a> {
                     if self.peek()? == close {
                         self.i += 1;
                     } else {
-                        if depth + open.len() as u32 >= MAX_DEPTH {
+                        if depth + open.len() as u32 >= FAST_PATH_DEPTH {
                             return Err(Stop::Bail);
                         }
                         open.push(object);

@@ -8,7 +8,8 @@ use std::ops::Range;
 use crate::json_stream::{JsonCursor, JsonError, Stop};
 
 use super::error::{InteropError, Result};
-use super::limits::MAX_CHROME_EVENT_BYTES;
+use crate::limit;
+use crate::limits::MAX_CHROME_EVENT_BYTES;
 
 const FORMAT: &str = "Chrome trace";
 
@@ -27,19 +28,13 @@ fn layer_error(e: JsonError) -> InteropError {
         JsonError::Syntax(e) => {
             InteropError::syntax(FORMAT, format!("byte {}", e.offset), e.reason.into_owned())
         }
-        JsonError::TooLong { offset, max } => InteropError::limit(
+        JsonError::TooLong { offset, limit } => {
+            InteropError::over(FORMAT, format!("byte {offset}"), limit)
+        }
+        JsonError::ValueTooLarge { offset, .. } => InteropError::over(
             FORMAT,
             format!("byte {offset}"),
-            "a JSON string",
-            max as u64,
-            "MAX_CHROME_EVENT_BYTES",
-        ),
-        JsonError::ValueTooLarge { offset, max } => InteropError::limit(
-            FORMAT,
-            format!("byte {offset}"),
-            "a JSON value",
-            max as u64,
-            "MAX_CHROME_EVENT_BYTES",
+            limit!(MAX_CHROME_EVENT_BYTES, "a JSON value"),
         ),
         JsonError::Io(e) => InteropError::Io(e),
     }
@@ -50,12 +45,10 @@ fn layer_error(e: JsonError) -> InteropError {
 #[inline(never)]
 fn value_error(e: JsonError, what: &'static str) -> InteropError {
     match e {
-        JsonError::ValueTooLarge { offset, max } => InteropError::limit(
+        JsonError::ValueTooLarge { offset, .. } => InteropError::over(
             FORMAT,
             format!("byte {offset}"),
-            what,
-            max as u64,
-            "MAX_CHROME_EVENT_BYTES",
+            limit!(MAX_CHROME_EVENT_BYTES, what),
         ),
         JsonError::Syntax(e) if e.reason.starts_with("EOF") => InteropError::syntax(
             FORMAT,
@@ -70,7 +63,7 @@ impl<R: Read> TraceJson<R> {
     pub fn new(input: R) -> Self {
         TraceJson {
             json: JsonCursor::with_chunk(input, READ_CHUNK)
-                .with_max_string(MAX_CHROME_EVENT_BYTES)
+                .with_max_string(limit!(MAX_CHROME_EVENT_BYTES, "a JSON string"))
                 .without_lines(),
         }
     }

@@ -2,6 +2,8 @@
 
 use std::io;
 
+use crate::limits::Limit;
+
 /// What went wrong with a foreign file. `at` says where: a JSON path
 /// (`traceEvents[12]`), a line (`line 7`) or a byte offset.
 #[derive(Debug, thiserror::Error)]
@@ -25,13 +27,12 @@ pub enum InteropError {
         at: String,
         detail: String,
     },
-    #[error("{format}: {at}: {what} is over the limit of {limit} ({name})")]
+    /// Over a limit, which the message names (`{what} is over the limit of {value} ({name})`).
+    #[error("{format}: {at}: {limit}")]
     Limit {
         format: &'static str,
         at: String,
-        what: &'static str,
-        limit: u64,
-        name: &'static str,
+        limit: Limit,
     },
     #[error("{0}")]
     Unrecognized(String),
@@ -58,19 +59,12 @@ impl InteropError {
         }
     }
 
-    pub fn limit(
-        format: &'static str,
-        at: impl Into<String>,
-        what: &'static str,
-        limit: u64,
-        name: &'static str,
-    ) -> Self {
+    /// Over `limit` (made with [`limit!`](crate::limit), which names the constant).
+    pub fn over(format: &'static str, at: impl Into<String>, limit: Limit) -> Self {
         InteropError::Limit {
             format,
             at: at.into(),
-            what,
             limit,
-            name,
         }
     }
 }

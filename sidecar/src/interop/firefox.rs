@@ -17,19 +17,32 @@
 //! class and the text become the event's class and label. For other
 //! producers the frame's category is the class and the function name the
 //! label. Times are milliseconds, rounded to whole nanoseconds.
+//!
+//! The JSON is read by the Firefox-profile reader that the capture uses too
+//! ([`crate::firefox_profile`], in its general layout); a profile read in
+//! heartbeats goes through Lean's tree building instead
+//! ([`crate::capture::lean_output::lean_profile`]).
 
 use std::io::Read;
 
-use crate::capture::lean_output::firefox_profile::{
-    limit_constant, parse_firefox_profile_in, read_profile_columns, FirefoxProfileError,
-    ProfileUnit, StringTable, TableColumns, ThreadColumns, Times, NO_STACK,
-};
-
 use super::error::{InteropError, Result};
-use super::limits::{MAX_JSON_STRING_BYTES, MAX_PROFILE_TABLE_ROWS, MAX_STACK_DEPTH};
 use super::sink::{InternedEvent, TraceSink};
+use crate::capture::lean_output::lean_profile::{parse_firefox_profile_in, LEAN_PROFILE_LIMITS};
+use crate::firefox_profile::{
+    read_profile_columns, FirefoxProfileError, Layout, ProfileLimits, ProfileUnit, ReadOptions,
+    StringTable, TableColumns, ThreadColumns, Times, NO_STACK,
+};
+use crate::limit;
+use crate::limits::{MAX_JSON_STRING_BYTES, MAX_PROFILE_TABLE_ROWS, MAX_STACK_DEPTH};
 
 const FORMAT: &str = "Firefox profile";
+
+/// The limits an imported profile is read with: those of Lean's profiles, except that a string
+/// may be as long as in any import.
+const IMPORT_LIMITS: ProfileLimits = ProfileLimits {
+    string: limit!(MAX_JSON_STRING_BYTES, "a JSON string"),
+    ..LEAN_PROFILE_LIMITS
+};
 
 fn invalid(at: impl Into<String>, detail: impl Into<String>) -> InteropError {
     InteropError::invalid(FORMAT, at, detail)
@@ -64,30 +77,8 @@ fn from_reader(e: FirefoxProfileError) -> InteropError {
             }
         }
         FirefoxProfileError::Io(e) => InteropError::Io(e),
-        FirefoxProfileError::TooLarge { limit } => InteropError::limit(
-            FORMAT,
-            "$",
-            "the profile's size",
-            limit,
-            "MAX_PROFILE_BYTES",
-        ),
-        // the limits the import sets (`read_profile_columns`), in the importers' words
-        FirefoxProfileError::LimitExceeded {
-            what: "bytes in one string",
-            limit,
-        } => InteropError::limit(FORMAT, "$", "a JSON string", limit, "MAX_JSON_STRING_BYTES"),
-        FirefoxProfileError::LimitExceeded {
-            what: "entries in one table column",
-            limit,
-        } => InteropError::limit(
-            FORMAT,
-            "$",
-            "a table's rows",
-            limit,
-            "MAX_PROFILE_TABLE_ROWS",
-        ),
-        FirefoxProfileError::LimitExceeded { what, limit } => {
-            InteropError::limit(FORMAT, "$", what, limit, limit_constant(what))
+        FirefoxProfileError::TooLarge { limit } | FirefoxProfileError::LimitExceeded(limit) => {
+            InteropError::over(FORMAT, "$", limit)
         }
         FirefoxProfileError::Invalid { thread, reason } => {
             invalid(format!("$.threads[{thread}]"), reason)
@@ -187,15 +178,15 @@ struct Node {
 pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
     // The threads are kept as read: `meta` and `shared` may come after them.
     let mut threads: Vec<ThreadColumns> = Vec::new();
-    let profile = read_profile_columns(
-        input,
-        MAX_JSON_STRING_BYTES,
-        MAX_PROFILE_TABLE_ROWS,
-        &mut |_, thread| {
-            threads.push(thread);
-            Ok(())
-        },
-    )
+    let options = ReadOptions {
+        layout: Layout::Any,
+        unit: ProfileUnit::Nanoseconds,
+        limits: IMPORT_LIMITS,
+    };
+    let profile = read_profile_columns(input, options, &mut |_, thread| {
+        threads.push(std::mem::take(thread));
+        Ok(())
+    })
     .map_err(from_reader)?;
     let meta = &profile.meta;
     if meta.processed_version.is_none() {
@@ -360,12 +351,10 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
             let mut at = stack;
             while let Some(s) = at {
                 if path.len() >= MAX_STACK_DEPTH {
-                    return Err(InteropError::limit(
+                    return Err(InteropError::over(
                         FORMAT,
                         p("stackTable"),
-                        "a stack's depth",
-                        MAX_STACK_DEPTH as u64,
-                        "MAX_STACK_DEPTH",
+                        limit!(MAX_STACK_DEPTH, "a stack's depth"),
                     ));
                 }
                 path.push(s);
@@ -382,12 +371,10 @@ pub fn import<R: Read>(input: R, sink: &mut TraceSink) -> Result<()> {
             }
             for &s in &path[common..] {
                 if nodes.len() >= MAX_PROFILE_TABLE_ROWS {
-                    return Err(InteropError::limit(
+                    return Err(InteropError::over(
                         FORMAT,
                         p("samples"),
-                        "the number of calls",
-                        MAX_PROFILE_TABLE_ROWS as u64,
-                        "MAX_PROFILE_TABLE_ROWS",
+                        limit!(MAX_PROFILE_TABLE_ROWS, "the number of calls"),
                     ));
                 }
                 let frame = tables.stack_frame[s as usize] as usize;

@@ -21,9 +21,10 @@ use recording::Recording;
 
 use super::error::{InteropError, Result};
 use super::json_write::{flush_when_full, uint, FLUSH_BYTES};
-use super::limits::{MAX_LINE_BYTES, MAX_STACK_DEPTH, MAX_TREE_NODES};
 use super::read_line_bounded;
 use super::sink::{InternedEvent, TraceSink};
+use crate::limit;
+use crate::limits::{MAX_LINE_BYTES, MAX_STACK_DEPTH, MAX_TREE_NODES};
 
 const FORMAT: &str = "folded stacks";
 
@@ -57,7 +58,8 @@ pub fn import<R: BufRead>(mut input: R, sink: &mut TraceSink, unit_ns: u64) -> R
     let mut line = Vec::new();
     let mut number = 0u64;
     let mut stacks = 0u64;
-    while read_line_bounded(&mut input, &mut line, MAX_LINE_BYTES, FORMAT, number + 1)? {
+    let line_limit = limit!(MAX_LINE_BYTES, "the line's length");
+    while read_line_bounded(&mut input, &mut line, line_limit, FORMAT, number + 1)? {
         number += 1;
         let at = || format!("line {number}");
         let text = std::str::from_utf8(&line)
@@ -99,12 +101,10 @@ pub fn import<R: BufRead>(mut input: R, sink: &mut TraceSink, unit_ns: u64) -> R
         let mut at_node = 0u32;
         for (depth, frame) in stack.split(';').enumerate() {
             if depth >= MAX_STACK_DEPTH {
-                return Err(InteropError::limit(
+                return Err(InteropError::over(
                     FORMAT,
                     at(),
-                    "the stack's depth",
-                    MAX_STACK_DEPTH as u64,
-                    "MAX_STACK_DEPTH",
+                    limit!(MAX_STACK_DEPTH, "the stack's depth"),
                 ));
             }
             let name = sink.intern(frame)?;
@@ -112,12 +112,10 @@ pub fn import<R: BufRead>(mut input: R, sink: &mut TraceSink, unit_ns: u64) -> R
                 Some(&c) => c,
                 None => {
                     if nodes.len() >= MAX_TREE_NODES {
-                        return Err(InteropError::limit(
+                        return Err(InteropError::over(
                             FORMAT,
                             at(),
-                            "the number of distinct stack frames",
-                            MAX_TREE_NODES as u64,
-                            "MAX_TREE_NODES",
+                            limit!(MAX_TREE_NODES, "the number of distinct stack frames"),
                         ));
                     }
                     let c = nodes.len() as u32;

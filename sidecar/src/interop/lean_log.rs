@@ -26,20 +26,17 @@ use super::read_line_bounded;
 use super::sink::{SinkEvent, TraceSink};
 use crate::capture::lean_output::messages::{
     parse_message_line, LeanMessage, Position, Severity as LeanSeverity, SourceText,
-    MAX_MESSAGE_LINE_BYTES,
 };
 use crate::capture::lean_output::profiler_lines::{
     parse_took_line, ProfilerLine, ProfilerLineKind, ProfilerLineReader,
 };
 use crate::capture::lean_output::trace_text::{parse_trace_text, TraceForest};
+#[cfg(doc)]
+use crate::capture::lean_output::{messages, profiler_lines, trace_text};
+use crate::limit;
+use crate::limits::{MAX_LEAN_LOG_LINE_BYTES, MAX_NAMED_LINES};
 
 pub const FORMAT: &str = "Lean output";
-
-/// Longest line of a Lean log: one JSON message (a large trace tree is one line).
-pub const MAX_LEAN_LOG_LINE_BYTES: usize = MAX_MESSAGE_LINE_BYTES;
-
-/// Most skipped or unreadable lines named one by one in the notes (all are counted).
-pub const MAX_NAMED_LINES: usize = 5;
 
 /// The class of the event that holds the `took` lines Lean printed at one position.
 pub const POSITION_CLASS: &str = "profiler output";
@@ -154,13 +151,8 @@ pub fn import<R: BufRead>(
     let mut cut_off = false;
     let mut saw_cumulative = false;
     let mut last_profiler_line = 0u64;
-    while read_line_bounded(
-        &mut input,
-        &mut buf,
-        MAX_LEAN_LOG_LINE_BYTES,
-        FORMAT,
-        number + 1,
-    )? {
+    let line_limit = limit!(MAX_LEAN_LOG_LINE_BYTES, "the line's length");
+    while read_line_bounded(&mut input, &mut buf, line_limit, FORMAT, number + 1)? {
         number += 1;
         cut_off = !buf.ends_with(b"\n");
         let text = std::str::from_utf8(&buf).map_err(|e| {

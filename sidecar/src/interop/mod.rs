@@ -1,20 +1,22 @@
 //! Other profilers' formats: importers (streaming, bounded by the named
-//! limits in [`limits`]) that turn them into recordings, exporters that
+//! limits in [`crate::limits`]) that turn them into recordings, exporters that
 //! write recordings in them, and readers of summary JSON (leanscope's and
 //! LeanProfiler's).
 
 pub mod chrome;
 mod chrome_event;
 mod chrome_export;
+mod chrome_fields;
+mod chrome_header;
 mod chrome_json;
 mod chrome_lanes;
+mod chrome_time;
 pub mod error;
 pub mod firefox;
 pub mod folded;
 mod json_write;
 pub mod lean_log;
 pub mod leanprofiler_summary;
-pub mod limits;
 pub mod sink;
 pub mod speedscope;
 pub mod summary_json;
@@ -27,6 +29,9 @@ use recording::summary::{Summary, SUMMARY_FORMAT};
 use recording::{CaptureMode, ClockKind, Header, Measure, Recording};
 
 pub use error::{InteropError, Result};
+
+use crate::limit;
+use crate::limits::Limit;
 use sink::TraceSink;
 
 /// A file format leanscope reads.
@@ -172,7 +177,7 @@ fn is_lean_output(head: &[u8]) -> bool {
 pub fn read_line_bounded<R: BufRead>(
     input: &mut R,
     buf: &mut Vec<u8>,
-    max: usize,
+    max: Limit,
     format: &'static str,
     line: u64,
 ) -> Result<bool> {
@@ -186,14 +191,8 @@ pub fn read_line_bounded<R: BufRead>(
             Some(i) => (i + 1, true),
             None => (chunk.len(), false),
         };
-        if buf.len() + take > max + 1 {
-            return Err(InteropError::limit(
-                format,
-                format!("line {line}"),
-                "the line's length",
-                max as u64,
-                "MAX_LINE_BYTES",
-            ));
+        if (buf.len() + take) as u64 > max.value + 1 {
+            return Err(InteropError::over(format, format!("line {line}"), max));
         }
         buf.extend_from_slice(&chunk[..take]);
         input.consume(take);
@@ -328,12 +327,13 @@ impl LeanSource {
             })?
             .len();
         if len > limit as u64 {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 lean_log::FORMAT,
                 path.display().to_string(),
-                "the source file's size",
-                limit as u64,
-                "recording::limits::MAX_SOURCE_BYTES",
+                limit!(
+                    recording::limits::MAX_SOURCE_BYTES,
+                    "the source file's size"
+                ),
             ));
         }
         let bytes = std::fs::read(path)?;
@@ -625,10 +625,11 @@ mod tests {
         let text = format!("{}\n{}\n", "a".repeat(10), "b".repeat(11));
         let mut input = std::io::BufReader::with_capacity(4, text.as_bytes());
         let mut buf = Vec::new();
+        let ten = limit!(crate::limits::MAX_LINE_BYTES, "the line's length").with_value(10);
         // 10 bytes plus the newline fit a limit of 10.
-        assert!(read_line_bounded(&mut input, &mut buf, 10, "test", 1).unwrap());
+        assert!(read_line_bounded(&mut input, &mut buf, ten, "test", 1).unwrap());
         assert_eq!(buf.len(), 11);
-        let e = read_line_bounded(&mut input, &mut buf, 10, "test", 2).unwrap_err();
+        let e = read_line_bounded(&mut input, &mut buf, ten, "test", 2).unwrap_err();
         assert!(
             e.to_string()
                 .contains("line 2: the line's length is over the limit of 10"),

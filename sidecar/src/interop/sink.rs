@@ -14,7 +14,8 @@ use recording::limits::{MAX_EVENTS, MAX_THREADS, MAX_TIME_NS};
 use recording::{Encoder, Header, NewEvent, RangeKind, SourceRange, Thread};
 
 use super::error::{InteropError, Result};
-use super::limits::{MAX_IMPORT_STRINGS, MAX_IMPORT_STRING_BYTES};
+use crate::limit;
+use crate::limits::{MAX_IMPORT_STRINGS, MAX_IMPORT_STRING_BYTES};
 
 const NONE: u32 = u32::MAX;
 
@@ -141,12 +142,10 @@ impl TraceSink {
     /// Adds a thread and returns its index.
     pub fn add_thread(&mut self, id: u64, name: String) -> Result<u32> {
         if self.threads.len() >= MAX_THREADS {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 self.format,
                 format!("thread {name}"),
-                "the number of threads",
-                MAX_THREADS as u64,
-                "recording::limits::MAX_THREADS",
+                limit!(recording::limits::MAX_THREADS, "the number of threads"),
             ));
         }
         self.threads.push(Thread { id, name });
@@ -173,21 +172,17 @@ impl TraceSink {
 
     fn check_string_limits(&self) -> Result<()> {
         if self.strings.len() > MAX_IMPORT_STRINGS {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 self.format,
                 format!("event {}", self.count),
-                "the number of distinct names",
-                MAX_IMPORT_STRINGS as u64,
-                "MAX_IMPORT_STRINGS",
+                limit!(MAX_IMPORT_STRINGS, "the number of distinct names"),
             ));
         }
         if self.strings.bytes() > MAX_IMPORT_STRING_BYTES {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 self.format,
                 format!("event {}", self.count),
-                "the total size of distinct names",
-                MAX_IMPORT_STRING_BYTES as u64,
-                "MAX_IMPORT_STRING_BYTES",
+                limit!(MAX_IMPORT_STRING_BYTES, "the total size of distinct names"),
             ));
         }
         Ok(())
@@ -241,12 +236,10 @@ impl TraceSink {
     pub fn push_ids(&mut self, ev: &IdEvent) -> Result<u32> {
         let at = || format!("event {}", self.count);
         if self.count >= MAX_EVENTS {
-            return Err(InteropError::limit(
+            return Err(InteropError::over(
                 self.format,
                 at(),
-                "the number of events",
-                MAX_EVENTS,
-                "recording::limits::MAX_EVENTS",
+                limit!(recording::limits::MAX_EVENTS, "the number of events"),
             ));
         }
         if let Some(p) = ev.parent {

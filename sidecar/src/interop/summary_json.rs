@@ -13,8 +13,9 @@ use recording::Measure;
 use serde_json::{json, Map, Value};
 
 use super::error::{InteropError, Result};
-use super::limits::{MAX_JSON_STRING_BYTES, MAX_SUMMARY_BYTES};
 use crate::json_stream::LimitedStrings;
+use crate::limit;
+use crate::limits::{MAX_JSON_STRING_BYTES, MAX_SUMMARY_BYTES};
 
 const FORMAT: &str = "leanscope summary";
 
@@ -97,7 +98,7 @@ fn document(s: &Summary) -> SummaryOut<'_> {
     }
 }
 
-/// A summary as leanscope's summary JSON, as one tree ([`write`] streams).
+/// A summary as leanscope's summary JSON, as one tree ([`write()`] streams).
 pub fn to_json(s: &Summary) -> Value {
     serde_json::to_value(document(s)).unwrap_or(Value::Null)
 }
@@ -122,12 +123,10 @@ pub fn read_json<R: Read>(input: R, format: &'static str) -> Result<Value> {
     let v: Value =
         serde_json::from_reader(std::io::BufReader::new(&mut counting)).map_err(|e| {
             if e.is_io() {
-                InteropError::limit(
+                InteropError::over(
                     format,
                     format!("line {} column {}", e.line(), e.column()),
-                    "a JSON string",
-                    MAX_JSON_STRING_BYTES as u64,
-                    "MAX_JSON_STRING_BYTES",
+                    limit!(MAX_JSON_STRING_BYTES, "a JSON string"),
                 )
             } else {
                 InteropError::syntax(
@@ -138,12 +137,10 @@ pub fn read_json<R: Read>(input: R, format: &'static str) -> Result<Value> {
             }
         })?;
     if counting.n > MAX_SUMMARY_BYTES {
-        return Err(InteropError::limit(
+        return Err(InteropError::over(
             format,
             "$",
-            "the file size",
-            MAX_SUMMARY_BYTES,
-            "MAX_SUMMARY_BYTES",
+            limit!(MAX_SUMMARY_BYTES, "the file size"),
         ));
     }
     Ok(v)

@@ -32,17 +32,12 @@ pub use values::Stop;
 use std::borrow::Cow;
 use std::io::{self, Read};
 
+use crate::limit;
+use crate::limits::{Limit, MAX_JSON_DEPTH, MAX_JSON_STRING_BYTES};
 use swar::{digits_value, leading_digits, POWERS_OF_TEN};
-
-/// Deepest nesting of arrays and objects accepted below the value being skipped.
-pub const MAX_JSON_DEPTH: usize = 128;
 
 /// Bytes read from the reader at a time (and the usual size of the cursor's buffer).
 pub const READ_CHUNK: usize = 256 * 1024;
-
-/// Longest string (key or value) a cursor reads into memory unless told otherwise
-/// ([`JsonCursor::with_max_string`]); strings it skips may be of any length.
-pub const MAX_JSON_STRING_BYTES: usize = 64 << 20;
 
 /// What went wrong.
 #[derive(Debug)]
@@ -54,7 +49,7 @@ pub enum JsonError {
         /// Byte offset of the string's opening quote.
         offset: u64,
         /// The limit, in bytes of the string's value.
-        max: usize,
+        limit: Limit,
     },
     /// A value taken whole ([`JsonCursor::take_value`], [`JsonCursor::parse_value`]) is longer
     /// than the caller's limit.
@@ -76,9 +71,10 @@ impl std::fmt::Display for JsonError {
                 "line {} column {} (byte {}): {}",
                 e.line, e.column, e.offset, e.reason
             ),
-            JsonError::TooLong { offset, max } => write!(
+            JsonError::TooLong { offset, limit } => write!(
                 f,
-                "byte {offset}: a string is longer than {max} bytes (MAX_JSON_STRING_BYTES)"
+                "byte {offset}: a string is longer than {} bytes ({})",
+                limit.value, limit.name
             ),
             JsonError::ValueTooLarge { offset, max } => {
                 write!(f, "byte {offset}: a value is longer than {max} bytes")
@@ -194,8 +190,9 @@ pub struct JsonCursor<R> {
     /// Whether lines are counted (for errors' line and column; a reader that reports byte
     /// offsets only saves a pass over the input).
     count_lines: bool,
-    /// Longest string value read into memory.
+    /// Longest string value read into memory: `string_limit` as a number.
     max_string: usize,
+    string_limit: Limit,
 }
 
 impl<R: Read> JsonCursor<R> {
@@ -217,6 +214,7 @@ impl<R: Read> JsonCursor<R> {
             line_start: 0,
             count_lines: true,
             max_string: MAX_JSON_STRING_BYTES,
+            string_limit: limit!(MAX_JSON_STRING_BYTES, "a JSON string"),
         }
     }
 
@@ -229,9 +227,10 @@ impl<R: Read> JsonCursor<R> {
 
     /// Sets the longest string (key or value, in bytes of its value) the cursor reads into
     /// memory; a longer one is a [`JsonError::TooLong`], found before more than a buffer past
-    /// the limit is held.
-    pub fn with_max_string(mut self, max: usize) -> Self {
-        self.max_string = max;
+    /// the limit is held, which names `limit`.
+    pub fn with_max_string(mut self, limit: Limit) -> Self {
+        self.max_string = usize::try_from(limit.value).unwrap_or(usize::MAX);
+        self.string_limit = limit;
         self
     }
 
@@ -706,7 +705,7 @@ impl<R: Read> JsonCursor<R> {
                 if out.len() - before > self.max_string {
                     return Err(Box::new(JsonError::TooLong {
                         offset: opening,
-                        max: self.max_string,
+                        limit: self.string_limit,
                     }));
                 }
             }
@@ -886,7 +885,7 @@ impl<R: Read> JsonCursor<R> {
 }
 
 /// Most significant digits of a number [`fast_number`] reads: 10^19 - 1 fits a `u64`.
-const MAX_FAST_DIGITS: usize = 19;
+const FAST_DIGITS: usize = 19;
 
 /// The usual spellings, `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most 19 digits, when `w` also
 /// holds the byte after the token: (length, negative, fraction digits, digits). Anything else
@@ -925,7 +924,7 @@ fn fast_number(w: &[u8]) -> Option<(usize, bool, usize, u64)> {
 
 /// Appends the run of ASCII digits at `w[i..]` to `digits` (decimal), eight at a time where
 /// the window has eight bytes; returns the index after the run, or `None` if `count` would
-/// pass [`MAX_FAST_DIGITS`].
+/// pass [`FAST_DIGITS`].
 #[inline]
 fn digit_run(w: &[u8], mut i: usize, digits: &mut u64, count: &mut usize) -> Option<usize> {
     while let Some(chunk) = w.get(i..i + 8) {
@@ -934,7 +933,7 @@ fn digit_run(w: &[u8], mut i: usize, digits: &mut u64, count: &mut usize) -> Opt
         if run == 0 {
             return Some(i);
         }
-        if *count + run > MAX_FAST_DIGITS {
+        if *count + run > FAST_DIGITS {
             return None;
         }
         *digits = *digits * POWERS_OF_TEN[run] + digits_value(word, run);
@@ -948,7 +947,7 @@ fn digit_run(w: &[u8], mut i: usize, digits: &mut u64, count: &mut usize) -> Opt
         if !b.is_ascii_digit() {
             break;
         }
-        if *count == MAX_FAST_DIGITS {
+        if *count == FAST_DIGITS {
             return None;
         }
         *digits = *digits * 10 + u64::from(b - b'0');
@@ -1366,7 +1365,7 @@ mod tests {
         loop {
             match w.get(i) {
                 Some(&b) if b.is_ascii_digit() && (first != b'0' || in_fraction) => {
-                    if count == MAX_FAST_DIGITS {
+                    if count == FAST_DIGITS {
                         return None;
                     }
                     digits = digits * 10 + u64::from(b - b'0');

@@ -12,14 +12,10 @@
 //! plumbing. Each call's output is read with a size bound, so a hostile
 //! repository cannot make leanscope hold an unbounded amount of memory.
 
+use leanscope::limits::{MAX_PATH_BYTES, MAX_SMALL_OUTPUT};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-/// The longest path accepted from `git diff-tree` (bytes).
-pub const MAX_PATH_BYTES: usize = 4096;
-/// The largest small output (a SHA list, `cat-file -s`) read from git.
-pub const MAX_SMALL_OUTPUT: u64 = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {

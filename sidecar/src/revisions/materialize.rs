@@ -7,10 +7,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::Stdio;
 
-use super::git::{self, is_object_id, MAX_PATH_BYTES, MODE_GITLINK, MODE_SYMLINK};
-
-/// The longest symbolic link target written (bytes).
-pub const MAX_SYMLINK_TARGET: u64 = 4096;
+use super::git::{self, is_object_id, MODE_GITLINK, MODE_SYMLINK};
+use leanscope::limits::{MAX_PATH_BYTES, MAX_SYMLINK_TARGET};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MaterializeError {

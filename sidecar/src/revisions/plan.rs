@@ -13,8 +13,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::git::{self, Change, GitError, Repo};
-use super::roots::{self, RootsError, RootsFrom, MAX_LAKEFILE_BYTES};
+use super::roots::{self, RootsError, RootsFrom};
 use crate::capture::project::{is_plain_component, module_name};
+use leanscope::limits::MAX_LAKEFILE_BYTES;
 
 /// `--max-files` by default.
 pub const DEFAULT_MAX_FILES: usize = 32;

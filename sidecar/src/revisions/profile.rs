@@ -28,14 +28,13 @@ use crate::capture::DEFAULT_THRESHOLD_MS;
 use crate::session::engine::recording_name;
 use crate::session::entry::{committed, Committed};
 use crate::session::store::SessionStore;
+use leanscope::limits::MAX_LISTED;
 
 /// The workspace folder holding the two sides' sessions.
 pub const PROFILES_DIR: &str = "profiles";
 /// Where a sample's capture writes inside the side's tree (the only place
 /// the sandbox lets it write); the recording is moved to `raw/` at once.
 pub const TREE_OUT_DIR: &str = ".leanscope/revisions";
-/// Rows listed per list of the diff; the others are only counted.
-pub const MAX_LISTED: usize = 200;
 /// What the diff compares: a declaration's or a tactic's total time.
 pub const DIFF_METRIC: Metric = Metric::TotalNs;
 

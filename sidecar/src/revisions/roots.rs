@@ -11,9 +11,6 @@
 
 use serde::Deserialize;
 
-/// The largest `lakefile.toml` read (bytes).
-pub const MAX_LAKEFILE_BYTES: u64 = 1024 * 1024;
-
 /// Where the roots came from, as the plan reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -6,14 +6,8 @@
 //! [`Frame::TooLarge`]. A header block that cannot be understood leaves no
 //! way to find the next message: [`FramingError`].
 
+use leanscope::limits::{MAX_HEADER_BYTES, MAX_MESSAGE_BYTES};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt};
-
-/// The largest message body read (a Lean buffer sent with
-/// `leanscope/annotations` is the largest thing a client sends).
-pub const MAX_MESSAGE_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The largest header block (all header lines together).
-pub const MAX_HEADER_BYTES: usize = 8 * 1024;
 
 /// One message as framed on the input.
 #[derive(Debug, PartialEq)]

@@ -14,9 +14,7 @@ use recording::Recording;
 use tower_lsp_server::jsonrpc::Error;
 
 use super::errors;
-
-/// Most recordings kept decoded at once.
-pub const MAX_CACHED_RECORDINGS: usize = 4;
+use leanscope::limits::MAX_CACHED_RECORDINGS;
 
 /// A decoded recording and, once asked for, its annotations.
 #[derive(Clone, Debug)]

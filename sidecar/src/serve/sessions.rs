@@ -109,7 +109,7 @@ pub async fn capture_folder(
     if p.jobs == Some(0) {
         return Err(errors::invalid_params("jobs must be at least 1"));
     }
-    let max = recording::repeats::MAX_REPEATS;
+    let max = recording::limits::MAX_REPEATS;
     if p.repeat.is_some_and(|n| n == 0 || n > max) || p.warmup.is_some_and(|k| k > max) {
         return Err(errors::invalid_params(format!(
             "repeat must be 1 to {max} and warmup 0 to {max}"

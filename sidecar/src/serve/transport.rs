@@ -34,13 +34,7 @@ use super::errors;
 use super::framing::{self, Frame, FramingError};
 use super::message::{self, Incoming};
 use crate::capture::CancelToken;
-
-/// Requests handled at once (a long capture does not hold up annotations).
-pub const MAX_CONCURRENT_REQUESTS: usize = 8;
-
-/// Requests waiting for a slot; one more is refused with
-/// [`errors::SERVER_BUSY`].
-pub const MAX_WAITING_REQUESTS: usize = 64;
+use leanscope::limits::{MAX_CONCURRENT_REQUESTS, MAX_WAITING_REQUESTS};
 
 /// Methods whose handler stops its own work when cancelled and answers
 /// `-32800` only once it has.

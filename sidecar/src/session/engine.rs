@@ -12,9 +12,10 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use recording::limits::MAX_ERROR_CHARS;
 use recording::session::{
     cap_chars, Counts, FileEntry, FileStatus, Manifest, NewSession, Repeats, RunEntry,
-    SessionStatus, Target, TargetKind, FILES_DIR, MAX_ERROR_CHARS,
+    SessionStatus, Target, TargetKind, FILES_DIR,
 };
 use recording::{CaptureStatus, Recording};
 
@@ -27,10 +28,8 @@ use crate::capture::project::{find_lake, Project, ProjectError};
 use crate::capture::{
     capture_file_in, CancelToken, CaptureError, CaptureRequest, ProfileScratch, RunOptions,
 };
+use leanscope::limits::MAX_JOBS;
 use recording::session::shard::{ShardInfo, ShardPlan};
-
-/// Most parallel captures.
-pub const MAX_JOBS: usize = 64;
 
 /// What a new session captures.
 #[derive(Debug, Clone)]

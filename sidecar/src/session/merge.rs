@@ -18,10 +18,11 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use recording::limits::MAX_INDEX_LINE_BYTES;
 use recording::session::shard::{MergeInfo, MergedShard, ShardInfo, ShardPlan, PLAN_FILE};
 use recording::session::{
     write_row, Counts, FileEntry, FileStatus, IndexRow, Manifest, NewSession, SessionStatus,
-    FILES_DIR, INDEX_FILE, MANIFEST_FILE, MAX_INDEX_LINE_BYTES,
+    FILES_DIR, INDEX_FILE, MANIFEST_FILE,
 };
 
 use super::committed::{is_inside, CommittedSession};
@@ -29,9 +30,7 @@ use super::engine::recording_name;
 use super::regular;
 use super::shard::read_plan;
 use super::store::is_being_written;
-
-/// Most shards one merge reads.
-pub const MAX_MERGE_INPUTS: usize = recording::session::shard::MAX_SHARDS as usize;
+use leanscope::limits::MAX_MERGE_INPUTS;
 
 /// Size of the read and write buffers of the index.
 const INDEX_BUFFER: usize = 1 << 20;

@@ -6,9 +6,8 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use recording::session::shard::{
-    Balance, ShardInfo, ShardPlan, ShardSpec, Weighted, MAX_PLAN_BYTES, PLAN_FILE,
-};
+use recording::limits::MAX_PLAN_BYTES;
+use recording::session::shard::{Balance, ShardInfo, ShardPlan, ShardSpec, Weighted, PLAN_FILE};
 use recording::AtomicFile;
 
 use super::discover::PlannedFile;

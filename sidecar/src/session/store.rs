@@ -16,12 +16,11 @@ use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use recording::session::journal::{
-    change_line, checkpoint_due, header_line, FileChange, MAX_JOURNAL_BYTES,
-};
+use recording::limits::{MAX_JOURNAL_BYTES, MAX_MANIFEST_BYTES};
+use recording::session::journal::{change_line, checkpoint_due, header_line, FileChange};
 use recording::session::{
     load_manifest, LoadedManifest, Manifest, SessionError, FILES_DIR, INDEX_FILE, JOURNAL_FILE,
-    MANIFEST_FILE, MAX_MANIFEST_BYTES,
+    MANIFEST_FILE,
 };
 use recording::AtomicFile;
 

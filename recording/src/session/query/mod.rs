@@ -18,15 +18,9 @@ use serde::Serialize;
 
 use super::rows::{IndexRow, RowKind};
 use super::{ms_to_ns, ns_to_ms, SessionError};
+use crate::limits::{MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS};
 use crate::types::RangeKind;
 use line_scanner::{quick_prefix, Probe};
-
-/// Longest index line a reader accepts, in bytes; longer lines are skipped
-/// with a warning.
-pub const MAX_INDEX_LINE_BYTES: usize = 1 << 20;
-
-/// Most warnings a query reports one by one (the rest are counted).
-pub const MAX_REPORTED_WARNINGS: usize = 20;
 
 /// Size of the read buffer.
 const READ_CHUNK: usize = 1 << 20;

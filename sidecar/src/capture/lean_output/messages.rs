@@ -10,11 +10,8 @@
 
 use std::io::BufRead;
 
+use crate::limits::MAX_MESSAGE_LINE_BYTES;
 use serde::Deserialize;
-
-/// Longest stdout line accepted as one message. A trace message of a few hundred thousand nodes
-/// is tens of megabytes; anything longer is refused rather than buffered without bound.
-pub const MAX_MESSAGE_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// A Lean `Position`: 1-based line, 0-based column counted in Unicode codepoints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

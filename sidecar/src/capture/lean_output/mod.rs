@@ -8,17 +8,15 @@
 //! - [`trace_text`]: the text of a trace message (`[class] [seconds] text` with nested children).
 //! - [`profiler_lines`]: `-Dprofiler=true` output (`… took …` lines and the
 //!   `cumulative profiling times:` block).
-//! - [`firefox_profile`]: the Firefox Profiler JSON written by `-Dtrace.profiler.output=FILE`.
+//! - [`lean_profile`]: the Firefox Profiler JSON written by `-Dtrace.profiler.output=FILE`, as
+//!   Lean's trace trees (the JSON itself is read by [`crate::firefox_profile`]).
+//! - [`siblings`]: walking the trees of both, stored in pre-order.
 //!
 //! Everything here is pure parsing: no processes, no files except what a caller hands in. Times
 //! are integer nanoseconds throughout.
 
-// The stock capture backend that drives these parsers is written separately; until the binary
-// calls them, most of this API is only used by its tests. Remove once it is wired in.
-
-pub mod firefox_profile;
+pub mod lean_profile;
 pub mod messages;
 pub mod profiler_lines;
+pub mod siblings;
 pub mod trace_text;
-
-mod decimal;

@@ -12,10 +12,8 @@
 //! three significant digits, scientific for large values (`173ms`, `12.3ms`, `1e+03ms`,
 //! `4.5s`, `1.23e+03s`).
 
-use super::decimal::decimal_to_ns;
-
-/// Most entries accepted in one `cumulative profiling times:` block.
-pub const MAX_CUMULATIVE_ENTRIES: usize = 10_000;
+use crate::decimal::decimal_to_ns;
+use crate::limits::MAX_CUMULATIVE_ENTRIES;
 
 /// The line that starts the cumulative block.
 pub const CUMULATIVE_HEADER: &str = "cumulative profiling times:";

@@ -17,15 +17,9 @@
 //! nothing in the text tells them apart, so callers that set that option read
 //! [`TraceTiming::whole_units`] instead of [`TraceTiming::nanoseconds`].
 
-use super::decimal::decimal_to_ns;
-
-/// Most nodes accepted in one trace message. A message line is at most
-/// [`super::messages::MAX_MESSAGE_LINE_BYTES`] long and a real node header takes a few dozen
-/// bytes of it, so this only stops synthetic input.
-pub const MAX_TRACE_NODES: usize = 2_000_000;
-/// Deepest nesting accepted in one trace message (a node at this depth is indented
-/// `2 · MAX_TRACE_DEPTH` spaces).
-pub const MAX_TRACE_DEPTH: usize = 10_000;
+use super::siblings::{Siblings, SubtreeEnd};
+use crate::decimal::decimal_to_ns;
+use crate::limits::{MAX_TRACE_DEPTH, MAX_TRACE_NODES};
 
 /// How a header spelled its time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,42 +102,19 @@ impl TraceForest {
     }
 
     /// Ids of the top-level nodes.
-    pub fn roots(&self) -> Siblings<'_> {
-        Siblings {
-            nodes: &self.nodes,
-            next: 0,
-            end: self.nodes.len(),
-        }
+    pub fn roots(&self) -> Siblings<'_, TraceNode> {
+        Siblings::roots(&self.nodes)
     }
 
     /// Ids of a node's children, in printed order.
-    pub fn children(&self, id: usize) -> Siblings<'_> {
-        let end = self.nodes.get(id).map_or(0, |n| n.end as usize);
-        Siblings {
-            nodes: &self.nodes,
-            next: id + 1,
-            end,
-        }
+    pub fn children(&self, id: usize) -> Siblings<'_, TraceNode> {
+        Siblings::children(&self.nodes, id)
     }
 }
 
-/// Iterator over the ids of consecutive siblings.
-pub struct Siblings<'a> {
-    nodes: &'a [TraceNode],
-    next: usize,
-    end: usize,
-}
-
-impl Iterator for Siblings<'_> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        if self.next >= self.end {
-            return None;
-        }
-        let id = self.next;
-        self.next = self.nodes.get(id).map_or(self.end, |n| n.end as usize);
-        Some(id)
+impl SubtreeEnd for TraceNode {
+    fn subtree_end(&self) -> usize {
+        self.end as usize
     }
 }
 

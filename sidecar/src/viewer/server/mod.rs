@@ -26,15 +26,11 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 
 use crate::viewer::confined::Beneath;
 use crate::viewer::site::{index_html, Target};
+use leanscope::limits::{MAX_CONNECTIONS, MAX_REQUEST_HEAD_BYTES};
 use page::Page;
 use ranges::Validators;
 use route::Site;
 
-/// Longest request head read; a longer one gets 431.
-pub const MAX_REQUEST_HEAD_BYTES: usize = 16 * 1024;
-/// Connections served at once (each an idle task until its head is in);
-/// more are answered 503 at once and closed.
-pub const MAX_CONNECTIONS: usize = 4096;
 /// How long a connection may take to send its whole request head.
 pub const HEAD_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a write may wait for the client to take bytes.

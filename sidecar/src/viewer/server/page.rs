@@ -13,8 +13,8 @@ use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
 use bytes::Bytes;
-use recording::session::journal::MAX_JOURNAL_BYTES;
-use recording::session::{load_manifest, JOURNAL_FILE, MANIFEST_FILE, MAX_MANIFEST_BYTES};
+use recording::limits::{MAX_JOURNAL_BYTES, MAX_MANIFEST_BYTES};
+use recording::session::{load_manifest, JOURNAL_FILE, MANIFEST_FILE};
 
 use crate::viewer::confined::Beneath;
 use crate::viewer::site::{index_html_with, Target};

@@ -1,17 +1,38 @@
-//! Exact conversion of the decimal numbers Lean prints into integer nanoseconds.
+//! Exact conversion of decimal numbers as text into integers of a smaller unit (nanoseconds,
+//! heartbeats), without binary floating point: the one decimal parser of Lean's output, of
+//! Firefox profiles and of Chrome traces.
 //!
 //! Lean prints times in three spellings: `Float.toString` (`std::to_string`, six fractional
 //! digits, e.g. `0.013245`), C++ `setprecision(3)` (e.g. `173`, `12.3`, `1e+03`) and JSON numbers
-//! (`JsonNumber.toString`, e.g. `259231447.812903`). All are parsed from their text so that no
-//! binary floating point rounding enters the nanosecond values.
+//! (`JsonNumber.toString`, e.g. `259231447.812903`); Chrome traces write microseconds as JSON
+//! numbers of any spelling (`1.5E-3`).
 
-/// Most significant digits kept from a number; more cannot change a nanosecond value of a `u64`.
-const MAX_SIGNIFICANT_DIGITS: usize = 36;
+/// Significant digits kept from a number; more cannot change a value of a `u64`.
+const SIGNIFICANT_DIGITS: usize = 36;
+
+/// Exponents beyond this (either way) are not worth reading digit by digit: the value is 0 or
+/// too large whatever the mantissa.
+const EXPONENT_CAP: i64 = 10_000;
+
+/// Why a text is not a value in range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecimalError {
+    /// Not an unsigned decimal (`digits[.digits][(e|E)[+-]digits]`).
+    NotANumber,
+    /// A decimal whose value is over `u64::MAX`.
+    TooLarge,
+}
 
 /// Parses an unsigned decimal (`digits[.digits][(e|E)[+-]digits]`) that counts units of
 /// `10^scale_pow10` nanoseconds and returns the value in nanoseconds, rounded to the nearest
 /// nanosecond (halves round up). Returns `None` for anything else or for values over `u64::MAX`.
 pub(crate) fn decimal_to_ns(text: &str, scale_pow10: i32) -> Option<u64> {
+    scaled_decimal(text, scale_pow10).ok()
+}
+
+/// [`decimal_to_ns`], telling a text that is not a number from one that is too large.
+pub(crate) fn scaled_decimal(text: &str, scale_pow10: i32) -> Result<u64, DecimalError> {
+    use DecimalError::{NotANumber, TooLarge};
     let bytes = text.as_bytes();
     let mut i = 0;
     let mut mantissa: u128 = 0;
@@ -44,7 +65,7 @@ pub(crate) fn decimal_to_ns(text: &str, scale_pow10: i32) -> Option<u64> {
         }
     }
     if !any_digit {
-        return None;
+        return Err(NotANumber);
     }
     if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
         i += 1;
@@ -62,33 +83,32 @@ pub(crate) fn decimal_to_ns(text: &str, scale_pow10: i32) -> Option<u64> {
         let start = i;
         let mut value: i64 = 0;
         while i < bytes.len() && bytes[i].is_ascii_digit() {
-            value = value
-                .checked_mul(10)?
-                .checked_add(i64::from(bytes[i] - b'0'))?;
-            if value > 10_000 {
-                return None;
-            }
+            value = (value * 10 + i64::from(bytes[i] - b'0')).min(EXPONENT_CAP + 1);
             i += 1;
         }
         if i == start {
-            return None;
+            return Err(NotANumber);
         }
         exponent += if negative { -value } else { value };
     }
     if i != bytes.len() {
-        return None;
+        return Err(NotANumber);
     }
     let total = exponent + i64::from(scale_pow10);
     if mantissa == 0 {
-        return Some(0);
+        return Ok(0);
     }
     if total >= 0 {
-        let factor = 10u128.checked_pow(u32::try_from(total).ok()?)?;
-        u64::try_from(mantissa.checked_mul(factor)?).ok()
+        let value = u32::try_from(total)
+            .ok()
+            .and_then(|t| 10u128.checked_pow(t))
+            .and_then(|factor| mantissa.checked_mul(factor))
+            .and_then(|v| u64::try_from(v).ok());
+        value.ok_or(TooLarge)
     } else {
-        let shift = u32::try_from(-total).ok()?;
+        let shift = u32::try_from(-total).unwrap_or(u32::MAX);
         if shift > 38 {
-            return Some(0);
+            return Ok(0);
         }
         let divisor = 10u128.pow(shift);
         let quotient = mantissa / divisor;
@@ -98,7 +118,7 @@ pub(crate) fn decimal_to_ns(text: &str, scale_pow10: i32) -> Option<u64> {
         } else {
             quotient
         };
-        u64::try_from(rounded).ok()
+        u64::try_from(rounded).map_err(|_| TooLarge)
     }
 }
 
@@ -117,7 +137,7 @@ fn push_digit(
         }
         return;
     }
-    if *significant < MAX_SIGNIFICANT_DIGITS {
+    if *significant < SIGNIFICANT_DIGITS {
         *mantissa = *mantissa * 10 + d;
         *significant += 1;
         if fractional {
@@ -164,6 +184,17 @@ mod tests {
         ] {
             assert_eq!(decimal_to_ns(bad, 9), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn too_large_is_told_from_not_a_number() {
+        assert_eq!(
+            scaled_decimal("18446744073709551616", 0),
+            Err(DecimalError::TooLarge)
+        );
+        assert_eq!(scaled_decimal("1e99999", 0), Err(DecimalError::TooLarge));
+        assert_eq!(scaled_decimal("1e-99999", 0), Ok(0));
+        assert_eq!(scaled_decimal("1e+", 0), Err(DecimalError::NotANumber));
     }
 
     #[test]
