@@ -126,7 +126,7 @@ test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () 
     // page's one bundled module under its nonce (the CSP names no script
     // origin), worker.js and the glue fetched for the worker.
     const viewerDir = path.join(x.context.extensionPath, 'media/viewer');
-    assert.deepEqual([...x.ext.VIEWER_FILES].sort(), fs.readdirSync(viewerDir).sort());
+    assert.deepEqual([...x.module('viewer').VIEWER_FILES].sort(), fs.readdirSync(viewerDir).sort());
     for (const f of fs.readdirSync(viewerDir).filter((n) => n.endsWith('.js'))) {
       assert.ok(res.requests.some((r) => r.file === path.join(viewerDir, f) && r.allowed), `${f} was not loaded`);
     }
