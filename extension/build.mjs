@@ -19,17 +19,24 @@ await build({
   logLevel: 'warning',
 });
 
-// The viewer: its page, stylesheet and every script module (all of
-// viewer-wasm/www's .html, .css and .js: a new module is copied without
-// being listed) and the wasm with its glue (viewer-wasm/pkg, built by
-// scripts/build-viewer).
+// The viewer (the same files as the leanscope binary embeds, see
+// sidecar/build.rs): its page, stylesheet and worker from viewer-wasm/www;
+// the page's script bundled into one module (viewer.js, from www's ES
+// modules) and the wasm with its glue from viewer-wasm/pkg, both made by
+// scripts/build-viewer. Keep extension/src/viewer.ts's VIEWER_FILES in step.
 const repo = path.resolve(here, '..');
 const viewerOut = path.join(here, 'media/viewer');
-const pageFiles = fs.readdirSync(path.join(repo, 'viewer-wasm/www')).filter((f) => /\.(html|css|js)$/.test(f)).sort();
 const sources = [
-  ['viewer-wasm/www', pageFiles],
-  ['viewer-wasm/pkg', ['viewer_wasm.js', 'viewer_wasm_bg.wasm']],
+  ['viewer-wasm/www', ['index.html', 'viewer.css', 'worker.js']],
+  ['viewer-wasm/pkg', ['viewer.js', 'viewer_wasm.js', 'viewer_wasm_bg.wasm']],
 ];
+const bundle = path.join(repo, 'viewer-wasm/pkg/viewer.js');
+if (fs.existsSync(bundle)) {
+  const www = path.join(repo, 'viewer-wasm/www');
+  const newer = fs.readdirSync(www)
+    .filter((f) => f.endsWith('.js') && f !== 'worker.js' && fs.statSync(path.join(www, f)).mtimeMs > fs.statSync(bundle).mtimeMs);
+  if (newer.length) console.warn(`extension build: viewer-wasm/pkg/viewer.js is older than viewer-wasm/www/${newer.join(', ')}; run scripts/build-viewer to bundle them again`);
+}
 fs.rmSync(viewerOut, { recursive: true, force: true });
 fs.mkdirSync(viewerOut, { recursive: true });
 for (const [dir, files] of sources) {

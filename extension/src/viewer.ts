@@ -1,25 +1,21 @@
-// The webview that hosts the viewer (viewer-wasm/www, copied to
-// media/viewer by the build) and the editor ⇄ viewer round trip.
+// The webview that hosts the viewer (viewer-wasm/www and viewer-wasm/pkg,
+// copied to media/viewer by the build) and the editor ⇄ viewer round trip.
 import * as vscode from 'vscode';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-/** The files of the viewer the extension ships (media/viewer): what
- * extension/build.mjs copies, every .html, .css and .js of viewer-wasm/www
- * (the page and its script modules), and the wasm with its glue. The
- * webview test checks that this list is media/viewer's. */
+/** The files of the viewer the extension ships (media/viewer), what
+ * extension/build.mjs copies: the page, stylesheet and worker of
+ * viewer-wasm/www, and from viewer-wasm/pkg the page's script bundled into
+ * one module (viewer.js) and the wasm with its glue. The webview test
+ * checks that this list is media/viewer's. */
 export const VIEWER_FILES = [
-  'banner.js', 'details.js', 'diff.js', 'dom.js', 'file.js', 'first-view.js',
-  'folders.js', 'format.js', 'host.js', 'index.html', 'keys.js', 'links.js',
-  'list.js', 'measure.js', 'row-parts.js', 'selection.js', 'session.js', 'source.js',
-  'state.js', 'timeline.js', 'viewer.css', 'viewer.js', 'worker-client.js', 'worker.js',
-  'viewer_wasm.js', 'viewer_wasm_bg.wasm',
+  'index.html', 'viewer.css', 'viewer.js', 'worker.js', 'viewer_wasm.js', 'viewer_wasm_bg.wasm',
 ];
 
 /** The Content-Security-Policy of the webview: scripts only from the
- * extension (with the page's nonce; the viewer's modules, imported by its
- * entry, carry the entry's nonce), WebAssembly compilation, the worker
+ * extension (with the page's nonce), WebAssembly compilation, the worker
  * from a blob URL, data fetched only from webview resource URIs. */
 export function viewerCsp(cspSource: string, nonce: string): string {
   return [

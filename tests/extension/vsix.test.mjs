@@ -9,9 +9,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 
 const VSIX = process.env.LEANSCOPE_VSIX;
 const MAX_VSIX_BYTES = 15 * 1024 * 1024;
-/** The viewer's page, stylesheet and script modules (extension/build.mjs
- *  copies each into media/viewer). */
-const VIEWER_PAGE = fs.readdirSync(new URL('../../viewer-wasm/www/', import.meta.url)).filter((f) => /\.(html|css|js)$/.test(f));
+/** The viewer's files in media/viewer (extension/build.mjs copies them):
+ *  page, stylesheet and worker from viewer-wasm/www; the page's script
+ *  bundled into one module, and the wasm with its glue, from
+ *  viewer-wasm/pkg. Nothing else: not the modules the bundle is made of. */
+const VIEWER_FILES = ['index.html', 'viewer.css', 'viewer.js', 'worker.js', 'viewer_wasm.js', 'viewer_wasm_bg.wasm'];
 
 test('the linux-x64 VSIX: manifest, bundle, viewer, executable sidecar, size', { skip: VSIX ? false : 'LEANSCOPE_VSIX is not set (run npm run package, or scripts/test)' }, () => {
   const size = fs.statSync(VSIX).size;
@@ -29,10 +31,11 @@ test('the linux-x64 VSIX: manifest, bundle, viewer, executable sidecar, size', {
     assert.deepEqual(pkg.activationEvents, ['onLanguage:lean4', 'workspaceContains:lean-toolchain']);
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
     const files = execFileSync('unzip', ['-Z1', VSIX], { encoding: 'utf8' }).trim().split('\n');
-    for (const f of ['extension/dist/extension.js', 'extension/bin/leanscope', 'extension/media/host.js', 'extension/media/heat-4.svg',
-      ...[...VIEWER_PAGE, 'viewer_wasm.js', 'viewer_wasm_bg.wasm'].map((v) => `extension/media/viewer/${v}`)]) {
+    for (const f of ['extension/dist/extension.js', 'extension/bin/leanscope', 'extension/media/host.js', 'extension/media/heat-4.svg']) {
       assert.ok(files.includes(f), `${f} is not in the VSIX`);
     }
+    const viewer = files.filter((f) => f.startsWith('extension/media/viewer/')).map((f) => f.slice('extension/media/viewer/'.length));
+    assert.deepEqual(viewer.sort(), [...VIEWER_FILES].sort());
     assert.ok(!files.some((f) => f.startsWith('extension/src/') || f.endsWith('.ts') || f.includes('node_modules')), files.join('\n'));
     // The bundle needs nothing but `vscode` and Node's own modules.
     const bundle = fs.readFileSync(path.join(dir, 'extension/dist/extension.js'), 'utf8');

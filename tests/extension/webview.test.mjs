@@ -123,10 +123,10 @@ test('the viewer webview: CSP, streamed recording, select ⇄ reveal', async () 
     assert.ok(res.requests.some((r) => r.file === result.recording && r.allowed), JSON.stringify(res.requests));
     assert.ok(res.requests.some((r) => r.file.endsWith('media/viewer/viewer_wasm_bg.wasm') && r.allowed));
     // media/viewer is VIEWER_FILES, and every script of it was loaded: the
-    // page's modules are imported under its entry's nonce (the CSP names
-    // no script origin), worker.js and the glue fetched for the worker.
+    // page's one bundled module under its nonce (the CSP names no script
+    // origin), worker.js and the glue fetched for the worker.
     const viewerDir = path.join(x.context.extensionPath, 'media/viewer');
-    assert.deepEqual([...x.ext.VIEWER_FILES].sort(), fs.readdirSync(viewerDir).sort());
+    assert.deepEqual([...x.module('viewer').VIEWER_FILES].sort(), fs.readdirSync(viewerDir).sort());
     for (const f of fs.readdirSync(viewerDir).filter((n) => n.endsWith('.js'))) {
       assert.ok(res.requests.some((r) => r.file === path.join(viewerDir, f) && r.allowed), `${f} was not loaded`);
     }
