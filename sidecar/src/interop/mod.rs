@@ -4,13 +4,6 @@
 //! LeanProfiler's).
 
 pub mod chrome;
-mod chrome_event;
-mod chrome_export;
-mod chrome_fields;
-mod chrome_header;
-mod chrome_json;
-mod chrome_lanes;
-mod chrome_time;
 pub mod error;
 pub mod firefox;
 pub mod folded;

@@ -1,7 +1,7 @@
 //! Reading ASCII digits eight at a time (SWAR: a `u64` as eight bytes),
 //! shared by the numbers of [`JsonCursor`](super::JsonCursor) (Lean's
 //! Firefox profile, the importers) and of the Chrome trace event parser
-//! (`interop::chrome_event`).
+//! (`interop::chrome::event`).
 
 /// 10^k for the k (0..=8) digits [`digits_value`] reads at once.
 pub const POWERS_OF_TEN: [u64; 9] = [

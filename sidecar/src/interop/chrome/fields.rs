@@ -1,5 +1,5 @@
 //! The fields of one Chrome trace event that the importer reads, however
-//! it read them: by the fast path's spans (`chrome_event`) or by
+//! it read them: by the fast path's spans (`event`) or by
 //! `serde_json` (the general path), as a [`RawEvent`].
 
 use std::borrow::Cow;
@@ -8,10 +8,10 @@ use recording::{RangeKind, SourceRange};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::chrome::FORMAT;
-use super::chrome_event::{EventSpans, IdSpan, Num, Span};
-use super::chrome_time::Time;
-use super::error::{InteropError, Result};
+use super::FORMAT;
+use super::event::{EventSpans, IdSpan, Num, Span};
+use super::time::Time;
+use crate::interop::error::{InteropError, Result};
 
 /// A `pid` or `tid`: a number or a string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

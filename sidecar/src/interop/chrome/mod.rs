@@ -10,22 +10,30 @@
 //! metadata (`M`: `process_name`, `thread_name`). Other phases (instant,
 //! counter, flow, object, sample events) carry no interval and are counted
 //! in a note. Timestamps and durations are microseconds, read as exact
-//! decimals and rounded to whole nanoseconds (`chrome_time`).
+//! decimals and rounded to whole nanoseconds (`time`).
 //!
 //! This file is the event loop: the document around the events, each event
-//! (by the fast path, `chrome_event`, or the general one; its fields in
-//! `chrome_fields`) and its placement on its thread. Events are nested per
+//! (by the fast path, `event`, or the general one; its fields in
+//! `fields`) and its placement on its thread. Events are nested per
 //! thread by time, in constant memory: each thread holds back at most
 //! [`MAX_REORDER_EVENTS`] completed events to put them in start order
 //! (parents before children), so a trace may be out of order by that much
 //! per thread.
 //!
-//! Export (`chrome_export`) writes the object form with one `X` event per
+//! Export (`export`) writes the object form with one `X` event per
 //! event, in exact binary fractions of a microsecond, the exact nanoseconds
 //! in the event's `ns` (read back here) and leanscope's header in bounded
-//! `leanscope_*` metadata events (read back by `chrome_header`), so that
+//! `leanscope_*` metadata events (read back by `header`), so that
 //! importing an exported trace gives back the same recording, except for
 //! links between threads, which the format cannot express.
+
+mod event;
+mod export;
+mod fields;
+mod header;
+mod json;
+mod lanes;
+mod time;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
@@ -34,14 +42,14 @@ use std::io::Read;
 use recording::{Header, RangeKind, SourceRange};
 use serde::Deserialize;
 
-use super::chrome_event::{parse_event, ArgSpans, EventSpans, IdSpan, Num, Span};
-use super::chrome_fields::{
+use self::event::{parse_event, ArgSpans, EventSpans, IdSpan, Num, Span};
+use self::fields::{
     all_ascii, range_arg, range_kind_of, range_of, Args, Id, NameArgs, RawEvent, SerdeEvent,
 };
-use super::chrome_header::{args_error, HeaderParts, HEADER_PREFIX};
-use super::chrome_json::TraceJson;
-use super::chrome_lanes::LANE_EVENT;
-use super::chrome_time::{exact_times, time_field};
+use self::header::{args_error, HeaderParts, HEADER_PREFIX};
+use self::json::TraceJson;
+use self::lanes::LANE_EVENT;
+use self::time::{exact_times, time_field};
 use super::error::{InteropError, Result};
 use super::sink::{IdEvent, TraceSink};
 use crate::limit;
@@ -511,7 +519,7 @@ impl<'s> Importer<'s> {
     }
 
     /// Makes `ev`'s `(pid, tid)` a lane of the thread `owner` (see
-    /// `chrome_lanes`): before any event of it, and of a thread that is no
+    /// `lanes`): before any event of it, and of a thread that is no
     /// lane itself.
     fn lane(&mut self, ev: &RawEvent, owner: Id<'static>, seq: u64) -> Result<()> {
         let pid = ev.pid.as_ref().map_or(Id::Num(0), Id::to_static);
@@ -579,7 +587,7 @@ impl<'s> Importer<'s> {
     }
 
     /// A `leanscope_` metadata event: a lane, or a piece of leanscope's
-    /// header (`chrome_header`).
+    /// header (`header`).
     fn header_part(&mut self, name: &str, ev: &RawEvent, seq: u64) -> Result<()> {
         let Some(Args::Raw(args)) = &ev.args else {
             return Err(InteropError::invalid(
@@ -761,7 +769,7 @@ impl TrackKey {
     }
 }
 
-/// The `args` of a lane event (`chrome_lanes`): the thread it is a lane of.
+/// The `args` of a lane event (`lanes`): the thread it is a lane of.
 #[derive(Deserialize)]
 struct LaneArgs {
     thread: i64,
@@ -935,8 +943,8 @@ fn events_array<R: Read>(s: &mut TraceJson<R>, imp: &mut Importer, top_level: bo
     }
 }
 
-pub use super::chrome_export::{export, HEADER_CHUNK_BYTES};
-pub use super::chrome_lanes::LANE_EVENTS;
+pub use self::export::{export, HEADER_CHUNK_BYTES};
+pub use self::lanes::LANE_EVENTS;
 
 #[cfg(test)]
 mod tests {

@@ -6,8 +6,8 @@
 
 use recording::limits::MAX_TIME_NS;
 
-use super::chrome::FORMAT;
-use super::error::{InteropError, Result};
+use super::FORMAT;
+use crate::interop::error::{InteropError, Result};
 use crate::decimal::{scaled_decimal, DecimalError};
 
 /// A `ts` or `dur`: its JSON text, and its value in nanoseconds when the

@@ -1,14 +1,14 @@
 //! leanscope's header in a Chrome trace leanscope exported: the bounded `leanscope_*` metadata
-//! events that `chrome_export` writes (the header itself, the source text in pieces, the
+//! events that `export` writes (the header itself, the source text in pieces, the
 //! declarations and the diagnostics), read back into a [`Header`]. Lanes (`leanscope_lane`),
 //! which are about threads, are the event loop's (`chrome.rs`).
 
 use recording::{Declaration, Diagnostic, Header};
 use serde::Deserialize;
 
-use super::chrome::{at, FORMAT};
-use super::chrome_export::{DECLARATIONS_EVENT, DIAGNOSTICS_EVENT, HEADER_EVENT, SOURCE_EVENT};
-use super::error::{InteropError, Result};
+use super::{at, FORMAT};
+use super::export::{DECLARATIONS_EVENT, DIAGNOSTICS_EVENT, HEADER_EVENT, SOURCE_EVENT};
+use crate::interop::error::{InteropError, Result};
 use crate::limit;
 use crate::limits::MAX_HEADER_ITEMS;
 

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use crate::json_stream::{JsonCursor, JsonError, Stop};
 
-use super::error::{InteropError, Result};
+use crate::interop::error::{InteropError, Result};
 use crate::limit;
 use crate::limits::MAX_CHROME_EVENT_BYTES;
 

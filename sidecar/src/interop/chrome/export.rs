@@ -20,8 +20,8 @@
 //! so there they made every event its own frame; `args` holds only the
 //! source location, and calls of one step at one place are one frame.
 //!
-//! A thread of more than [`super::chrome_lanes::LANE_EVENTS`] events is
-//! written as several trace threads, its lanes (see `chrome_lanes`), which
+//! A thread of more than [`super::lanes::LANE_EVENTS`] events is
+//! written as several trace threads, its lanes (see `lanes`), which
 //! keeps speedscope's import linear; leanscope's import merges them back.
 //!
 //! File-level data (leanscope's header: source text, declarations,
@@ -36,8 +36,8 @@ use std::io::Write;
 
 use recording::{Header, Recording};
 
-use super::chrome_lanes::{Lanes, LANE_EVENT};
-use super::json_write::{flush_when_full, string, uint};
+use super::lanes::{Lanes, LANE_EVENT};
+use crate::interop::json_write::{flush_when_full, string, uint};
 
 /// Most bytes of source text, or of serialized declarations or
 /// diagnostics, in one metadata event. Escaping makes JSON text at most six
@@ -86,7 +86,7 @@ fn micros(b: &mut Vec<u8>, steps: u64) {
 /// Writes `rec` as a Chrome trace.
 pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
     let h = &rec.header;
-    let mut b: Vec<u8> = Vec::with_capacity(2 * super::json_write::FLUSH_BYTES);
+    let mut b: Vec<u8> = Vec::with_capacity(2 * crate::interop::json_write::FLUSH_BYTES);
     b.extend_from_slice(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     let process = if h.source_path.is_empty() {
         "lean".to_string()
