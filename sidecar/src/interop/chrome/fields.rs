@@ -8,9 +8,9 @@ use recording::{RangeKind, SourceRange};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::FORMAT;
 use super::event::{EventSpans, IdSpan, Num, Span};
 use super::time::Time;
+use super::FORMAT;
 use crate::interop::error::{InteropError, Result};
 
 /// A `pid` or `tid`: a number or a string.

@@ -6,8 +6,8 @@
 use recording::{Declaration, Diagnostic, Header};
 use serde::Deserialize;
 
-use super::{at, FORMAT};
 use super::export::{DECLARATIONS_EVENT, DIAGNOSTICS_EVENT, HEADER_EVENT, SOURCE_EVENT};
+use super::{at, FORMAT};
 use crate::interop::error::{InteropError, Result};
 use crate::limit;
 use crate::limits::MAX_HEADER_ITEMS;

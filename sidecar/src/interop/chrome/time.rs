@@ -7,8 +7,8 @@
 use recording::limits::MAX_TIME_NS;
 
 use super::FORMAT;
-use crate::interop::error::{InteropError, Result};
 use crate::decimal::{scaled_decimal, DecimalError};
+use crate::interop::error::{InteropError, Result};
 
 /// A `ts` or `dur`: its JSON text, and its value in nanoseconds when the
 /// fast path read it (the usual plain form).
