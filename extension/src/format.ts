@@ -3,7 +3,7 @@
 // CLI (recording::Measure::format_in_unit_of) and the viewer use too, so the
 // editor and the viewer print the same number the same way
 // (fixtures/format/values.json pins all three).
-import { formatValue as formatWithRule } from '../../viewer-wasm/www/format.js';
+import { formatRunCount, formatSpread, formatValue as formatWithRule } from '../../viewer-wasm/www/format.js';
 import type { WholeSpread } from './protocol';
 
 /** What a recording's numbers count: nanoseconds, or Lean's heartbeats
@@ -33,18 +33,14 @@ export function formatShare(share: number | null): string | null {
 
 /** `4 runs`, or `2 of 4 runs` for a time only some runs of `of` have. */
 export function runCount(runs: number, of?: number): string {
-  const n = of !== undefined && runs < of ? `${runs} of ${of}` : `${runs}`;
-  return `${n} run${(of ?? runs) === 1 ? '' : 's'}`;
+  return formatRunCount(runs, of);
 }
 
 /** A time over runs: `median of 4 runs · min–max 10.0 ms–50.0 ms · IQR
- * 17.5 ms–35.0 ms` (the IQR from 4 runs; heartbeats stay heartbeats). `of`:
- * the runs of the capture, when the time is in fewer. */
+ * 17.5 ms–35.0 ms` (the IQR from 4 runs; heartbeats stay heartbeats), as the
+ * viewer writes it. `of`: the runs of the capture, when the time is in fewer. */
 export function spreadText(s: WholeSpread, measure: Measure = 'time', of?: number): string {
-  const v = (x: number): string => formatValue(x, measure);
-  const parts = [`median of ${runCount(s.runs, of)}`, `min–max ${v(s.min)}–${v(s.max)}`];
-  if (typeof s.q1 === 'number' && typeof s.q3 === 'number') parts.push(`IQR ${v(s.q1)}–${v(s.q3)}`);
-  return parts.join(' · ');
+  return formatSpread(s, measure, of);
 }
 
 /** The CodeLens title: `1.240 s · self 0.310 s · 38% of file` (the self

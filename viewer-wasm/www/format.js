@@ -57,6 +57,35 @@ export function formatValue(value, measure = 'time', scale = undefined) {
 // Other numbers the viewer writes.
 
 /**
+ * How many runs a time is over: `4 runs`, `1 run`, or `2 of 4 runs` for a
+ * time only some of the capture's `of` runs have.
+ * @param {number} runs
+ * @param {number} [of]
+ * @returns {string}
+ */
+export function formatRunCount(runs, of = undefined) {
+  const n = of !== undefined && runs < of ? `${runs} of ${of}` : `${runs}`;
+  return `${n} run${(of ?? runs) === 1 ? '' : 's'}`;
+}
+
+/**
+ * A value over the runs of a repeated capture: `median of 4 runs · min–max
+ * 10.0 ms–50.0 ms · IQR 17.5 ms–35.0 ms` (the IQR from four runs), every
+ * value in the unit of the largest. The viewer and the editor both write
+ * spreads with it.
+ * @param {{runs: number, min: number, max: number, q1?: number|null, q3?: number|null}} sp
+ * @param {'time'|'heartbeats'} [measure]
+ * @param {number} [of] the runs of the capture, when the value is in fewer
+ * @returns {string}
+ */
+export function formatSpread(sp, measure = 'time', of = undefined) {
+  const v = (x) => formatValue(x, measure, sp.max);
+  const parts = [`median of ${formatRunCount(sp.runs, of)}`, `min–max ${v(sp.min)}–${v(sp.max)}`];
+  if (typeof sp.q1 === 'number' && typeof sp.q3 === 'number') parts.push(`IQR ${v(sp.q1)}–${v(sp.q3)}`);
+  return parts.join(' · ');
+}
+
+/**
  * A count with thousands separators: `1,234,567`. Not toLocaleString: its
  * first call loads the browser's number formatting, tens of milliseconds of
  * the page's main thread while a load's progress is shown.

@@ -1,7 +1,7 @@
 // The data's numbers as text, in what the data measures: a time in
 // nanoseconds, or heartbeats for a recording measured in heartbeats (its
 // summary's `measure`), written by the one rule of format.js.
-import { formatValue } from './format.js';
+import { formatSpread, formatValue } from './format.js';
 import { state } from './state.js';
 
 /** What the open file (else the session) measures: 'time' or 'heartbeats'. */
@@ -31,13 +31,9 @@ export function rowNs(ms) {
 }
 
 /** A time over the runs of a repeated capture ({runs, median, min,
- *  max, q1?, q3?}, in ns or heartbeats): how many runs, min–max and,
- *  from four runs, the interquartile range. */
+ *  max, q1?, q3?}, in ns or heartbeats), as format.js writes spreads. */
 export function spreadText(sp) {
-  if (!sp) return '';
-  const scale = sp.max;
-  const iqr = sp.q1 !== null && sp.q1 !== undefined ? ` · IQR ${fmtNs(sp.q1, scale)}–${fmtNs(sp.q3, scale)}` : '';
-  return `median of ${sp.runs} run${sp.runs === 1 ? '' : 's'} · min–max ${fmtNs(sp.min, scale)}–${fmtNs(sp.max, scale)}${iqr}`;
+  return sp ? formatSpread(sp, viewMeasure()) : '';
 }
 
 /** A spread of index-row milliseconds (or heartbeats) in the page's unit. */
