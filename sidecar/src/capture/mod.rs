@@ -42,8 +42,7 @@ pub struct CaptureRequest {
 }
 
 /// How Lean is run for a capture: the `backend` of `leanscope serve`'s
-/// captures (the extension's `leanscope.captureBackend`); a capture that
-/// names none runs with [`Backend::Stock`]. The compiled native driver of
+/// captures; a capture that names none runs with [`Backend::Stock`]. The compiled native driver of
 /// the design does not exist yet, so stock is the only one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
