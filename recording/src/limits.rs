@@ -93,3 +93,21 @@ pub const MAX_REPEATED_ROWS: u64 = 20_000_000;
 
 /// Longest tactic name in an index row, in characters.
 pub const MAX_TACTIC_NAME_CHARS: usize = 120;
+
+// ---------------------------------------------------------------------------- hot spots
+
+/// Longest hot-spot key text, in characters; longer ones are cut and end in `…` (the full
+/// label stays in the recording, once).
+pub const MAX_KEY_CHARS: usize = 200;
+
+/// Most distinct keys one hot-spot aggregate holds (a file's or a session's); the work of
+/// further keys goes to one `(other)` key that counts how many it holds.
+pub const MAX_KEYS: usize = 100_000;
+
+/// Most nodes of a merged call tree; further paths end in an `(other)` node under their
+/// caller.
+pub const MAX_TREE_NODES: usize = 2_000_000;
+
+/// Most keys a file's hot-spot rows keep in a session's index (by total); the rest are
+/// summed in one `(other)` row that says how many keys it holds.
+pub const MAX_FILE_HOT_SPOTS: usize = 100;

@@ -89,6 +89,38 @@ impl Rows {
     }
 }
 
+/// The calls of the rows keyed by `key`: per key, the durations of its outermost events
+/// (those no event of the same key encloses, on any thread), the sum of all its events'
+/// self times, and its first event. A step nested in a step is part of the outer call,
+/// never a second call whose time would be added again.
+fn calls_by<K: std::hash::Hash + Eq + Copy>(
+    rec: &Recording,
+    key: impl Fn(u32) -> K,
+) -> HashMap<K, (Vec<u64>, u64, u32)> {
+    let mut out: HashMap<K, (Vec<u64>, u64, u32)> = HashMap::new();
+    // Depth first, counting each key's events open on the stack.
+    let mut open: HashMap<K, u32> = HashMap::new();
+    let mut stack: Vec<(u32, bool)> = rec.roots().map(|r| (r, false)).collect();
+    stack.reverse();
+    while let Some((i, leaving)) = stack.pop() {
+        let k = key(i);
+        let depth = open.entry(k).or_default();
+        if leaving {
+            *depth -= 1;
+            continue;
+        }
+        let acc = out.entry(k).or_insert_with(|| (Vec::new(), 0, i));
+        if *depth == 0 {
+            acc.0.push(rec.inclusive_ns(i));
+        }
+        acc.1 = acc.1.saturating_add(rec.self_ns(i));
+        *depth += 1;
+        stack.push((i, true));
+        stack.extend(rec.children(i).iter().rev().map(|&c| (c, false)));
+    }
+    out
+}
+
 /// The names a recording's rows share, made once per recording.
 #[derive(Default)]
 struct SharedNames {
@@ -193,21 +225,18 @@ impl SummaryBuilder {
         }
         match self.group_by {
             GroupBy::Name => {
-                for i in 0..rec.len() as u32 {
-                    let mut key = LeanscopeKey::named(rec.label(i));
-                    key.class = Some(shared.class(rec, i));
-                    self.call(key, rec.inclusive_ns(i), rec.self_ns(i));
+                let id = |i: u32| (rec.events.class[i as usize], rec.events.label[i as usize]);
+                for ((_, label), (durations, self_ns, first)) in calls_by(rec, id) {
+                    let mut key = LeanscopeKey::named(&rec.strings[label as usize]);
+                    key.class = Some(shared.class(rec, first));
+                    self.rows.add(key, &durations, self_ns);
                 }
             }
             GroupBy::Class => {
-                // Accumulate by class id first: one string per distinct class.
-                let mut by_class: HashMap<u32, (Vec<u64>, u64)> = HashMap::new();
-                for i in 0..rec.len() as u32 {
-                    let acc = by_class.entry(rec.events.class[i as usize]).or_default();
-                    acc.0.push(rec.inclusive_ns(i));
-                    acc.1 = acc.1.saturating_add(rec.self_ns(i));
-                }
-                for (class, (durations, self_ns)) in by_class {
+                // By class id first: one string per distinct class.
+                for (class, (durations, self_ns, _)) in
+                    calls_by(rec, |i| rec.events.class[i as usize])
+                {
                     let key = LeanscopeKey::named(&rec.strings[class as usize]);
                     self.rows.add(key, &durations, self_ns);
                 }
@@ -416,18 +445,20 @@ mod tests {
     }
 
     #[test]
-    fn by_class_sums_calls() {
+    fn by_class_calls_are_the_outermost_events() {
         let s = summarize(&sample(), GroupBy::Class);
         let step = row(&s, "Elab.step");
+        // `trivial` and `skip` lie inside `by`: one call of 90, not three adding to 140;
+        // every step's self time counts (40 + 20 + 20).
         assert_eq!(
             step.stats,
             Stats {
-                count: 3,
-                total_ns: 140,
+                count: 1,
+                total_ns: 90,
                 self_ns: 80,
-                min_ns: 20,
-                mean_ns: 46,
-                median_ns: 30,
+                min_ns: 90,
+                mean_ns: 90,
+                median_ns: 90,
                 p95_ns: 90,
                 max_ns: 90
             }

@@ -8,27 +8,7 @@
 //! gained it in 4.30 is dropped from its text; a `Meta.*` node keeps its own, which says whether
 //! the check succeeded.
 
-/// The three status characters (`checkEmoji`, `crossEmoji`, `bombEmoji` of `Lean.Util.Trace`).
-const STATUS: [char; 3] = ['\u{2705}', '\u{274C}', '\u{1F4A5}'];
-
-/// Emoji presentation selector Lean appends to each status character (current releases).
-const VARIATION_SELECTOR: char = '\u{FE0F}';
-
-/// `text` without a leading status emoji (with or without U+FE0F) and the space after it.
-pub fn strip(text: &str) -> &str {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) if STATUS.contains(&c) => {}
-        _ => return text,
-    }
-    let rest = chars.as_str();
-    let rest = rest.strip_prefix(VARIATION_SELECTOR).unwrap_or(rest);
-    match rest.strip_prefix(' ') {
-        Some(r) => r,
-        None if rest.is_empty() => rest,
-        None => text,
-    }
-}
+pub use recording::status_emoji::strip;
 
 /// Does this class keep its status emoji in leanscope's labels (it has one on every release)?
 pub fn class_keeps_status(class: &str) -> bool {
@@ -48,24 +28,6 @@ pub fn normalized<'a>(class: &str, text: &'a str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strips_each_status_with_or_without_the_selector() {
-        for text in [
-            "✅️ theorem foo",
-            "✅ theorem foo",
-            "❌️ theorem foo",
-            "❌ theorem foo",
-            "💥️ theorem foo",
-            "💥 theorem foo",
-        ] {
-            assert_eq!(strip(text), "theorem foo", "{text:?}");
-        }
-        assert_eq!(strip("✅️"), "");
-        assert_eq!(strip("theorem ✅️ foo"), "theorem ✅️ foo");
-        assert_eq!(strip("✅️x"), "✅️x", "an emoji glued to a word is text");
-        assert_eq!(strip(""), "");
-    }
 
     #[test]
     fn meta_nodes_keep_theirs() {
