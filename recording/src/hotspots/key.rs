@@ -331,16 +331,7 @@ fn without_declaration(text: &str) -> String {
 
 /// At most [`MAX_KEY_CHARS`] characters, ending in `…` when cut.
 fn cut(text: &str) -> String {
-    match text.char_indices().nth(MAX_KEY_CHARS) {
-        None => text.to_owned(),
-        Some(_) => {
-            let end = text
-                .char_indices()
-                .nth(MAX_KEY_CHARS - 1)
-                .map_or(text.len(), |(i, _)| i);
-            format!("{}…", &text[..end])
-        }
-    }
+    crate::session::cap_chars(text, MAX_KEY_CHARS)
 }
 
 #[cfg(test)]

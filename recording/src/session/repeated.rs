@@ -242,6 +242,10 @@ mod tests {
             end_line: Some(2),
             declaration: None,
             attribution: None,
+            class: None,
+            count: None,
+            declaration_ms: None,
+            holds: None,
         }
     }
 

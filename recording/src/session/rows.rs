@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ns_to_ms;
+use super::{ms_to_ns, ns_to_ms};
+use crate::hotspots::{file_rows, FileKeyRow, HotSpots, Key};
 use crate::limits::MAX_TACTIC_NAME_CHARS;
 use crate::model::{declaration_times, file_time, tactic_rows, union_ns, DeclarationIndex};
 use crate::types::RangeKind;
@@ -17,6 +18,9 @@ pub enum RowKind {
     File,
     Declaration,
     Tactic,
+    /// One hot-spot key of the file ([`crate::hotspots::file_rows`]).
+    #[serde(rename = "hotspot")]
+    HotSpot,
 }
 
 impl RowKind {
@@ -25,6 +29,7 @@ impl RowKind {
             RowKind::File => "file",
             RowKind::Declaration => "declaration",
             RowKind::Tactic => "tactic",
+            RowKind::HotSpot => "hotspot",
         }
     }
 }
@@ -42,6 +47,11 @@ impl RowKind {
 /// - `tactic`: one exact or matched source span, its time and self time
 ///   ([`crate::model::tactic_rows`]), the declaration it lies in, and how its
 ///   span was obtained.
+///
+/// - `hotspot`: one key of the file's hot spots ([`crate::hotspots`]): `class`
+///   and `name` (the key), `durationMs` its total (each stack once), `selfMs` its self
+///   time, `count` its events, `declaration` and `declarationMs` the declaration holding
+///   most of its total; the `(other)` key's row says in `holds` how many keys it sums.
 ///
 /// Lines are 1-based (as Lean prints them); `endLine` is the line of the
 /// range's end.
@@ -63,6 +73,64 @@ pub struct IndexRow {
     pub declaration: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<RangeKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declaration_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<u64>,
+}
+
+impl IndexRow {
+    /// A row of no kind's fields but the common ones.
+    pub fn new(kind: RowKind, file: u32, capture: u64, path: &str, name: String) -> IndexRow {
+        IndexRow {
+            capture,
+            file,
+            kind,
+            path: path.to_string(),
+            name,
+            duration_ms: None,
+            self_ms: None,
+            line: None,
+            end_line: None,
+            declaration: None,
+            attribution: None,
+            class: None,
+            count: None,
+            declaration_ms: None,
+            holds: None,
+        }
+    }
+
+    /// A `hotspot` row read back as the file's key row (values in the recording's unit:
+    /// nanoseconds, or heartbeats when `heartbeats`) and how many keys it holds; `None`
+    /// for other kinds or a row without its values.
+    pub fn hot_spot(&self, heartbeats: bool) -> Option<(FileKeyRow, u64)> {
+        if self.kind != RowKind::HotSpot {
+            return None;
+        }
+        let value = |ms: f64| {
+            if heartbeats {
+                (ms >= 0.0 && ms.is_finite()).then(|| ms.round() as u64)
+            } else {
+                ms_to_ns(ms)
+            }
+        };
+        let row = FileKeyRow {
+            key: Key::new(self.class.clone()?, self.name.clone()),
+            total: value(self.duration_ms?)?,
+            self_time: value(self.self_ms?)?,
+            count: self.count.unwrap_or(0),
+            declaration: match (&self.declaration, self.declaration_ms) {
+                (Some(d), Some(ms)) => Some((d.clone(), value(ms)?)),
+                _ => None,
+            },
+        };
+        Some((row, self.holds.unwrap_or(0)))
+    }
 }
 
 /// Appends `row` as one JSON line to `out`.
@@ -109,19 +177,7 @@ pub fn index_rows(rec: &Recording, file: u32, capture: u64, path: &str) -> Vec<I
     };
     let in_decls = union_ns(&mut inside);
     let mut rows = Vec::with_capacity(1 + decls.len());
-    let row = |kind, name: String| IndexRow {
-        capture,
-        file,
-        kind,
-        path: path.to_string(),
-        name,
-        duration_ms: None,
-        self_ms: None,
-        line: None,
-        end_line: None,
-        declaration: None,
-        attribution: None,
-    };
+    let row = |kind, name: String| IndexRow::new(kind, file, capture, path, name);
     rows.push(IndexRow {
         duration_ms: Some(ns_to_ms(file_ns)),
         self_ms: Some(ns_to_ms(file_ns.saturating_sub(in_decls))),
@@ -149,6 +205,21 @@ pub fn index_rows(rec: &Recording, file: u32, capture: u64, path: &str) -> Vec<I
                 .map(|d| d.name.clone()),
             attribution: Some(t.range_kind),
             ..row(RowKind::Tactic, tactic_name(&t.label))
+        });
+    }
+    let hot = HotSpots::of(rec);
+    let cut = file_rows(rec, &hot);
+    for k in cut.rows {
+        let holds = k.key.is_other().then_some(cut.other_holds);
+        rows.push(IndexRow {
+            duration_ms: Some(ns_to_ms(k.total)),
+            self_ms: Some(ns_to_ms(k.self_time)),
+            class: Some(k.key.class),
+            count: Some(k.count),
+            declaration_ms: k.declaration.as_ref().map(|d| ns_to_ms(d.1)),
+            declaration: k.declaration.map(|d| d.0),
+            holds,
+            ..row(RowKind::HotSpot, k.key.name)
         });
     }
     rows

@@ -100,6 +100,10 @@ pub fn write_synthetic_session(
                 end_line: Some(d as u32 * 10 + 8),
                 declaration: None,
                 attribution: Some(RangeKind::Exact),
+                class: None,
+                count: None,
+                declaration_ms: None,
+                holds: None,
             });
         }
         for t in 0..tactics {
@@ -116,6 +120,10 @@ pub fn write_synthetic_session(
                 end_line: Some(t as u32 + 2),
                 declaration: (!decl_name.is_empty()).then(|| decl_name.clone()),
                 attribution: Some(RangeKind::Matched),
+                class: None,
+                count: None,
+                declaration_ms: None,
+                holds: None,
             });
         }
         let elapsed = file_ns + 150_000_000;
@@ -133,6 +141,10 @@ pub fn write_synthetic_session(
                 end_line: None,
                 declaration: None,
                 attribution: None,
+                class: None,
+                count: None,
+                declaration_ms: None,
+                holds: None,
             },
         );
         for r in &rows {

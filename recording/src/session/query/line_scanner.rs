@@ -302,6 +302,10 @@ mod tests {
             end_line: Some(2),
             declaration: None,
             attribution: Some(RangeKind::Exact),
+            class: None,
+            count: None,
+            declaration_ms: None,
+            holds: None,
         };
         let mut line = Vec::new();
         crate::session::write_row(&r, &mut line);

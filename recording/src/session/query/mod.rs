@@ -106,13 +106,10 @@ pub struct QueryRow {
 }
 
 impl QueryRow {
-    fn from_index(r: IndexRow) -> QueryRow {
+    /// A row of a query of `kind` (which reads only rows of its [`QueryKind::row_kind`]).
+    fn from_index(r: IndexRow, kind: QueryKind) -> QueryRow {
         QueryRow {
-            kind: match r.kind {
-                RowKind::File => QueryKind::File,
-                RowKind::Declaration => QueryKind::Declaration,
-                RowKind::Tactic => QueryKind::Tactic,
-            },
+            kind,
             name: r.name,
             path: r.path,
             duration_ms: r.duration_ms,
@@ -683,17 +680,9 @@ impl<'s> Collector<'s> {
                 };
                 self.offer(key, || {
                     Payload::Row(IndexRow {
-                        capture: s.files,
-                        file: 0,
-                        kind: RowKind::File,
-                        path: name.clone(),
-                        name,
                         duration_ms: total,
                         self_ms: self_time,
-                        line: None,
-                        end_line: None,
-                        declaration: None,
-                        attribution: None,
+                        ..IndexRow::new(RowKind::File, 0, s.files, &name.clone(), name)
                     })
                 });
             }
@@ -708,11 +697,11 @@ impl<'s> Collector<'s> {
                     kind: QueryKind::Folder,
                     files: Some(r.capture),
                     file: None,
-                    ..QueryRow::from_index(r)
+                    ..QueryRow::from_index(r, QueryKind::Folder)
                 }),
-                Payload::Row(r) => rows.push(QueryRow::from_index(r)),
+                Payload::Row(r) => rows.push(QueryRow::from_index(r, self.spec.kind)),
                 Payload::Line(l) => match serde_json::from_slice::<IndexRow>(&l) {
-                    Ok(r) => rows.push(QueryRow::from_index(r)),
+                    Ok(r) => rows.push(QueryRow::from_index(r, self.spec.kind)),
                     Err(e) => self.warn(format!("skipped an index row: {e}")),
                 },
             }
@@ -752,6 +741,10 @@ mod tests {
             end_line: Some(2),
             declaration: None,
             attribution: Some(RangeKind::Exact),
+            class: None,
+            count: None,
+            declaration_ms: None,
+            holds: None,
         }
     }
 
