@@ -90,21 +90,22 @@ impl Rows {
 }
 
 /// The calls of the rows keyed by `key`: per key, the durations of its outermost events
-/// (those no event of the same key encloses, on any thread), the sum of all its events'
+/// (those no event of the same key encloses on their thread), the sum of all its events'
 /// self times, and its first event. A step nested in a step is part of the outer call,
-/// never a second call whose time would be added again.
+/// never a second call whose time would be added again; a step on a worker thread under a
+/// step of the main thread is a call of its own (its time is the worker's).
 fn calls_by<K: std::hash::Hash + Eq + Copy>(
     rec: &Recording,
     key: impl Fn(u32) -> K,
 ) -> HashMap<K, (Vec<u64>, u64, u32)> {
     let mut out: HashMap<K, (Vec<u64>, u64, u32)> = HashMap::new();
-    // Depth first, counting each key's events open on the stack.
-    let mut open: HashMap<K, u32> = HashMap::new();
+    // Depth first, counting each key's events open on the stack, per thread.
+    let mut open: HashMap<(K, u16), u32> = HashMap::new();
     let mut stack: Vec<(u32, bool)> = rec.roots().map(|r| (r, false)).collect();
     stack.reverse();
     while let Some((i, leaving)) = stack.pop() {
         let k = key(i);
-        let depth = open.entry(k).or_default();
+        let depth = open.entry((k, rec.thread(i))).or_default();
         if leaving {
             *depth -= 1;
             continue;

@@ -14,7 +14,7 @@
 //!
 //! - `name` and `class`: the row named by an event's label (with its class) or by its
 //!   class; its calls are its *outermost* events, those no event of the same row encloses
-//!   (on any thread), so a step nested in a step is never added twice; its self time is
+//!   on their thread, so a step nested in a step is never added twice; its self time is
 //!   the sum of all its events' self times.
 //! - `declaration`: a declaration of a file is one call whose duration is
 //!   the declaration's time (the union of the intervals of its events, across
