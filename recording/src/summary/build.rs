@@ -242,6 +242,24 @@ impl SummaryBuilder {
                     self.rows.add(key, &durations, self_ns);
                 }
             }
+            GroupBy::Key => {
+                let mut keys = crate::hotspots::KeyTable::new();
+                let mut ids: HashMap<(u32, u32), u32> = HashMap::new();
+                let key_of: Vec<u32> = (0..rec.len() as u32)
+                    .map(|i| {
+                        let id = (rec.events.class[i as usize], rec.events.label[i as usize]);
+                        *ids.entry(id).or_insert_with(|| {
+                            keys.id(crate::hotspots::Key::of(rec.class(i), rec.label(i)))
+                        })
+                    })
+                    .collect();
+                for (k, (durations, self_ns, _)) in calls_by(rec, |i| key_of[i as usize]) {
+                    let key = keys.get(k);
+                    let mut row = LeanscopeKey::named(key.name.as_str());
+                    row.class = Some(key.class.as_str().into());
+                    self.rows.add(row, &durations, self_ns);
+                }
+            }
             GroupBy::Declaration => {
                 let times = declaration_times(rec);
                 for (d, time) in rec.header.declarations.iter().zip(times) {

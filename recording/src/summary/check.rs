@@ -106,7 +106,9 @@ impl Summary {
                 false,
                 matches!(
                     self.group_by,
-                    Some(super::GroupBy::Name) | Some(super::GroupBy::Class)
+                    Some(super::GroupBy::Name)
+                        | Some(super::GroupBy::Class)
+                        | Some(super::GroupBy::Key)
                 ),
             ),
         };

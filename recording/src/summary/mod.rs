@@ -12,8 +12,8 @@
 //!
 //! What a "call" is depends on the grouping:
 //!
-//! - `name` and `class`: the row named by an event's label (with its class) or by its
-//!   class; its calls are its *outermost* events, those no event of the same row encloses
+//! - `name`, `class` and `key`: the row named by an event's label (with its class), by
+//!   its class, or by its hot-spot key (the normalised label, with its class); its calls are its *outermost* events, those no event of the same row encloses
 //!   on their thread, so a step nested in a step is never added twice; its self time is
 //!   the sum of all its events' self times.
 //! - `declaration`: a declaration of a file is one call whose duration is
@@ -59,15 +59,19 @@ pub enum GroupBy {
     File,
     /// Trace class (`Elab.command`, `Meta.isDefEq`, ...).
     Class,
+    /// Hot-spot key: the class and the label normalised so that the same work
+    /// merges ([`crate::hotspots::Key`]).
+    Key,
 }
 
 impl GroupBy {
-    pub const ALL: [GroupBy; 5] = [
+    pub const ALL: [GroupBy; 6] = [
         GroupBy::Name,
         GroupBy::Declaration,
         GroupBy::Tactic,
         GroupBy::File,
         GroupBy::Class,
+        GroupBy::Key,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -77,6 +81,7 @@ impl GroupBy {
             GroupBy::Tactic => "tactic",
             GroupBy::File => "file",
             GroupBy::Class => "class",
+            GroupBy::Key => "key",
         }
     }
 

@@ -42,7 +42,7 @@ pub struct Args {
 
 pub fn parse_group_by(s: &str) -> Result<GroupBy, String> {
     GroupBy::parse(s).ok_or_else(|| {
-        format!("unknown grouping `{s}`; expected name, declaration, tactic, file or class")
+        format!("unknown grouping `{s}`; expected name, declaration, tactic, file, class or key")
     })
 }
 

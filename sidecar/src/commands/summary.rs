@@ -23,7 +23,8 @@ pub struct Args {
     /// (`schemas/summary-repeated.schema.json`).
     #[arg(long)]
     json: Option<PathBuf>,
-    /// What rows are keyed by: name, declaration, tactic, file or class.
+    /// What rows are keyed by: name, declaration, tactic, file, class or key
+    /// (the hot-spot key: docs/hot-spots.md).
     #[arg(long, value_parser = parse_group_by)]
     group_by: Option<GroupBy>,
     /// Rows shown in the table.

@@ -353,7 +353,7 @@ pub fn parse(v: &Value) -> Result<Summary> {
         Some(g) => Some(GroupBy::parse(&g).ok_or_else(|| {
             s.err(
                 "$.group_by",
-                format!("unknown grouping `{g}` (name, declaration, tactic, file or class)"),
+                format!("unknown grouping `{g}` (name, declaration, tactic, file, class or key)"),
             )
         })?),
     };
