@@ -22,6 +22,7 @@ import { profileFolder } from './commands/profileFolder';
 import { profileProject } from './commands/profileProject';
 import { openRecording } from './commands/openRecording';
 import { showViewer } from './commands/showViewer';
+import { showHotSpots } from './commands/showHotSpots';
 import { toggleAnnotations } from './commands/toggleAnnotations';
 import { clear } from './commands/clear';
 import { compareWithBaseline } from './commands/compareWithBaseline';
@@ -34,6 +35,7 @@ const COMMAND_HANDLERS = {
   'leanscope.profileProject': profileProject,
   'leanscope.openRecording': openRecording,
   'leanscope.showViewer': showViewer,
+  'leanscope.showHotSpots': showHotSpots,
   'leanscope.toggleAnnotations': toggleAnnotations,
   'leanscope.clear': clear,
   'leanscope.compareWithBaseline': compareWithBaseline,

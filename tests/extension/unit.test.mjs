@@ -147,7 +147,7 @@ test('manifest: commands, menus and when-clauses are consistent', () => {
   for (const id of ['leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject']) {
     assert.equal(c.commands.find((x) => x.command === id).enablement, 'isWorkspaceTrusted', id);
   }
-  for (const id of ['leanscope.openRecording', 'leanscope.showViewer', 'leanscope.toggleAnnotations', 'leanscope.clear', 'leanscope.compareWithBaseline']) {
+  for (const id of ['leanscope.openRecording', 'leanscope.showViewer', 'leanscope.showHotSpots', 'leanscope.toggleAnnotations', 'leanscope.clear', 'leanscope.compareWithBaseline']) {
     assert.equal(c.commands.find((x) => x.command === id).enablement, undefined, id);
   }
   assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
@@ -684,6 +684,26 @@ test('Show Viewer, its module on its own: the argument, else what is shown, else
   viewer.current = undefined;
   services.history.clear();
   assert.equal(showViewer(services), undefined);
+});
+
+test('Show Hot Spots: what Show Viewer shows, on the viewer\'s Hot spots tab; nothing asked of a viewer that shows nothing', () => {
+  const { vscode } = createVscodeStub({});
+  const { showHotSpots, HOT_SPOTS_VIEW } = extensionModule('commands/showHotSpots', vscode);
+  const { CaptureHistory } = extensionModule('history', vscode);
+  const shown = [];
+  const posted = [];
+  const viewer = { current: undefined, show: (target) => shown.push(target), post: (m) => posted.push(m) };
+  const services = { viewer, annotations: { sourceOf: () => undefined }, history: new CaptureHistory() };
+  assert.equal(showHotSpots(services), undefined);
+  assert.deepEqual(posted, []);
+  services.history.recorded({ recording: '/p/B.lsrec', source: vscode.Uri.file('/p/B.lean') });
+  assert.deepEqual(showHotSpots(services), { kind: 'recording', file: '/p/B.lsrec', source: vscode.Uri.file('/p/B.lean') });
+  assert.equal(shown.length, 1);
+  assert.deepEqual(posted, [{ type: 'leanscope.show', view: 'hotspots' }]);
+  assert.equal(HOT_SPOTS_VIEW, 'hotspots');
+  // A session asked for.
+  assert.deepEqual(showHotSpots(services, { session: '/s/S' }), { kind: 'session', file: '/s/S/session.json' });
+  assert.equal(posted.length, 2);
 });
 
 test('a sidecar that exits before answering initialize gives its status and stderr', async () => {

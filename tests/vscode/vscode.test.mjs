@@ -87,7 +87,7 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
 
   await t.test('the commands are in the palette', async () => {
     const titles = await vs.paletteEntries('leanscope:', 'leanscope: Profile Folder');
-    for (const c of ['Profile File', 'Profile Folder', 'Profile Project', 'Open Recording…', 'Show Viewer', 'Compare with Baseline…', 'Compare Revisions…']) {
+    for (const c of ['Profile File', 'Profile Folder', 'Profile Project', 'Open Recording…', 'Show Viewer', 'Show Hot Spots', 'Compare with Baseline…', 'Compare Revisions…']) {
       assert.ok(titles.some((x) => x.endsWith(c)), `${c} in ${titles.join(', ')}`);
     }
     // Profile Folder without any editor open: it asks for the folder.
