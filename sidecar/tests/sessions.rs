@@ -794,7 +794,11 @@ fn session_files_match_their_json_schemas() {
         assert!(errors.is_empty(), "{line}: {errors:?}");
         kinds.insert(v["kind"].as_str().unwrap().to_string());
     }
-    assert_eq!(kinds.len(), 4, "file, declaration, tactic and hotspot rows: {kinds:?}");
+    assert_eq!(
+        kinds.len(),
+        4,
+        "file, declaration, tactic and hotspot rows: {kinds:?}"
+    );
     // The schemas reject what they should.
     let mut bad = m.clone();
     bad["files"][0]["status"] = "done".into();

@@ -114,24 +114,9 @@ impl HotSpots {
 
     /// The hot spots of one recording, keyed as `by` says.
     pub fn of_by(rec: &Recording, by: By) -> HotSpots {
-        let mut keys = KeyTable::new();
-        let mut b = TreeBuilder::new(OTHER);
-        let mut key_of: hashbrown::HashMap<(u32, u32), u32> = hashbrown::HashMap::new();
-        let mut event_node = Vec::with_capacity(rec.len());
-        for i in 0..rec.len() as u32 {
-            let (class, label) = (rec.events.class[i as usize], rec.events.label[i as usize]);
-            let key = *key_of
-                .entry((class, label))
-                .or_insert_with(|| keys.id(by.key(rec.class(i), rec.label(i))));
-            let up = rec.parent(i).map_or(ROOT, |p| event_node[p as usize]);
-            let node = b.child(up, key);
-            b.add(node, rec.self_ns(i), 1);
-            event_node.push(node);
-        }
-        let key_files = vec![1; keys.len()];
-        let mut hot = Self::finish(keys, b.finish(), rec.header.measure, 1, key_files);
-        hot.event_node = event_node;
-        hot
+        let mut inc = Incremental::new(by);
+        inc.take_in(&rec.events, &rec.strings);
+        inc.finish(rec)
     }
 
     fn finish(
@@ -331,6 +316,105 @@ impl HotSpots {
             + 4 * (self.key_offsets.capacity()
                 + self.key_nodes.capacity()
                 + self.event_node.capacity())
+    }
+}
+
+/// The hot spots of one recording, built while its events arrive: a reader that streams a
+/// recording hands each batch's events to [`Incremental::take_in`] (parents come before
+/// their children, so each event's node is known at once) and, when the recording is
+/// whole, [`Incremental::finish`] adds the self times (which need every child).
+#[derive(Debug)]
+pub struct Incremental {
+    by: By,
+    keys: KeyTable,
+    tree: TreeBuilder,
+    /// The key of each label string id, with the class id it was made for (most labels
+    /// come with one class); other pairs through `pairs`.
+    label_key: Vec<(u32, u32)>,
+    pairs: hashbrown::HashMap<(u32, u32), u32>,
+    event_node: Vec<u32>,
+}
+
+impl Incremental {
+    pub fn new(by: By) -> Incremental {
+        Incremental {
+            by,
+            keys: KeyTable::new(),
+            tree: TreeBuilder::new(OTHER),
+            label_key: Vec::new(),
+            pairs: hashbrown::HashMap::new(),
+            event_node: Vec::new(),
+        }
+    }
+
+    /// Events taken in so far.
+    pub fn len(&self) -> usize {
+        self.event_node.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.event_node.is_empty()
+    }
+
+    /// Takes in the events of `events` not yet taken in (their strings are in `strings`).
+    pub fn take_in(
+        &mut self,
+        events: &crate::columns::Events,
+        strings: &crate::strings::StringTable,
+    ) {
+        let from = self.event_node.len();
+        let to = events.len();
+        self.event_node.reserve(to.saturating_sub(from));
+        for i in from..to {
+            let (class, label) = (events.class[i], events.label[i]);
+            let key = self.key(class, label, strings);
+            let p = events.parent[i];
+            let up = match self.event_node.get(p as usize) {
+                Some(&n) if p != crate::columns::NO_PARENT => n,
+                _ => ROOT,
+            };
+            let node = self.tree.child(up, key);
+            self.tree.add(node, 0, 1);
+            self.event_node.push(node);
+        }
+    }
+
+    fn key(&mut self, class: u32, label: u32, strings: &crate::strings::StringTable) -> u32 {
+        const UNSET: (u32, u32) = (u32::MAX, 0);
+        if self.label_key.len() <= label as usize {
+            self.label_key.resize(label as usize + 1, UNSET);
+        }
+        let slot = self.label_key[label as usize];
+        if slot.0 == class {
+            return slot.1;
+        }
+        let (by, keys) = (self.by, &mut self.keys);
+        let key = *self
+            .pairs
+            .entry((class, label))
+            .or_insert_with(|| keys.id(by.key(&strings[class as usize], &strings[label as usize])));
+        if slot == UNSET {
+            self.label_key[label as usize] = (class, key);
+        }
+        key
+    }
+
+    /// The hot spots, once every event of `rec` was taken in (the rest is taken in now).
+    pub fn finish(mut self, rec: &Recording) -> HotSpots {
+        self.take_in(&rec.events, &rec.strings);
+        for (i, &node) in self.event_node.iter().enumerate() {
+            self.tree.add(node, rec.self_ns(i as u32), 0);
+        }
+        let key_files = vec![1; self.keys.len()];
+        let mut hot = HotSpots::finish(
+            self.keys,
+            self.tree.finish(),
+            rec.header.measure,
+            1,
+            key_files,
+        );
+        hot.event_node = self.event_node;
+        hot
     }
 }
 

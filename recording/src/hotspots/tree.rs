@@ -123,13 +123,26 @@ impl Tree {
 
 /// Builds a [`Tree`] node by node, parents before children; bounded by
 /// [`MAX_TREE_NODES`].
+///
+/// A node's children are found by scanning its list of children while it has few (keys merge,
+/// so most nodes have a handful), and through a hash table once it has more.
 #[derive(Debug)]
 pub struct TreeBuilder {
     nodes: Vec<Node>,
+    first_child: Vec<u32>,
+    next_sibling: Vec<u32>,
+    /// Children per node, saturating.
+    kids: Vec<u8>,
+    /// `(parent, key)` → child, for parents with more than [`SCAN_CHILDREN`] children.
     lookup: hashbrown::HashMap<(u32, u32), u32>,
     other_key: u32,
     limit: usize,
 }
+
+/// Most children of a node found by scanning them.
+const SCAN_CHILDREN: u8 = 16;
+
+const NONE: u32 = u32::MAX;
 
 impl TreeBuilder {
     /// `other_key` is the key of the node that takes the paths past the limit.
@@ -146,20 +159,37 @@ impl TreeBuilder {
                 self_time: 0,
                 count: 0,
             }],
+            first_child: vec![NONE],
+            next_sibling: vec![NONE],
+            kids: vec![0],
             lookup: hashbrown::HashMap::new(),
             other_key,
             limit: limit.max(2),
         }
     }
 
+    fn find(&self, parent: u32, key: u32) -> Option<u32> {
+        if self.kids[parent as usize] > SCAN_CHILDREN {
+            return self.lookup.get(&(parent, key)).copied();
+        }
+        let mut at = self.first_child[parent as usize];
+        while at != NONE {
+            if self.nodes[at as usize].key == key {
+                return Some(at);
+            }
+            at = self.next_sibling[at as usize];
+        }
+        None
+    }
+
     /// The child of `parent` keyed `key`, made when new; past the limit, `parent`'s
     /// `(other)` child (which is made even then).
     pub fn child(&mut self, parent: u32, key: u32) -> u32 {
-        if let Some(&n) = self.lookup.get(&(parent, key)) {
+        if let Some(n) = self.find(parent, key) {
             return n;
         }
         let key = if self.nodes.len() >= self.limit {
-            if let Some(&n) = self.lookup.get(&(parent, self.other_key)) {
+            if let Some(n) = self.find(parent, self.other_key) {
                 return n;
             }
             self.other_key
@@ -167,6 +197,7 @@ impl TreeBuilder {
             key
         };
         let n = self.nodes.len() as u32;
+        let p = parent as usize;
         self.nodes.push(Node {
             parent,
             key,
@@ -174,7 +205,22 @@ impl TreeBuilder {
             self_time: 0,
             count: 0,
         });
-        self.lookup.insert((parent, key), n);
+        self.first_child.push(NONE);
+        self.kids.push(0);
+        self.next_sibling.push(self.first_child[p]);
+        self.first_child[p] = n;
+        self.kids[p] = self.kids[p].saturating_add(1);
+        if self.kids[p] == SCAN_CHILDREN + 1 {
+            // From now on, through the table: every child goes in.
+            let mut at = n;
+            while at != NONE {
+                self.lookup
+                    .insert((parent, self.nodes[at as usize].key), at);
+                at = self.next_sibling[at as usize];
+            }
+        } else if self.kids[p] > SCAN_CHILDREN {
+            self.lookup.insert((parent, key), n);
+        }
         n
     }
 
@@ -202,7 +248,7 @@ impl TreeBuilder {
     /// widest first.
     pub fn finish(self) -> Tree {
         let mut nodes = self.nodes;
-        drop(self.lookup);
+        drop((self.lookup, self.first_child, self.next_sibling, self.kids));
         for n in &mut nodes {
             n.total = n.self_time;
         }
@@ -262,6 +308,16 @@ mod tests {
         assert_eq!(t.path(x), vec![1, 2]);
         assert_eq!(t.find(&[1, 3]), Some(y));
         assert_eq!(t.preorder(), vec![a, y, x]);
+    }
+
+    #[test]
+    fn many_children_are_found_through_the_table() {
+        let mut b = TreeBuilder::new(99);
+        let kids: Vec<u32> = (0..100).map(|k| b.child(ROOT, k)).collect();
+        for k in 0..100 {
+            assert_eq!(b.child(ROOT, k), kids[k as usize]);
+        }
+        assert_eq!(b.len(), 101);
     }
 
     #[test]

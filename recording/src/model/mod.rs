@@ -112,6 +112,12 @@ impl RecordingBuilder {
         self.columns.events.len()
     }
 
+    /// The events and strings taken so far (for a reader that works on them as they
+    /// arrive, such as [`crate::hotspots::Incremental`]).
+    pub fn columns(&self) -> &Columns {
+        &self.columns
+    }
+
     /// Where batches decode to (see [`crate::reader::StreamDecoder::next_into`]).
     /// The reader checks what it appends; events appended any other way
     /// must keep the model's rules too (a parent before its children,
