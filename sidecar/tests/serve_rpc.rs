@@ -320,6 +320,7 @@ fn capture_open_and_annotate_a_file_over_json_rpc() {
             "leanscope/annotations",
             "leanscope/captureFolder",
             "leanscope/query",
+            "leanscope/hotSpots",
             "leanscope/compare",
             "leanscope/compareRevisions"
         ])

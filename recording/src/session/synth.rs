@@ -129,7 +129,14 @@ pub fn write_synthetic_session(
                 holds: None,
             });
         }
-        rows.extend(hot_spot_rows(&mut rng, p.hot_spots, f, capture, &path, &decl_name));
+        rows.extend(hot_spot_rows(
+            &mut rng,
+            p.hot_spots,
+            f,
+            capture,
+            &path,
+            &decl_name,
+        ));
         let elapsed = file_ns + 150_000_000;
         rows.insert(
             0,
@@ -201,20 +208,38 @@ pub fn write_synthetic_session(
 
 /// The classes of the synthetic keys and the names each takes.
 const VOCABULARY: [(&str, &[&str]); 8] = [
-    ("Elab.command", &["theorem", "def", "instance", "structure", "lemma"]),
-    ("Elab.step", &["simp", "omega", "rw", "exact", "term by", "apply", "norm_num", "<;>"]),
+    (
+        "Elab.command",
+        &["theorem", "def", "instance", "structure", "lemma"],
+    ),
+    (
+        "Elab.step",
+        &[
+            "simp", "omega", "rw", "exact", "term by", "apply", "norm_num", "<;>",
+        ],
+    ),
     ("Elab.async", &["", "elaborating proof of …"]),
     ("Kernel", &["", "typechecking declarations [Nat.add_comm]"]),
     ("Elab.definition.value", &[""]),
     (
         "Meta.synthInstance",
-        &["Inhabited Nat", "Decidable (a = b)", "Add ℕ", "Ring R", "Module R M", "Fintype α"],
+        &[
+            "Inhabited Nat",
+            "Decidable (a = b)",
+            "Add ℕ",
+            "Ring R",
+            "Module R M",
+            "Fintype α",
+        ],
     ),
     (
         "Meta.isDefEq",
         &["?m =?= ?u + x", "Nat.succ ?n =?= n + 1", "f a =?= g b"],
     ),
-    ("Meta.Tactic.simp.rewrite", &["Nat.add_comm:1000", "List.length_append:1000"]),
+    (
+        "Meta.Tactic.simp.rewrite",
+        &["Nat.add_comm:1000", "List.length_append:1000"],
+    ),
 ];
 
 /// A file's `hotspot` rows: `n` keys, by descending total as the capture writes them.
@@ -291,10 +316,17 @@ mod tests {
             .map(|r| (r.class.clone(), r.name.clone()))
             .collect();
         assert_eq!(keys.len(), 100);
-        assert!(rows.windows(2).all(|w| w[0].duration_ms >= w[1].duration_ms));
         assert!(rows
-            .iter()
-            .all(|r| r.hot_spot(false).is_some_and(|(k, _)| k.self_time <= k.total)));
-        assert_eq!(rows.iter().filter(|r| r.name.starts_with("goal_3_")).count(), 10);
+            .windows(2)
+            .all(|w| w[0].duration_ms >= w[1].duration_ms));
+        assert!(rows.iter().all(|r| r
+            .hot_spot(false)
+            .is_some_and(|(k, _)| k.self_time <= k.total)));
+        assert_eq!(
+            rows.iter()
+                .filter(|r| r.name.starts_with("goal_3_"))
+                .count(),
+            10
+        );
     }
 }

@@ -255,8 +255,11 @@ fn tree_doc(hot: &HotSpots, rows: &[SessionKeyRow], spec: &TopSpec) -> Result<Tr
                 let tops = callers.children(ROOT).to_vec();
                 nodes.extend(forest(hot, &callers, &tops, Vec::new(), true, total, spec).nodes);
             }
-            let hidden = (hot.rows.iter().filter(|r| spec.keeps(hot.keys.get(r.key))).count()
-                as u64)
+            let hidden = (hot
+                .rows
+                .iter()
+                .filter(|r| spec.keeps(hot.keys.get(r.key)))
+                .count() as u64)
                 .saturating_sub(nodes.len() as u64);
             Ok(TreeDoc {
                 inverted: true,
@@ -327,7 +330,11 @@ fn forest(
 fn node(hot: &HotSpots, tree: &Tree, n: u32, depth: usize, limit: usize) -> NodeDoc {
     let x = tree.node(n);
     let kids = tree.children(n);
-    let shown = if depth == 0 { &[][..] } else { &kids[..kids.len().min(limit)] };
+    let shown = if depth == 0 {
+        &[][..]
+    } else {
+        &kids[..kids.len().min(limit)]
+    };
     NodeDoc {
         key: KeyDoc::of(hot.keys.get(x.key)),
         total: x.total,

@@ -102,10 +102,18 @@ mod tests {
         let t = b.finish();
         assert_eq!(find(&t, &keys, ROOT, "Elab.command theorem"), Ok(a));
         assert_eq!(
-            find(&t, &keys, ROOT, "Elab.command theorem > Meta.isDefEq x > 0>Kernel"),
+            find(
+                &t,
+                &keys,
+                ROOT,
+                "Elab.command theorem > Meta.isDefEq x > 0>Kernel"
+            ),
             Ok(kk)
         );
-        assert_eq!(find(&t, &keys, ROOT, "Elab.command theorem>Meta.isDefEq x"), Ok(s));
+        assert_eq!(
+            find(&t, &keys, ROOT, "Elab.command theorem>Meta.isDefEq x"),
+            Ok(s)
+        );
         let e = find(&t, &keys, ROOT, "Elab.command theorem>Kernel").unwrap_err();
         assert!(e.contains("under Elab.command theorem"), "{e}");
         assert!(find(&t, &keys, ROOT, "").is_err());

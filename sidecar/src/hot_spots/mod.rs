@@ -154,7 +154,12 @@ fn session(dir: &Path, spec: &TopSpec) -> Result<Document, TopError> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && m.index_bytes == 0 => {
                 index_hot_spots(&[][..], m, folder)
             }
-            Err(e) => return Err(session_err(anyhow!("cannot read {}: {e}", index_path.display()))),
+            Err(e) => {
+                return Err(session_err(anyhow!(
+                    "cannot read {}: {e}",
+                    index_path.display()
+                )))
+            }
         }
         .map_err(|e| session_err(anyhow!("cannot read {}: {e}", index_path.display())))?;
         warnings.extend(out.warnings);
@@ -246,7 +251,11 @@ fn recordings_of(f: &FileEntry) -> Vec<&str> {
 }
 
 /// Reads a committed file's recording `rel` (which must lie inside the session).
-fn session_recording(s: &CommittedSession, f: &FileEntry, rel: &str) -> Result<Recording, TopError> {
+fn session_recording(
+    s: &CommittedSession,
+    f: &FileEntry,
+    rel: &str,
+) -> Result<Recording, TopError> {
     if !is_inside(rel) {
         return Err(TopError::Session(
             s.dir.clone(),

@@ -50,7 +50,13 @@ pub fn write(out: &mut impl Write, d: &Document) -> std::io::Result<()> {
         )?;
         if session {
             for f in r.top_files.iter().take(PLACES_SHOWN) {
-                writeln!(out, "{:>52}  file {} {}", "", one_line(&f.path), m.format(f.total))?;
+                writeln!(
+                    out,
+                    "{:>52}  file {} {}",
+                    "",
+                    one_line(&f.path),
+                    m.format(f.total)
+                )?;
             }
             for t in r.top_declarations.iter().take(PLACES_SHOWN) {
                 writeln!(

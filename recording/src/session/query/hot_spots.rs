@@ -49,7 +49,9 @@ pub struct RunKeyRows {
 
 /// Is `path` the folder `folder` or beneath it (whole components)? No folder: every path.
 pub fn under_folder(path: &str, folder: Option<&str>) -> bool {
-    let Some(f) = folder.map(|f| f.trim_matches('/')).filter(|f| !f.is_empty() && *f != ".")
+    let Some(f) = folder
+        .map(|f| f.trim_matches('/'))
+        .filter(|f| !f.is_empty() && *f != ".")
     else {
         return true;
     };
@@ -103,7 +105,9 @@ pub fn index_hot_spots(
         }
         // Most rows are of other kinds or of superseded captures: decided from the start.
         if let Some((capture, file, kind)) = quick_prefix(&line) {
-            let trusted = runs.get(file as usize).is_some_and(|c| c.contains(&capture));
+            let trusted = runs
+                .get(file as usize)
+                .is_some_and(|c| c.contains(&capture));
             if kind != RowKind::HotSpot.as_str().as_bytes() || !trusted {
                 continue;
             }
@@ -181,7 +185,9 @@ fn checked(r: &IndexRow, heartbeats: bool) -> Result<(FileKeyRow, u64), &'static
     }
     let fits = |v: Option<f64>| {
         v.is_none_or(|ms| {
-            ms.is_finite() && ms >= 0.0 && (if heartbeats { ms } else { ms * 1e6 }) < u64::MAX as f64
+            ms.is_finite()
+                && ms >= 0.0
+                && (if heartbeats { ms } else { ms * 1e6 }) < u64::MAX as f64
         })
     };
     if !fits(r.duration_ms) || !fits(r.self_ms) || !fits(r.declaration_ms) {
