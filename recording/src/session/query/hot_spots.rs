@@ -211,9 +211,12 @@ fn checked(r: &IndexRow, heartbeats: bool) -> Result<(FileKeyRow, u64), &'static
 struct Pending {
     file: Option<u32>,
     path: String,
-    runs: Vec<(u64, RunKeyRows)>,
-    parked: Vec<(u32, String, Vec<(u64, RunKeyRows)>)>,
+    runs: Runs,
+    parked: Vec<(u32, String, Runs)>,
 }
+
+/// A file's runs' rows, by capture number.
+type Runs = Vec<(u64, RunKeyRows)>;
 
 impl Pending {
     fn start(&mut self, file: u32, path: String) {
