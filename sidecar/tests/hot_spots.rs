@@ -442,7 +442,7 @@ fn imported_profiles_aggregate_by_frame_name() {
     let rows = by_label(&doc);
     assert_eq!(rows["B"], (70_000, 70_000, 2, 1), "{rows:?}");
     assert_eq!(rows["A"], (100_000, 30_000, 1, 1), "{rows:?}");
-    // A summary has no stacks: a usage error that says so.
+    // A missing source is a usage error naming it.
     let out = w.run(&["top", "/nonexistent/x.lsrec"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("/nonexistent/x.lsrec"));
