@@ -3,6 +3,7 @@
 mod bench;
 mod capture;
 mod commands;
+mod hot_spots;
 mod revisions;
 mod serve;
 mod session;
@@ -67,6 +68,8 @@ enum Command {
     Serve(commands::serve::Args),
     /// The slowest files, folders, declarations or tactics of a session or recording.
     Query(commands::query::Args),
+    /// What kind of work dominates: hot spots by key (bottom-up table, call tree, callers).
+    Top(commands::top::Args),
     /// Exact-revision profiling of a change: `plan` lists the .lean files
     /// it touches (from Git objects only); `run` measures both sides.
     Revisions(commands::revisions::Args),
@@ -99,6 +102,7 @@ fn main() -> ExitCode {
         Command::Export(a) => commands::export::run(a),
         Command::Serve(a) => commands::serve::run(a),
         Command::Query(a) => commands::query::run(a),
+        Command::Top(a) => commands::top::run(a),
         Command::Revisions(a) => commands::revisions::run(a),
         Command::Bench(a) => commands::bench::run(a),
         Command::Session(a) => commands::session::run(a),

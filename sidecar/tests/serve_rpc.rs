@@ -320,6 +320,7 @@ fn capture_open_and_annotate_a_file_over_json_rpc() {
             "leanscope/annotations",
             "leanscope/captureFolder",
             "leanscope/query",
+            "leanscope/hotSpots",
             "leanscope/compare",
             "leanscope/compareRevisions"
         ])
@@ -1821,6 +1822,108 @@ fn cancelling_compare_revisions_stops_the_sample_and_says_so() {
         report["error"].as_str().unwrap().contains("was cancelled"),
         "{report:#}"
     );
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn hot_spots_answer_what_top_writes() {
+    let w = World::new();
+    let session = w.path("session");
+    let out = w.run(&[
+        "profile",
+        "Demo",
+        "--threshold",
+        "1",
+        "-o",
+        session.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        common::text(&out.stderr)
+    );
+    let rec = w.path("clean.lsrec");
+    let out = w.profile_command("Demo/Clean.lean", &rec).output().unwrap();
+    assert!(out.status.success());
+    let mut c = Client::start(&w, &[]);
+    c.initialize(true);
+    let cases = [
+        (
+            json!({"session": session.to_str().unwrap(), "limit": 7, "classes": ["Elab"]}),
+            vec![
+                "top",
+                session.to_str().unwrap(),
+                "--limit",
+                "7",
+                "--class",
+                "Elab",
+            ],
+        ),
+        (
+            json!({"uri": file_uri(&rec), "by": "class", "sort": "total", "tree": true, "depth": 2}),
+            vec![
+                "top",
+                rec.to_str().unwrap(),
+                "--by",
+                "class",
+                "--sort",
+                "total",
+                "--tree",
+                "--depth",
+                "2",
+            ],
+        ),
+        (
+            json!({"uri": rec.to_str().unwrap(), "inverted": true, "path": "Elab.step omega"}),
+            vec![
+                "top",
+                rec.to_str().unwrap(),
+                "--inverted",
+                "--path",
+                "Elab.step omega",
+            ],
+        ),
+    ];
+    for (params, args) in cases {
+        check("hotSpotsParams", &params);
+        let got = c.call("leanscope/hotSpots", params.clone());
+        check("hotSpotsResult", &got);
+        let mut args = args;
+        args.extend(["--json", "-"]);
+        let cli = w.run(&args);
+        assert!(cli.status.success(), "{}", common::text(&cli.stderr));
+        let want: Value = serde_json::from_slice(&cli.stdout).unwrap();
+        // The CLI names the recording as given; the server, by its path.
+        let mut got = got;
+        got["source"] = want["source"].clone();
+        assert_eq!(got, want, "{params}");
+    }
+    let missing = w.path("missing.lsrec");
+    let e = c.call_err(
+        "leanscope/hotSpots",
+        json!({"uri": missing.to_str().unwrap()}),
+    );
+    assert_eq!(e["code"], -32010, "{e}");
+    assert_eq!(e["data"]["kind"], "noSuchFile");
+    let e = c.call_err(
+        "leanscope/hotSpots",
+        json!({"uri": rec.to_str().unwrap(), "by": "colour"}),
+    );
+    assert_eq!(e["code"], -32602, "{e}");
+    let e = c.call_err(
+        "leanscope/hotSpots",
+        json!({"uri": rec.to_str().unwrap(), "path": "Nothing > here"}),
+    );
+    assert_eq!(e["code"], -32602, "{e}");
+    assert!(e["message"].as_str().unwrap().contains("no key"), "{e}");
+    let e = c.call_err(
+        "leanscope/hotSpots",
+        json!({"session": rec.to_str().unwrap()}),
+    );
+    assert_eq!(e["code"], -32010, "{e}");
+    let e = c.call_err("leanscope/hotSpots", json!({}));
+    assert_eq!(e["code"], -32602, "{e}");
     let (code, stderr) = c.shut_down();
     assert_eq!(code, 0, "{stderr}");
 }

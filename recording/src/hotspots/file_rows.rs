@@ -31,7 +31,9 @@ pub fn file_rows(rec: &Recording, hot: &HotSpots) -> FileHotSpots {
     file_rows_with_limit(rec, hot, MAX_FILE_HOT_SPOTS)
 }
 
-pub(crate) fn file_rows_with_limit(rec: &Recording, hot: &HotSpots, limit: usize) -> FileHotSpots {
+/// [`file_rows`] with another limit of rows (`usize::MAX`: every key, no `(other)` row
+/// but the table's own).
+pub fn file_rows_with_limit(rec: &Recording, hot: &HotSpots, limit: usize) -> FileHotSpots {
     // Each event's total (self plus its children's totals), children after parents.
     let n = rec.len();
     let mut event_total: Vec<u64> = (0..n as u32).map(|i| rec.self_ns(i)).collect();

@@ -62,10 +62,14 @@ impl Key {
         self.class == OTHER_CLASS && self.name.is_empty()
     }
 
-    /// `class name`, or the class alone: what people read.
+    /// `class name`, or the class alone (or the name alone, without a class): what people
+    /// read.
     pub fn label(&self) -> String {
         if self.name.is_empty() {
             self.class.clone()
+        } else if self.class.is_empty() {
+            // An imported frame without a category.
+            self.name.clone()
         } else {
             format!("{} {}", self.class, self.name)
         }

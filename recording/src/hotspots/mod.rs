@@ -28,7 +28,7 @@ pub mod session;
 pub mod table;
 pub mod tree;
 
-pub use file_rows::{file_rows, FileHotSpots, FileKeyRow};
+pub use file_rows::{file_rows, file_rows_with_limit, FileHotSpots, FileKeyRow};
 pub use key::{Key, OTHER_CLASS};
 pub use session::{SessionHotSpots, SessionKeyRow};
 pub use table::{KeyTable, OTHER};

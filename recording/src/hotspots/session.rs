@@ -96,6 +96,34 @@ impl SessionHotSpots {
         self.keys.other_holds()
     }
 
+    /// The sum of every key's self time (the `(other)` key's included): all the work of
+    /// the files added, since self times never overlap.
+    pub fn self_sum(&self) -> u64 {
+        self.acc
+            .iter()
+            .fold(0u64, |s, a| s.saturating_add(a.self_time))
+    }
+
+    /// How many keys `keep` accepts (the `(other)` key included when it does).
+    pub fn count_matching(&self, keep: impl Fn(&Key) -> bool) -> usize {
+        (0..self.acc.len() as u32)
+            .filter(|&k| self.acc[k as usize].files > 0 && keep(self.keys.get(k)))
+            .count()
+    }
+
+    /// Bytes the aggregate holds (keys, sums, top lists and their names).
+    pub fn heap_bytes(&self) -> usize {
+        let tops: usize = self
+            .acc
+            .iter()
+            .map(|a| a.top_files.capacity() * 16 + a.top_declarations.capacity() * 16)
+            .sum();
+        self.keys.heap_bytes()
+            + self.names.heap_bytes()
+            + self.acc.capacity() * std::mem::size_of::<Acc>()
+            + tops
+    }
+
     /// Distinct keys seen (the `(other)` key included when used).
     pub fn key_count(&self) -> usize {
         self.acc.iter().filter(|a| a.files > 0).count()
@@ -103,8 +131,19 @@ impl SessionHotSpots {
 
     /// The keys, by descending `order` (self or total), then key, at most `limit`.
     pub fn top(&self, limit: usize, by_total: bool) -> Vec<SessionKeyRow> {
+        self.top_matching(limit, by_total, |_| true)
+    }
+
+    /// [`Self::top`] over the keys `keep` accepts (a class filter; `(other)` too when it
+    /// accepts it).
+    pub fn top_matching(
+        &self,
+        limit: usize,
+        by_total: bool,
+        keep: impl Fn(&Key) -> bool,
+    ) -> Vec<SessionKeyRow> {
         let mut ids: Vec<u32> = (0..self.acc.len() as u32)
-            .filter(|&k| self.acc[k as usize].files > 0)
+            .filter(|&k| self.acc[k as usize].files > 0 && keep(self.keys.get(k)))
             .collect();
         let value = |k: u32| {
             let a = &self.acc[k as usize];

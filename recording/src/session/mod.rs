@@ -35,6 +35,7 @@ pub mod synth;
 use serde::{Deserialize, Serialize};
 
 pub use journal::{load_manifest, FileChange, JournalReport, LoadedManifest, JOURNAL_FILE};
+pub use query::hot_spots::{index_hot_spots, median_rows, under_folder, IndexHotSpots, RunKeyRows};
 pub use query::{
     query_index, query_index_parallel, query_rows, Committed, QueryKind, QueryOutcome, QueryRow,
     QuerySpec, SortBy,

@@ -16,8 +16,11 @@ use crate::writer::AtomicFile;
 pub struct SessionSynthParams {
     pub seed: u64,
     pub files: u32,
-    /// Index rows in all (at least one per file).
+    /// Index rows in all (at least one per file), besides the hot-spot rows.
     pub rows: u64,
+    /// `hotspot` rows per file (0: none, as in a session written before them): keys drawn
+    /// from a fixed vocabulary of Lean's classes, a tenth of them goals of the file alone.
+    pub hot_spots: u32,
 }
 
 /// The note every synthetic manifest carries.
@@ -126,6 +129,14 @@ pub fn write_synthetic_session(
                 holds: None,
             });
         }
+        rows.extend(hot_spot_rows(
+            &mut rng,
+            p.hot_spots,
+            f,
+            capture,
+            &path,
+            &decl_name,
+        ));
         let elapsed = file_ns + 150_000_000;
         rows.insert(
             0,
@@ -195,9 +206,127 @@ pub fn write_synthetic_session(
     Ok(m)
 }
 
+/// The classes of the synthetic keys and the names each takes.
+const VOCABULARY: [(&str, &[&str]); 8] = [
+    (
+        "Elab.command",
+        &["theorem", "def", "instance", "structure", "lemma"],
+    ),
+    (
+        "Elab.step",
+        &[
+            "simp", "omega", "rw", "exact", "term by", "apply", "norm_num", "<;>",
+        ],
+    ),
+    ("Elab.async", &["", "elaborating proof of …"]),
+    ("Kernel", &["", "typechecking declarations [Nat.add_comm]"]),
+    ("Elab.definition.value", &[""]),
+    (
+        "Meta.synthInstance",
+        &[
+            "Inhabited Nat",
+            "Decidable (a = b)",
+            "Add ℕ",
+            "Ring R",
+            "Module R M",
+            "Fintype α",
+        ],
+    ),
+    (
+        "Meta.isDefEq",
+        &["?m =?= ?u + x", "Nat.succ ?n =?= n + 1", "f a =?= g b"],
+    ),
+    (
+        "Meta.Tactic.simp.rewrite",
+        &["Nat.add_comm:1000", "List.length_append:1000"],
+    ),
+];
+
+/// A file's `hotspot` rows: `n` keys, by descending total as the capture writes them.
+fn hot_spot_rows(
+    rng: &mut Rng,
+    n: u32,
+    file: u32,
+    capture: u64,
+    path: &str,
+    declaration: &str,
+) -> Vec<IndexRow> {
+    let keys: Vec<(&str, String)> = VOCABULARY
+        .iter()
+        .flat_map(|(class, names)| names.iter().map(move |name| (*class, (*name).to_owned())))
+        .collect();
+    let mut out = Vec::with_capacity(n as usize);
+    let mut used = std::collections::HashSet::new();
+    // Draws of a key already taken are drawn again (a bounded number of times).
+    for _ in 0..u64::from(n) * 10 {
+        if out.len() >= n as usize {
+            break;
+        }
+        let i = out.len();
+        let (class, name) = if i % 10 == 9 {
+            ("Meta.isDefEq", format!("goal_{file}_{i} =?= x"))
+        } else {
+            // Numbered variants of the goals make the shared vocabulary about two hundred keys.
+            let (class, name) = &keys[(rng.next() % keys.len() as u64) as usize];
+            let variant = rng.next() % 16;
+            match class.starts_with("Meta.") {
+                true => (*class, format!("{name} #{variant}")),
+                false => (*class, name.clone()),
+            }
+        };
+        if !used.insert((class, name.clone())) {
+            continue;
+        }
+        let total = rng.duration_ns();
+        let self_ns = total / (1 + rng.next() % 4);
+        out.push(IndexRow {
+            duration_ms: Some(super::ns_to_ms(total)),
+            self_ms: Some(super::ns_to_ms(self_ns)),
+            class: Some(class.to_owned()),
+            count: Some(1 + rng.next() % 50),
+            declaration: (!declaration.is_empty()).then(|| declaration.to_owned()),
+            declaration_ms: (!declaration.is_empty()).then(|| super::ns_to_ms(total / 2)),
+            ..IndexRow::new(RowKind::HotSpot, file, capture, path, name)
+        });
+    }
+    out.sort_by(|a, b| {
+        let t = |r: &IndexRow| r.duration_ms.unwrap_or(0.0);
+        t(b).total_cmp(&t(a))
+    });
+    out
+}
+
 fn io_of(e: crate::RecordingError) -> SessionError {
     match e {
         crate::RecordingError::Io(e) => SessionError::Io(e),
         other => SessionError::Io(std::io::Error::other(other.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hot_spot_rows_are_distinct_keys_by_descending_total() {
+        let rows = hot_spot_rows(&mut Rng(7), 100, 3, 4, "A.lean", "A.x");
+        assert_eq!(rows.len(), 100);
+        let keys: std::collections::HashSet<_> = rows
+            .iter()
+            .map(|r| (r.class.clone(), r.name.clone()))
+            .collect();
+        assert_eq!(keys.len(), 100);
+        assert!(rows
+            .windows(2)
+            .all(|w| w[0].duration_ms >= w[1].duration_ms));
+        assert!(rows.iter().all(|r| r
+            .hot_spot(false)
+            .is_some_and(|(k, _)| k.self_time <= k.total)));
+        assert_eq!(
+            rows.iter()
+                .filter(|r| r.name.starts_with("goal_3_"))
+                .count(),
+            10
+        );
     }
 }

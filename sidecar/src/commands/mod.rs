@@ -16,4 +16,5 @@ pub mod session;
 pub mod summary;
 pub mod synth;
 pub mod synth_session;
+pub mod top;
 pub mod view;

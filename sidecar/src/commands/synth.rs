@@ -31,6 +31,10 @@ pub struct Args {
     /// Index rows of a synthetic session.
     #[arg(long, default_value_t = 1_000_000, requires = "session")]
     rows: u64,
+    /// `hotspot` index rows per file of a synthetic session, besides --rows (0: none, as
+    /// in sessions written before them).
+    #[arg(long, default_value_t = 0, requires = "session")]
+    hot_spots: u32,
 }
 
 pub fn run(a: Args) -> Result<u8> {
@@ -41,6 +45,7 @@ pub fn run(a: Args) -> Result<u8> {
             seed: a.seed,
             files: a.files,
             rows: a.rows,
+            hot_spots: a.hot_spots,
         };
         recording::session::synth::write_synthetic_session(&p, staged.path())
             .with_context(|| format!("cannot write the synthetic session {}", dir.display()))?;

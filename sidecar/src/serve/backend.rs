@@ -23,12 +23,13 @@ use super::uri::path_or_uri;
 use crate::capture::CaptureResult;
 
 /// The methods `leanscope serve` answers besides LSP's own.
-pub const METHODS: [&str; 7] = [
+pub const METHODS: [&str; 8] = [
     "leanscope/capture",
     "leanscope/open",
     "leanscope/annotations",
     "leanscope/captureFolder",
     "leanscope/query",
+    "leanscope/hotSpots",
     "leanscope/compare",
     "leanscope/compareRevisions",
 ];
@@ -77,6 +78,13 @@ impl Backend {
 
     pub async fn query(&self, p: sessions::QueryParams) -> Result<crate::commands::query::Answer> {
         sessions::query(p).await
+    }
+
+    pub async fn hot_spots(
+        &self,
+        p: super::hot_spots::HotSpotsParams,
+    ) -> Result<crate::hot_spots::Document> {
+        super::hot_spots::hot_spots(p).await
     }
 
     pub async fn open(&self, p: OpenParams) -> Result<OpenAnswer> {

@@ -13,6 +13,7 @@ mod capture;
 mod compare;
 mod errors;
 mod framing;
+mod hot_spots;
 mod message;
 mod open;
 mod progress;
@@ -55,6 +56,7 @@ pub fn run() -> anyhow::Result<u8> {
             .custom_method("leanscope/compare", Backend::compare)
             .custom_method("leanscope/captureFolder", Backend::capture_folder)
             .custom_method("leanscope/query", Backend::query)
+            .custom_method("leanscope/hotSpots", Backend::hot_spots)
             .custom_method("leanscope/compareRevisions", Backend::compare_revisions)
             .custom_method(
                 "window/workDoneProgress/cancel",

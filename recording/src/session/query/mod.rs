@@ -8,6 +8,7 @@
 //! fields a query needs ([`line_scanner`]); only the winning lines are
 //! fully parsed.
 
+pub(crate) mod hot_spots;
 mod line_scanner;
 
 use std::cmp::Ordering;

@@ -183,6 +183,7 @@ mod tests {
             seed: 3,
             files: 4,
             rows: 8,
+            hot_spots: 0,
         };
         write_synthetic_session(&params, &dir).unwrap();
         // An unfinished writer commits a change to the journal only.
