@@ -122,6 +122,7 @@ function layout(g) {
   }
   graph = { ...g, n, x0, x1, depth, maxDepth };
   hovered = -1;
+  tip.hidden = true;
   const path = g.path.map((p) => p.label).join(' › ');
   $('flame-path').textContent = at === 0 ? `all ${fmtNs(g.allNs)}` : `${path} (${formatPercent(g.allNs ? g.nodes[3] / g.allNs : 0)} of all)`;
   $('fl-back').disabled = zoomStack.length === 0;
