@@ -35,7 +35,8 @@ let mergedUnder = null;
 
 /** The hot-spot scope: the open file's number, or -1 (the merged folder). */
 function scope() {
-  return state.scopeFile && state.file !== null ? state.file : -1;
+  const file = state.scopeFile || (state.summary && state.summary.single);
+  return file && state.file !== null ? state.file : -1;
 }
 
 function scopeName() {

@@ -24,6 +24,8 @@ const HOT_LIMIT = 500;
 /** The table's rows ({li, act, expand}) and the line above them, for the
  *  open file or the folder. */
 export async function listHotSpots(fileScope, under) {
+  // A lone recording has no index: its hot spots are its file's.
+  if (state.summary && state.summary.single && state.file !== null) fileScope = true;
   const t0 = performance.now();
   const r = fileScope
     ? await call('hotRows', state.file, state.filter, state.hotClass, state.hotSort, HOT_LIMIT)
