@@ -24,6 +24,7 @@
 
 pub mod file_rows;
 pub mod key;
+pub mod pair_map;
 pub mod session;
 pub mod table;
 pub mod tree;
@@ -116,13 +117,26 @@ impl HotSpots {
     pub fn of_by(rec: &Recording, by: By) -> HotSpots {
         let mut keys = KeyTable::new();
         let mut b = TreeBuilder::new(OTHER);
-        let mut key_of: hashbrown::HashMap<(u32, u32), u32> = hashbrown::HashMap::new();
+        // Keys by (class, label) string ids: per label id the class and key last seen with
+        // it (a label nearly always comes with one class), else the map.
+        const NONE: u32 = u32::MAX;
+        let mut by_label: Vec<(u32, u32)> = vec![(NONE, NONE); rec.strings.len()];
+        let mut key_of: pair_map::PairMap<u32> = pair_map::PairMap::default();
         let mut event_node = Vec::with_capacity(rec.len());
         for i in 0..rec.len() as u32 {
             let (class, label) = (rec.events.class[i as usize], rec.events.label[i as usize]);
-            let key = *key_of
-                .entry((class, label))
-                .or_insert_with(|| keys.id(by.key(rec.class(i), rec.label(i))));
+            let key = match by_label.get(label as usize) {
+                Some(&(c, k)) if c == class => k,
+                _ => {
+                    let k = *key_of
+                        .entry((class, label))
+                        .or_insert_with(|| keys.id(by.key(rec.class(i), rec.label(i))));
+                    if let Some(slot) = by_label.get_mut(label as usize) {
+                        *slot = (class, k);
+                    }
+                    k
+                }
+            };
             let up = rec.parent(i).map_or(ROOT, |p| event_node[p as usize]);
             let node = b.child(up, key);
             b.add(node, rec.self_ns(i), 1);

@@ -8,6 +8,7 @@
 //! to it, so a total is thread time and can exceed the wall-clock time of its events.
 //! Children never sum to more than their parent's total, so a flame graph lays out.
 
+use super::pair_map::PairMap;
 use crate::limits::MAX_TREE_NODES;
 
 /// The id of the virtual root every tree has (its key is meaningless).
@@ -126,7 +127,10 @@ impl Tree {
 #[derive(Debug)]
 pub struct TreeBuilder {
     nodes: Vec<Node>,
-    lookup: hashbrown::HashMap<(u32, u32), u32>,
+    lookup: PairMap<u32>,
+    /// Per node: its child found last (key, node): the same call repeats under a parent
+    /// far more often than not, and this spares the map.
+    last_child: Vec<(u32, u32)>,
     other_key: u32,
     limit: usize,
 }
@@ -146,7 +150,8 @@ impl TreeBuilder {
                 self_time: 0,
                 count: 0,
             }],
-            lookup: hashbrown::HashMap::new(),
+            lookup: PairMap::default(),
+            last_child: vec![(u32::MAX, ROOT)],
             other_key,
             limit: limit.max(2),
         }
@@ -155,6 +160,19 @@ impl TreeBuilder {
     /// The child of `parent` keyed `key`, made when new; past the limit, `parent`'s
     /// `(other)` child (which is made even then).
     pub fn child(&mut self, parent: u32, key: u32) -> u32 {
+        if let Some(&(k, n)) = self.last_child.get(parent as usize) {
+            if k == key {
+                return n;
+            }
+        }
+        let n = self.find_or_make(parent, key);
+        if let Some(slot) = self.last_child.get_mut(parent as usize) {
+            *slot = (key, n);
+        }
+        n
+    }
+
+    fn find_or_make(&mut self, parent: u32, key: u32) -> u32 {
         if let Some(&n) = self.lookup.get(&(parent, key)) {
             return n;
         }
@@ -174,6 +192,7 @@ impl TreeBuilder {
             self_time: 0,
             count: 0,
         });
+        self.last_child.push((u32::MAX, ROOT));
         self.lookup.insert((parent, key), n);
         n
     }
@@ -203,6 +222,7 @@ impl TreeBuilder {
     pub fn finish(self) -> Tree {
         let mut nodes = self.nodes;
         drop(self.lookup);
+        drop(self.last_child);
         for n in &mut nodes {
             n.total = n.self_time;
         }
