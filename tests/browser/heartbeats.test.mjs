@@ -74,3 +74,25 @@ test('the viewer prints a heartbeat recording in heartbeats, never in a time', a
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('hot spots of a heartbeat recording: the table and the flame graph in heartbeats', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(view.url);
+  await page.waitForSelector('#list li[data-kind="declaration"]');
+  await page.click('#tab-hotspots');
+  await page.waitForSelector('#list li[data-kind="hotspot"]');
+  const rows = await page.$$eval('#list li[data-kind="hotspot"]', (els) => els.map((e) => e.textContent));
+  assert.ok(rows.every((t) => /hb/.test(t)), rows.join(' | '));
+  for (const text of rows) assert.doesNotMatch(text, /\d (s|ms|µs|ns)\b/, `a time in: ${text}`);
+  await page.click('#tl-mode-flame');
+  await page.waitForFunction(() => window.__leanscope.flame.graph && window.__leanscope.flame.graph.n > 1);
+  assert.match(await page.textContent('#flame-path'), /hb/);
+  await page.evaluate(() => window.__leanscope.flame.hoverAt(10, 8));
+  const tip = await page.textContent('#flame-tip');
+  assert.match(tip, /total .*hb/);
+  assert.doesNotMatch(tip, /\d (s|ms|µs|ns)\b/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

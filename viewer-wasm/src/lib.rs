@@ -6,6 +6,7 @@
 //! comes from the `recording` crate.
 
 pub mod file;
+pub mod hotspots;
 pub mod limits;
 pub mod session;
 pub mod timeline;
@@ -16,6 +17,7 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::file::{FileModel, RecordingLoad};
+use crate::hotspots::{HotView, Merge};
 use crate::session::SessionModel;
 
 /// The viewer's state: the open session and its loaded recordings.
@@ -29,7 +31,16 @@ pub struct Viewer {
     /// in: the file and the load. One at a time; each run's recording is
     /// dropped once its times are taken.
     run_load: Option<(u32, RecordingLoad)>,
+    /// Loaded files' hot spots, built on first use.
+    hot: HashMap<u32, HotView>,
+    /// A folder's files being merged (`beginMerge` … `endMerge`), with the recording
+    /// being streamed in; and the last merge's result.
+    merge: Option<(Merge, Option<RecordingLoad>)>,
+    merged: Option<HotView>,
 }
+
+/// The scope of a hot-spot request that means the merged files (else a file number).
+const MERGED: i32 = -1;
 
 fn js(msg: impl std::fmt::Display) -> JsError {
     JsError::new(&msg.to_string())
@@ -86,6 +97,9 @@ impl Viewer {
         self.loads.clear();
         self.files.clear();
         self.run_load = None;
+        self.hot.clear();
+        self.merge = None;
+        self.merged = None;
         Ok(text(summary))
     }
 
@@ -100,6 +114,9 @@ impl Viewer {
         self.loads.clear();
         self.files.clear();
         self.run_load = None;
+        self.hot.clear();
+        self.merge = None;
+        self.merged = None;
         text(summary)
     }
 
@@ -190,6 +207,7 @@ impl Viewer {
             .ok_or_else(|| js(format!("the session has no file {k}")))?;
         let claimed = f.events.unwrap_or(0);
         self.files.remove(&k);
+        self.hot.remove(&k);
         self.loads
             .insert(k, RecordingLoad::new(claimed, byte_length.max(0.0) as u64));
         Ok(())
@@ -264,6 +282,7 @@ impl Viewer {
     #[wasm_bindgen(js_name = dropFile)]
     pub fn drop_file(&mut self, k: u32) {
         self.files.remove(&k);
+        self.hot.remove(&k);
         self.loads.remove(&k);
         if self.run_load.as_ref().is_some_and(|(f, _)| *f == k) {
             self.run_load = None;
@@ -441,6 +460,180 @@ impl Viewer {
             .map(|&i| f.rec.strings.get(i as usize).unwrap_or(""))
             .collect();
         Ok(text(json!(out)))
+    }
+
+    /// The hot spots of `scope` (a loaded file's number, or -1: the merged files),
+    /// built from the file's recording on first use.
+    fn hot_view(&mut self, scope: i32) -> Result<&mut HotView, JsError> {
+        if scope == MERGED {
+            return self
+                .merged
+                .as_mut()
+                .ok_or_else(|| js("no folder's hot spots were merged"));
+        }
+        let k = u32::try_from(scope).map_err(|_| js(format!("{scope} is not a file")))?;
+        let f = self
+            .files
+            .get(&k)
+            .ok_or_else(|| js(format!("file {k} is not loaded")))?;
+        Ok(self
+            .hot
+            .entry(k)
+            .or_insert_with(|| HotView::new(recording::hotspots::HotSpots::of(&f.rec))))
+    }
+
+    /// The bottom-up table of `scope` (see `HotView::rows`).
+    #[wasm_bindgen(js_name = hotRows)]
+    pub fn hot_rows(
+        &mut self,
+        scope: i32,
+        filter: &str,
+        class: &str,
+        sort: &str,
+        limit: u32,
+    ) -> Result<String, JsError> {
+        let view = self.hot_view(scope)?;
+        Ok(text(view.rows(filter, class, sort, limit as usize)))
+    }
+
+    /// Key `key`'s callers (by total, or by self: `by_self`, the bottom-up tree) and
+    /// callees in `scope`.
+    #[wasm_bindgen(js_name = hotSandwich)]
+    pub fn hot_sandwich(&mut self, scope: i32, key: u32, by_self: bool) -> Result<String, JsError> {
+        let weight = if by_self {
+            recording::hotspots::Weight::Self_
+        } else {
+            recording::hotspots::Weight::Total
+        };
+        self.hot_view(scope)?
+            .sandwich(key, weight)
+            .map(text)
+            .ok_or_else(|| js(format!("there is no hot-spot key {key}")))
+    }
+
+    /// Key `key`'s occurrences in loaded file `k`.
+    #[wasm_bindgen(js_name = hotOccurrences)]
+    pub fn hot_occurrences(&mut self, k: u32, key: u32) -> Result<String, JsError> {
+        self.hot_view(k as i32)?;
+        let (Some(view), Some(f)) = (self.hot.get(&k), self.files.get(&k)) else {
+            return Err(js(format!("file {k} is not loaded")));
+        };
+        Ok(text(hotspots::occurrences(view, &f.rec, key)))
+    }
+
+    /// The flame graph of `scope` beneath node `at` (see `HotView::flame`).
+    pub fn flame(
+        &mut self,
+        scope: i32,
+        class: &str,
+        at: u32,
+        min_share: f64,
+    ) -> Result<String, JsError> {
+        Ok(text(self.hot_view(scope)?.flame(class, at, min_share)))
+    }
+
+    /// Bytes `scope`'s hot spots hold and their keys (the memory report).
+    #[wasm_bindgen(js_name = hotMemory)]
+    pub fn hot_memory(&mut self, scope: i32) -> Result<String, JsError> {
+        let view = self.hot_view(scope)?;
+        Ok(text(
+            json!({"bytes": view.all.heap_bytes(), "keys": view.all.rows.len(), "nodes": view.all.tree.len()}),
+        ))
+    }
+
+    /// The session's hot spots under folder `under`, from its index's `hotspot` rows.
+    #[wasm_bindgen(js_name = sessionHotRows)]
+    pub fn session_hot_rows(
+        &mut self,
+        under: &str,
+        filter: &str,
+        class: &str,
+        sort: &str,
+        limit: u32,
+    ) -> Result<String, JsError> {
+        Ok(text(self.session_mut()?.hot_rank(
+            under,
+            filter,
+            class,
+            sort,
+            limit as usize,
+        )))
+    }
+
+    /// The recordings a flame graph of folder `under` merges (`SessionModel::merge_plan`).
+    #[wasm_bindgen(js_name = mergePlan)]
+    pub fn merge_plan(&self, under: &str) -> Result<String, JsError> {
+        Ok(text(self.session()?.merge_plan(under)))
+    }
+
+    /// Starts merging the hot spots of folder `under`'s files.
+    #[wasm_bindgen(js_name = beginMerge)]
+    pub fn begin_merge(&mut self, under: &str) {
+        self.merge = Some((Merge::new(under), None));
+        self.merged = None;
+    }
+
+    /// Starts streaming the next recording to merge; `byte_length` as for `beginFile`.
+    #[wasm_bindgen(js_name = beginMergeFile)]
+    pub fn begin_merge_file(&mut self, byte_length: f64) -> Result<(), JsError> {
+        let (_, load) = self
+            .merge
+            .as_mut()
+            .ok_or_else(|| js("no merge was begun"))?;
+        *load = Some(RecordingLoad::new(0, byte_length.max(0.0) as u64));
+        Ok(())
+    }
+
+    fn merge_load(&mut self) -> Result<&mut RecordingLoad, JsError> {
+        self.merge
+            .as_mut()
+            .and_then(|(_, l)| l.as_mut())
+            .ok_or_else(|| js("no recording is being merged"))
+    }
+
+    /// As `fileSpace`, for the recording being merged.
+    #[wasm_bindgen(js_name = mergeSpace)]
+    pub fn merge_space(&mut self, n: u32) -> Result<u32, JsError> {
+        let room = self.merge_load()?.space(n as usize).map_err(js)?;
+        Ok(room.as_mut_ptr() as usize as u32)
+    }
+
+    /// As `pushFileSpace`, for the recording being merged.
+    #[wasm_bindgen(js_name = pushMergeSpace)]
+    pub fn push_merge_space(&mut self, n: u32) -> Result<u32, JsError> {
+        let load = self.merge_load()?;
+        if let Err(e) = load.push_space(n as usize) {
+            if let Some((_, l)) = &mut self.merge {
+                *l = None;
+            }
+            return Err(js(e));
+        }
+        Ok(load.event_count() as u32)
+    }
+
+    /// The recording being merged arrived: its hot spots are merged in and it is dropped.
+    #[wasm_bindgen(js_name = endMergeFile)]
+    pub fn end_merge_file(&mut self) -> Result<(), JsError> {
+        let (merge, load) = self
+            .merge
+            .as_mut()
+            .ok_or_else(|| js("no merge was begun"))?;
+        let load = load
+            .take()
+            .ok_or_else(|| js("no recording is being merged"))?;
+        let rec = load.finish(None).map_err(js)?;
+        merge.add(&rec).map_err(js)
+    }
+
+    /// Every recording was merged: the result is the scope -1 of the hot-spot requests.
+    #[wasm_bindgen(js_name = endMerge)]
+    pub fn end_merge(&mut self) -> Result<String, JsError> {
+        let (merge, _) = self.merge.take().ok_or_else(|| js("no merge was begun"))?;
+        let under = merge.under.clone();
+        let view = merge.finish();
+        let summary = json!({"under": under, "files": view.all.files, "keys": view.all.rows.len()});
+        self.merged = Some(view);
+        Ok(text(summary))
     }
 }
 

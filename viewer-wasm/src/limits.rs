@@ -20,3 +20,22 @@ pub const MAX_RANKING_ROWS: usize = 5_000;
 
 /// Most files a session may list in the viewer.
 pub const MAX_SESSION_FILES: usize = 1_000_000;
+
+/// Most rows of a hot-spot table sent to the page.
+pub const MAX_HOT_ROWS: usize = 5_000;
+
+/// Most nodes of a callers' or callees' tree sent to the page.
+pub const MAX_SANDWICH_NODES: usize = 400;
+
+/// Most occurrences of a key listed.
+pub const MAX_OCCURRENCES: usize = 200;
+
+/// Most nodes of a flame graph sent to the page at once (the narrowest are left out;
+/// zooming in asks again).
+pub const MAX_FLAME_NODES: usize = 30_000;
+
+/// Most files a folder's flame graph merges (their recordings streamed one at a time),
+/// and most events in all of them: past either, the flame graph says so and merges the
+/// largest files up to the cap.
+pub const MAX_MERGED_FILES: usize = 400;
+pub const MAX_MERGED_EVENTS: u64 = 30_000_000;

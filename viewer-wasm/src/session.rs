@@ -12,7 +12,10 @@ use serde_json::{json, Value};
 use recording::limits::{MAX_INDEX_LINE_BYTES, MAX_REPORTED_WARNINGS};
 
 use crate::file::matches_filter;
-use crate::limits::{MAX_INDEX_ROWS, MAX_RANKING_ROWS, MAX_SESSION_FILES};
+use crate::hotspots::SessionRows;
+use crate::limits::{
+    MAX_INDEX_ROWS, MAX_MERGED_EVENTS, MAX_MERGED_FILES, MAX_RANKING_ROWS, MAX_SESSION_FILES,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -46,6 +49,8 @@ pub struct SessionModel {
     index_line: u64,
     /// A lone recording's index rows are still to be computed.
     single_index_pending: bool,
+    /// The `hotspot` rows of each file's committed capture.
+    hot_rows: SessionRows,
 }
 
 impl SessionModel {
@@ -74,6 +79,7 @@ impl SessionModel {
             index_warnings: Vec::new(),
             index_line: 0,
             single_index_pending: false,
+            hot_rows: SessionRows::default(),
         }
     }
 
@@ -371,6 +377,15 @@ impl SessionModel {
             return;
         }
         match serde_json::from_slice::<IndexRow>(line) {
+            // Hot spots count the committed capture's rows only (of a repeated capture,
+            // its committed run's), and never go into the medians.
+            Ok(row) if row.kind == RowKind::HotSpot => {
+                if self.committed.accepts(u64::from(row.file), row.capture) {
+                    self.hot_rows.push(row);
+                } else {
+                    self.index_skipped += 1;
+                }
+            }
             Ok(row) if self.accepts(row.file, row.capture) => {
                 if self.index.len() < MAX_INDEX_ROWS {
                     self.index.push(row);
@@ -461,5 +476,75 @@ impl SessionModel {
             _ => matched = 0,
         }
         json!({"kind": kind, "matched": matched, "rows": rows, "indexRows": self.index.len()})
+    }
+
+    /// The session's hot spots under folder `under` from its `hotspot` index rows (see
+    /// `hotspots::SessionRows::rank`); `indexed` says whether the index had any.
+    pub fn hot_rank(
+        &mut self,
+        under: &str,
+        filter: &str,
+        class: &str,
+        sort: &str,
+        limit: usize,
+    ) -> Value {
+        let indexed = !self.hot_rows.is_empty();
+        let heartbeats = self.manifest.measure == recording::Measure::Heartbeats;
+        let mut v = self
+            .hot_rows
+            .rank(under, filter, class, sort, limit, heartbeats);
+        if let Value::Object(m) = &mut v {
+            m.insert("indexed".into(), json!(indexed));
+            m.insert("indexRows".into(), json!(self.index.len()));
+        }
+        v
+    }
+
+    /// The recordings a folder's flame graph merges: each committed file under `under`
+    /// with its recording (a repeated capture's median run, the one its view shows), the
+    /// most events first, at most [`MAX_MERGED_FILES`] files and [`MAX_MERGED_EVENTS`]
+    /// events; `skipped` counts the files left out.
+    pub fn merge_plan(&self, under: &str) -> Value {
+        let under = under.trim_matches('/');
+        let inside = |path: &str| {
+            under.is_empty()
+                || path == under
+                || (path.starts_with(under) && path[under.len()..].starts_with('/'))
+        };
+        let mut files: Vec<(usize, &str, &str, u64)> = self
+            .manifest
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.status.is_committed() && inside(&f.path))
+            .filter_map(|(k, f)| {
+                let rec = match f.median_run() {
+                    Some(run) => Some(run.recording.as_str()),
+                    None => f.recording.as_deref(),
+                }?;
+                Some((k, f.path.as_str(), rec, f.events.unwrap_or(0)))
+            })
+            .collect();
+        files.sort_by(|a, b| b.3.cmp(&a.3).then(a.1.cmp(b.1)));
+        let of = files.len();
+        let mut events = 0u64;
+        let mut plan = Vec::new();
+        for &(k, path, rec, n) in &files {
+            if plan.len() >= MAX_MERGED_FILES
+                || (!plan.is_empty() && events.saturating_add(n) > MAX_MERGED_EVENTS)
+            {
+                break;
+            }
+            events = events.saturating_add(n);
+            plan.push(json!({"file": k, "path": path, "recording": rec, "events": n}));
+        }
+        json!({
+            "files": plan,
+            "of": of,
+            "skipped": of - plan.len(),
+            "events": events,
+            "maxFiles": MAX_MERGED_FILES,
+            "maxEvents": MAX_MERGED_EVENTS,
+        })
     }
 }

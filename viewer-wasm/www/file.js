@@ -12,6 +12,7 @@ import { renderList } from './list.js';
 import { renderSource, drawSourceLines } from './source.js';
 import { renderDetails } from './details.js';
 import { timeline } from './timeline.js';
+import { refreshFlame } from './flame.js';
 import { writeHash } from './links.js';
 
 /** The file whose load reports progress (an older load's is ignored). */
@@ -19,6 +20,10 @@ let progressFile = null;
 
 /** Shows a load's progress (the worker's reports) in the banner. */
 export function onProgress(p) {
+  if (p.merge) {
+    showBanner(`Merging the hot spots of the folder's files for the flame graph: ${p.merge.done} of ${p.merge.of} (${p.merge.path})…`, false);
+    return;
+  }
   if (p.file !== progressFile) return;
   if (p.run) {
     showBanner(`Loading ${state.fileEntry ? state.fileEntry.path : ''}: run ${p.run} of ${p.runs} (the times shown are medians over the runs)…`, false);
@@ -107,6 +112,7 @@ export async function openFile(k) {
   $('source').dataset.bars = 'ready';
   drawSourceLines();
   load.barsMs = performance.now() - t0;
+  refreshFlame();
   const drawn = timeline.reset();
   if (drawn) drawn.then((ms) => { load.firstTimelineMs = ms; }, () => {});
 }

@@ -10,6 +10,7 @@ import { renderList } from './list.js';
 import { openFile } from './file.js';
 import { selectNone } from './selection.js';
 import { writeHash } from './links.js';
+import { refreshFlame } from './flame.js';
 
 /** Shows folder `node` (the lists too, unless `opts.keepFile`). */
 export async function openFolder(node, opts) {
@@ -21,6 +22,7 @@ export async function openFolder(node, opts) {
   renderCrumbs();
   renderList();
   writeHash();
+  refreshFlame();
 }
 
 /** Opens the folder of `path`, and the file `file` in it when it can be

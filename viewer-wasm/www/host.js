@@ -8,6 +8,8 @@
 //   leanscope.open    a configuration (as in index.html's block): open this data
 //   leanscope.diff    {document}: show this diff
 //   leanscope.select  {path?, declaration?, line?}: select there
+//   leanscope.show    {view: 'hotspots' | 'flame'}: show the Hot spots tab
+//                     or the flame graph
 import { showBanner } from './banner.js';
 
 // eslint-disable-next-line no-undef
@@ -19,9 +21,9 @@ export function postHost(msg) {
   else if (window.parent && window.parent !== window) window.parent.postMessage(msg, '*');
 }
 
-/** Answers the host's messages with `open(config)`, `diff(document)` and
- *  `select(place)`; a failure is shown in the banner. */
-export function listenToHost({ open, diff, select }) {
+/** Answers the host's messages with `open(config)`, `diff(document)`,
+ *  `select(place)` and `show(view)`; a failure is shown in the banner. */
+export function listenToHost({ open, diff, select, show }) {
   window.addEventListener('message', async (e) => {
     const m = e.data;
     if (!m || typeof m.type !== 'string') return;
@@ -29,6 +31,7 @@ export function listenToHost({ open, diff, select }) {
       if (m.type === 'leanscope.open') await open(m);
       else if (m.type === 'leanscope.diff') await diff(m.document);
       else if (m.type === 'leanscope.select') await select(m);
+      else if (m.type === 'leanscope.show') await show(m.view);
     } catch (err) {
       showBanner(`${m.type}: ${err.message}`, true);
     }

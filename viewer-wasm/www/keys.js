@@ -1,10 +1,13 @@
-// The keyboard: arrows and Enter in the folder, the list and the source;
-// on the page, / (filter), Escape (select nothing), 1–4 (tabs). The
-// timeline's own keys are in timeline.js.
+// The keyboard: arrows and Enter in the folder, the list and the source
+// (in the Hot spots table, → and ← expand and fold a key's callers); on the
+// page, / (filter), Escape (select nothing), 1–4 (tabs), h (Hot spots), f
+// (the flame graph, and back to the timeline). The timeline's and the flame
+// graph's own keys are in timeline.js and flame.js.
 import { $ } from './dom.js';
 import { state } from './state.js';
 import { openFolder, activateFolderRow } from './folders.js';
 import { setTab } from './list.js';
+import { setPanelMode } from './flame.js';
 import { selectLine, selectNone } from './selection.js';
 
 /** Moves the keyboard's row in list `listId` by `delta` (its index is
@@ -31,7 +34,9 @@ export function initKeys() {
     if (e.key === 'ArrowDown') moveIn('list', 'listIndex', 1);
     else if (e.key === 'ArrowUp') moveIn('list', 'listIndex', -1);
     else if (e.key === 'Enter' && state.listIndex >= 0) state.listRows[state.listIndex].act();
-    else return;
+    else if ((e.key === 'ArrowRight' || e.key === 'ArrowLeft') && state.listIndex >= 0 && state.listRows[state.listIndex].expand) {
+      state.listRows[state.listIndex].expand(e.key === 'ArrowRight');
+    } else return;
     e.preventDefault();
   });
   $('source').addEventListener('keydown', (e) => {
@@ -43,7 +48,7 @@ export function initKeys() {
     e.preventDefault();
   });
   document.addEventListener('keydown', (e) => {
-    if (e.target instanceof HTMLInputElement) {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) {
       if (e.key === 'Escape') e.target.blur();
       return;
     }
@@ -51,5 +56,7 @@ export function initKeys() {
     else if (e.key === 'Escape') selectNone();
     else if (e.key === '1' || e.key === '2' || e.key === '3') setTab(['files', 'declarations', 'tactics'][Number(e.key) - 1]);
     else if (e.key === '4' && state.diff) setTab('diff');
+    else if (e.key === 'h') setTab('hotspots');
+    else if (e.key === 'f') setPanelMode(state.panelMode === 'flame' ? 'timeline' : 'flame');
   });
 }

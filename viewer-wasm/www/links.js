@@ -1,5 +1,5 @@
 // The deep link: the page's address after `#` says what is shown
-// (node=folder, file, tab, sel=kind:number), is kept up to date, and opens
+// (node=folder, file, tab, sel=kind:number, view=flame), is kept up to date, and opens
 // the same view when the page is loaded with it or the link changes.
 import { state } from './state.js';
 import { call } from './worker-client.js';
@@ -9,6 +9,7 @@ import { openFolder } from './folders.js';
 import { renderList } from './list.js';
 import { openFile } from './file.js';
 import { selectDeclaration, selectLine, selectEvent, selectTactic } from './selection.js';
+import { setPanelMode } from './flame.js';
 
 /** True while a link is being opened: what it opens must not overwrite it. */
 let restoring = false;
@@ -20,6 +21,7 @@ export function writeHash() {
   p.set('node', state.node);
   if (state.file !== null && state.scopeFile) p.set('file', state.file);
   p.set('tab', state.tab);
+  if (state.panelMode === 'flame') p.set('view', 'flame');
   if (state.sel && state.scopeFile) p.set('sel', `${state.sel.kind}:${state.sel.value}`);
   const h = `#${p.toString()}`;
   if (location.hash !== h) history.replaceState(null, '', h);
@@ -63,6 +65,7 @@ async function restoreFromHash(hash) {
     } else {
       await renderList();
     }
+    if (p.get('view') === 'flame') await setPanelMode('flame');
   } catch (e) {
     if (!e.reported) showBanner(`Cannot restore the link: ${e.message}`, true);
   } finally {

@@ -1,6 +1,7 @@
 // The list panel: its tabs rank the files, declarations and tactics of the
-// folder (from the session index) or of the open file, and compare with a
-// baseline (the diff tab, diff.js); a filter and an order.
+// folder (from the session index) or of the open file, its kinds of work
+// (the hot spots tab, hotspots.js), and compare with a baseline (the diff
+// tab, diff.js); a filter and an order.
 import { $, el } from './dom.js';
 import { state } from './state.js';
 import { formatPercent } from './format.js';
@@ -11,6 +12,7 @@ import { activateFolderRow } from './folders.js';
 import { openFile } from './file.js';
 import { selectDeclaration, selectTactic } from './selection.js';
 import { listDiff } from './diff.js';
+import { listHotSpots } from './hotspots.js';
 import { writeHash } from './links.js';
 
 /** Rows listed at most (the first in the chosen order). */
@@ -25,9 +27,14 @@ export async function renderList() {
   let rows = [];
   let scope = '';
   const fileScope = state.scopeFile && state.file !== null && state.tab !== 'files';
+  const hot = state.tab === 'hotspots';
+  $('hot-class').hidden = !hot;
+  $('sort').value = hot ? state.hotSort : state.sort;
   try {
     if (state.tab === 'diff') {
       ({ rows, scope } = await listDiff(fileScope, under));
+    } else if (hot) {
+      ({ rows, scope } = await listHotSpots(fileScope, under));
     } else if (fileScope) {
       const k = state.file;
       const what = state.tab === 'declarations' ? 'declarations' : 'tactics';
@@ -57,11 +64,13 @@ export async function renderList() {
   list.replaceChildren(...rows.map((r) => r.li));
 }
 
-/** Shows tab `tab` (files, declarations, tactics, diff). */
+/** Shows tab `tab` (files, declarations, tactics, hotspots, diff);
+ *  resolves once its rows are listed. */
 export function setTab(tab) {
   state.tab = tab;
-  renderList();
+  const listed = renderList();
   writeHash();
+  return listed;
 }
 
 /** The tabs, the filter (typed text applies after a pause) and the order. */
@@ -72,7 +81,11 @@ export function initListControls() {
     clearTimeout(filterTimer);
     filterTimer = setTimeout(() => { state.filter = e.target.value; renderList(); }, 120);
   });
-  $('sort').addEventListener('change', (e) => { state.sort = e.target.value; renderList(); });
+  $('sort').addEventListener('change', (e) => {
+    // The hot spots' order is their own (self by default).
+    if (state.tab === 'hotspots') state.hotSort = e.target.value; else state.sort = e.target.value;
+    renderList();
+  });
 }
 
 // Each row is {li, act}: its element, and what Enter or a click on it does.

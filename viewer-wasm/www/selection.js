@@ -76,14 +76,15 @@ export async function selectLine(l) {
 }
 
 /** Selects event `i` of the open file (`fromTimeline`: clicked there, so
- *  the timeline's window stays). */
-export async function selectEvent(i, fromTimeline) {
+ *  the timeline's window stays; `keepDetails`: the details panel keeps
+ *  what it shows, as a hot spot's occurrence list does). */
+export async function selectEvent(i, fromTimeline, keepDetails) {
   const v = await call('event', state.file, i);
   state.sel = { kind: 'event', value: i, title: v.label.split('\n')[0].slice(0, 60) };
   state.selRange = v.range;
   const d = v.declarationIndex !== null ? state.decls.find((x) => x.index === v.declarationIndex) : null;
   state.declRange = d ? d.range : null;
-  renderDetails(eventDetails(v));
+  if (!keepDetails) renderDetails(eventDetails(v));
   if (v.range) scrollSourceTo(v.range.startLine); else drawSourceLines();
   renderCrumbs();
   if (fromTimeline) timeline.select(i); else timeline.show(v.startNs, v.endNs, i);

@@ -12,11 +12,14 @@ import { renderList } from './list.js';
 import { openFile } from './file.js';
 import { showDiff } from './diff.js';
 import { keepingLink } from './links.js';
+import { showView } from './hotspots.js';
 
 /** Opens the data of `config` (the page's configuration, or the host's
  *  `leanscope.open`), then the place the page's link points at. */
 export async function openData(config) {
   await keepingLink(() => openDataInner(config));
+  // What the host asked to open on: the Hot spots tab or the flame graph.
+  if (config.view) await showView(config.view);
 }
 
 async function openDataInner(config) {

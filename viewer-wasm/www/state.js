@@ -26,6 +26,9 @@ export const state = {
   indexInfo: null,
   /** The diff's facts (`loadDiff`/`setDiff`), when there is one. */
   diff: null,
+  /** Hot spots: the class shown ('' for all), the table's order (self by
+   *  default), and the timeline panel's mode ('timeline' or 'flame'). */
+  hotClass: '', hotSort: 'self', panelMode: 'timeline',
 };
 
 /** What the page tells its tests, its benchmarks and the VS Code host

@@ -18,7 +18,8 @@ let t0 = 0; let t1 = 1; let layout = null; let selected = null; let selInfo = nu
 let inflight = null; let dirty = false;
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#ff9da7', '#9c755f', '#e15759', '#bab0ac'];
 const classColor = new Map();
-function colorOf(name) {
+/** The colour of events of class `name` (the flame graph uses it too). */
+export function colorOf(name) {
   if (!classColor.has(name)) {
     let h = 0;
     for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;

@@ -18,6 +18,8 @@
 //   selection.js      selecting a declaration, tactic, line or event
 //   details.js        the details panel
 //   timeline.js       the timeline canvas
+//   hotspots.js       the Hot spots tab: bottom-up table and sandwich
+//   flame.js          the flame graph (the timeline panel's other mode)
 //   links.js          the deep link (#node=…&file=…&tab=…&sel=…)
 //   keys.js           the keyboard
 import { $ } from './dom.js';
@@ -36,20 +38,26 @@ import { selectAt } from './selection.js';
 import { timeline, initTimeline } from './timeline.js';
 import { followLinkChanges } from './links.js';
 import { initKeys } from './keys.js';
+import { initHotSpots, showView } from './hotspots.js';
+import { flame, initFlame, refreshFlame } from './flame.js';
+import { renderList } from './list.js';
 
 Object.assign(debug, {
-  call, fmtNs, firstViewSnapshot, timeline,
+  call, fmtNs, firstViewSnapshot, timeline, flame, showView,
   redrawTimeline: () => timeline.redraw(),
 });
 window.__leanscope = debug;
 
 guardFirstView();
 initTimeline();
+initFlame();
+initHotSpots(() => { renderList(); refreshFlame(); });
 followLinkChanges();
 listenToHost({
   open: openData,
   diff: async (document) => { showDiff(await call('setDiff', document)); setTab('diff'); },
   select: selectAt,
+  show: showView,
 });
 initKeys();
 initSource();

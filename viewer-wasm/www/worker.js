@@ -434,6 +434,38 @@ const ops = {
   },
 
   memory() { return { wasmBytes: memory ? memory.buffer.byteLength : 0 }; },
+
+  // ---- hot spots (recording::hotspots through viewer-wasm/src/hotspots.rs) ----
+  // `scope` is a loaded file's number, or -1: the folder merged by mergeFolder.
+  hotRows(scope, filter, cls, sort, limit) { return json(viewer.hotRows(scope, filter, cls, sort, limit)); },
+  hotSandwich(scope, key, bySelf) { return json(viewer.hotSandwich(scope, key, bySelf)); },
+  hotOccurrences(k, key) { return json(viewer.hotOccurrences(k, key)); },
+  hotMemory(scope) { return parse(viewer.hotMemory(scope)); },
+  flame(scope, cls, at, minShare) { return json(viewer.flame(scope, cls, at, minShare)); },
+  sessionHotRows(under, filter, cls, sort, limit) { return json(viewer.sessionHotRows(under, filter, cls, sort, limit)); },
+
+  /** Merges the hot spots of folder `under`'s committed recordings (each
+   *  file's median run for a repeated capture), streamed one at a time:
+   *  each is decoded, its hot spots merged in, and dropped. At most the
+   *  plan's cap of files and events, the largest first. */
+  async mergeFolder(under, id) {
+    if (single) throw new Error('a lone recording has no folder to merge');
+    const plan = parse(viewer.mergePlan(under));
+    const t0 = performance.now();
+    viewer.beginMerge(under);
+    for (const [j, f] of plan.files.entries()) {
+      self.postMessage({ id, progress: { merge: { done: j, of: plan.files.length, path: f.path } } });
+      try {
+        await readElsewhere(new URL(f.recording, sessionUrl).href, (len) => viewer.beginMergeFile(len),
+          (chunk) => copyIn(chunk, (n) => viewer.mergeSpace(n), (n) => viewer.pushMergeSpace(n)));
+        viewer.endMergeFile();
+      } catch (e) {
+        throw new Error(`${f.path}: ${e.message}`);
+      }
+    }
+    const done = parse(viewer.endMerge());
+    return { ...done, of: plan.of, skipped: plan.skipped, events: plan.events, maxFiles: plan.maxFiles, maxEvents: plan.maxEvents, ms: performance.now() - t0 };
+  },
 };
 
 // ---- diff view: a comparison of a baseline with this data ----

@@ -24,6 +24,7 @@
 
 pub mod file_rows;
 pub mod key;
+pub mod pair_map;
 pub mod session;
 pub mod table;
 pub mod tree;
@@ -331,7 +332,7 @@ pub struct Incremental {
     /// The key of each label string id, with the class id it was made for (most labels
     /// come with one class); other pairs through `pairs`.
     label_key: Vec<(u32, u32)>,
-    pairs: hashbrown::HashMap<(u32, u32), u32>,
+    pairs: pair_map::PairMap<u32>,
     event_node: Vec<u32>,
 }
 
@@ -342,7 +343,7 @@ impl Incremental {
             keys: KeyTable::new(),
             tree: TreeBuilder::new(OTHER),
             label_key: Vec::new(),
-            pairs: hashbrown::HashMap::new(),
+            pairs: pair_map::PairMap::default(),
             event_node: Vec::new(),
         }
     }

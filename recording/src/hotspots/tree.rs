@@ -8,6 +8,7 @@
 //! to it, so a total is thread time and can exceed the wall-clock time of its events.
 //! Children never sum to more than their parent's total, so a flame graph lays out.
 
+use super::pair_map::PairMap;
 use crate::limits::MAX_TREE_NODES;
 
 /// The id of the virtual root every tree has (its key is meaningless).
@@ -134,7 +135,7 @@ pub struct TreeBuilder {
     /// Children per node, saturating.
     kids: Vec<u8>,
     /// `(parent, key)` → child, for parents with more than [`SCAN_CHILDREN`] children.
-    lookup: hashbrown::HashMap<(u32, u32), u32>,
+    lookup: PairMap<u32>,
     other_key: u32,
     limit: usize,
 }
@@ -162,7 +163,7 @@ impl TreeBuilder {
             first_child: vec![NONE],
             next_sibling: vec![NONE],
             kids: vec![0],
-            lookup: hashbrown::HashMap::new(),
+            lookup: PairMap::default(),
             other_key,
             limit: limit.max(2),
         }
