@@ -190,6 +190,24 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     await vs.screenshot('viewer-selection');
   });
 
+  await t.test('Show Hot Spots: the file\'s bottom-up table in the webview, a key\'s callers and callees', async () => {
+    await vs.run('leanscope: Show Hot Spots');
+    frame = await vs.viewerFrame();
+    const top = JSON.parse(leanscope('top', recording, '--json', '-', '--limit', '1000'));
+    const omega = top.rows.find((r) => r.key.label === 'Elab.step omega');
+    assert.ok(omega, `omega in ${top.rows.map((r) => r.key.label).join(', ')}`);
+    await frame.locator('#tab-hotspots[aria-selected="true"]').waitFor({ timeout: STEP_MS });
+    const row = frame.locator('#list li[data-kind="hotspot"][data-label="Elab.step omega"]');
+    await row.waitFor({ timeout: STEP_MS });
+    // The webview's numbers are the CLI's: one model.
+    assert.equal(Number(await row.getAttribute('data-self-ns')), omega.self);
+    assert.equal(Number(await row.getAttribute('data-total-ns')), omega.total);
+    await row.click();
+    await frame.locator('.sandwich-title', { hasText: 'Callers' }).waitFor({ timeout: STEP_MS });
+    await frame.locator('.sandwich-title', { hasText: 'Callees' }).waitFor({ timeout: STEP_MS });
+    await vs.screenshot('viewer-hot-spots');
+  });
+
   let firstSession;
   await t.test('Profile Folder: per-file progress, the session in the viewer', async () => {
     await vs.watchNotifications();

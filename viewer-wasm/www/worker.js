@@ -486,7 +486,8 @@ function diffModel(doc) {
     const k = key || {};
     rows.push({
       status,
-      name: String(k.name ?? ''),
+      // By key: the class says what kind of work (`Elab.step simp`).
+      name: c.group_by === 'key' && k.class ? [k.class, k.name].filter(Boolean).join(' ') : String(k.name ?? ''),
       file: k.file ?? k.module ?? null,
       declaration: k.declaration ?? null,
       line: k.line ?? null,
