@@ -134,6 +134,9 @@ pub struct TreeBuilder {
     next_sibling: Vec<u32>,
     /// Children per node, saturating.
     kids: Vec<u8>,
+    /// Per node: the child found last (key, node). The same call repeats under a parent
+    /// far more often than not, and this spares the search.
+    last_child: Vec<(u32, u32)>,
     /// `(parent, key)` → child, for parents with more than [`SCAN_CHILDREN`] children.
     lookup: PairMap<u32>,
     other_key: u32,
@@ -163,6 +166,7 @@ impl TreeBuilder {
             first_child: vec![NONE],
             next_sibling: vec![NONE],
             kids: vec![0],
+            last_child: vec![(NONE, ROOT)],
             lookup: PairMap::default(),
             other_key,
             limit: limit.max(2),
@@ -186,6 +190,16 @@ impl TreeBuilder {
     /// The child of `parent` keyed `key`, made when new; past the limit, `parent`'s
     /// `(other)` child (which is made even then).
     pub fn child(&mut self, parent: u32, key: u32) -> u32 {
+        let (k, n) = self.last_child[parent as usize];
+        if k == key {
+            return n;
+        }
+        let n = self.find_or_make(parent, key);
+        self.last_child[parent as usize] = (key, n);
+        n
+    }
+
+    fn find_or_make(&mut self, parent: u32, key: u32) -> u32 {
         if let Some(n) = self.find(parent, key) {
             return n;
         }
@@ -208,6 +222,7 @@ impl TreeBuilder {
         });
         self.first_child.push(NONE);
         self.kids.push(0);
+        self.last_child.push((NONE, ROOT));
         self.next_sibling.push(self.first_child[p]);
         self.first_child[p] = n;
         self.kids[p] = self.kids[p].saturating_add(1);
@@ -249,7 +264,13 @@ impl TreeBuilder {
     /// widest first.
     pub fn finish(self) -> Tree {
         let mut nodes = self.nodes;
-        drop((self.lookup, self.first_child, self.next_sibling, self.kids));
+        drop((
+            self.lookup,
+            self.first_child,
+            self.next_sibling,
+            self.kids,
+            self.last_child,
+        ));
         for n in &mut nodes {
             n.total = n.self_time;
         }
