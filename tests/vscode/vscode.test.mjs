@@ -206,6 +206,8 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     await frame.locator('.sandwich-title', { hasText: 'Callers' }).waitFor({ timeout: STEP_MS });
     await frame.locator('.sandwich-title', { hasText: 'Callees' }).waitFor({ timeout: STEP_MS });
     await vs.screenshot('viewer-hot-spots');
+    // The keyboard back to the editor: the commands that follow are typed into the palette.
+    await page.locator('.monaco-editor .view-lines').first().click();
   });
 
   let firstSession;
