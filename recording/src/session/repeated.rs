@@ -203,8 +203,8 @@ pub fn query_repeated(
     Ok(out)
 }
 
-/// Reads past the end of an over-long line.
-fn skip_rest_of_line(r: &mut impl BufRead) -> std::io::Result<()> {
+/// Reads past the end of an over-long line (index readers share it).
+pub(crate) fn skip_rest_of_line(r: &mut impl BufRead) -> std::io::Result<()> {
     loop {
         let buf = r.fill_buf()?;
         if buf.is_empty() {

@@ -17,6 +17,7 @@ use super::line_scanner::quick_prefix;
 use crate::hotspots::{FileKeyRow, Key, SessionHotSpots};
 use crate::limits::{MAX_EVENTS, MAX_INDEX_LINE_BYTES, MAX_REPEATED_ROWS, MAX_REPORTED_WARNINGS};
 use crate::repeats::Spread;
+use crate::session::repeated::skip_rest_of_line;
 use crate::session::rows::{IndexRow, RowKind};
 use crate::session::{Manifest, SessionError};
 
@@ -318,26 +319,6 @@ pub fn median_rows(runs: &[RunKeyRows]) -> (Vec<FileKeyRow>, u64) {
         .collect();
     let holds = median(runs.iter().map(|r| r.other_holds).collect());
     (rows, holds)
-}
-
-/// Reads past the end of an over-long line.
-fn skip_rest_of_line(r: &mut impl BufRead) -> std::io::Result<()> {
-    loop {
-        let buf = r.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(());
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                r.consume(i + 1);
-                return Ok(());
-            }
-            None => {
-                let n = buf.len();
-                r.consume(n);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
