@@ -31,6 +31,24 @@ export class SidecarError extends Error {
   constructor(message: string, readonly code: number, readonly kind: string | undefined) { super(message); }
 }
 
+/** Cuts a stream's text into whole lines: a line written in several pieces
+ * (or two lines in one chunk) is given once, whole. */
+export class LineSplitter {
+  private partial = '';
+  /** The complete lines of `chunk` (with what came before it). */
+  push(chunk: string): string[] {
+    const parts = (this.partial + chunk).split(/\r?\n/);
+    this.partial = parts.pop() ?? '';
+    return parts;
+  }
+  /** What is left without a line end (at the stream's end). */
+  flush(): string[] {
+    const rest = this.partial;
+    this.partial = '';
+    return rest ? [rest] : [];
+  }
+}
+
 export function resolveSidecarBinary(setting: string | undefined, extensionPath: string): string {
   if (setting && setting.trim() !== '') return setting.trim();
   return path.join(extensionPath, 'bin', process.platform === 'win32' ? 'leanscope.exe' : 'leanscope');
@@ -72,11 +90,14 @@ export class Sidecar {
       new SidecarError(`Cannot start the leanscope sidecar ${binary}: ${e.message}`, -1, 'cannotStart'))));
     spawnError.catch(() => undefined);
     let stderrTail = '';
+    const stderrLines = new LineSplitter();
+    const logStderr = (lines: string[]) => { for (const line of lines) if (line.length) this.opts.log(`[sidecar] ${line}`); };
     proc.stderr!.setEncoding('utf8');
     proc.stderr!.on('data', (chunk: string) => {
       stderrTail = (stderrTail + chunk).slice(-4000);
-      for (const line of chunk.split(/\r?\n/)) if (line.length) this.opts.log(`[sidecar] ${line}`);
+      logStderr(stderrLines.push(chunk));
     });
+    proc.stderr!.on('end', () => logStderr(stderrLines.flush()));
     // A dead sidecar must not crash the extension host with EPIPE.
     proc.stdin!.on('error', (e) => this.opts.log(`sidecar stdin: ${e.message}`));
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));

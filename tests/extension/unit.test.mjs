@@ -316,6 +316,21 @@ test('sidecar path: the setting, else bin/leanscope in the extension', async () 
   } finally { await y.dispose(); }
 });
 
+test('the sidecar\'s stderr is logged in whole lines, however the pipe cuts it', async () => {
+  const x = activateExtension();
+  try {
+    const { LineSplitter } = x.module('sidecar');
+    const s = new LineSplitter();
+    // eprintln! writes each piece of its format separately.
+    assert.deepEqual(s.push('leanscope serve: session capture '), []);
+    assert.deepEqual(s.push('0'), []);
+    assert.deepEqual(s.push(' of Demo (stock backend)\nleanscope serve: re'), ['leanscope serve: session capture 0 of Demo (stock backend)']);
+    assert.deepEqual(s.push('ady\r\n\nlast'), ['leanscope serve: ready', '']);
+    assert.deepEqual(s.flush(), ['last']);
+    assert.deepEqual(s.flush(), []);
+  } finally { await x.dispose(); }
+});
+
 test('the project of a file or folder: nearest lean-toolchain, else nearest lakefile', async () => {
   const x = activateExtension();
   const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-proj-'));

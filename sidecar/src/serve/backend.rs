@@ -1,6 +1,7 @@
 //! The language-server side of `leanscope serve`: `initialize`,
 //! `shutdown`, and the `leanscope/*` methods.
 
+use super::log::log_line;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -122,7 +123,7 @@ impl Backend {
     /// The Cancel button of a capture's progress.
     pub async fn work_done_progress_cancel(&self, p: WorkDoneProgressCancelParams) {
         if !self.shared.captures.cancel_progress(&p.token) {
-            eprintln!(
+            log_line!(
                 "leanscope serve: no running capture reports progress on {:?}",
                 p.token
             );
@@ -172,7 +173,7 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        eprintln!("leanscope serve: ready");
+        log_line!("leanscope serve: ready");
     }
 
     async fn shutdown(&self) -> Result<()> {

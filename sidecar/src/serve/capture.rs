@@ -4,6 +4,7 @@
 //! Cancel button), by `exit`, or by the client going away. Cancelling stops
 //! Lean's whole process group and leaves no recording.
 
+use super::log::log_line;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -127,7 +128,7 @@ impl Drop for Guard {
             return;
         }
         self.cancel.cancel();
-        eprintln!(
+        log_line!(
             "leanscope serve: capture {} cancelled; stopping Lean",
             self.id
         );
@@ -240,7 +241,7 @@ pub async fn run(
     )
     .await;
     let id = guard.id;
-    eprintln!(
+    log_line!(
         "leanscope serve: capture {id} of {} started ({} backend)",
         file.display(),
         backend.name()
@@ -306,7 +307,7 @@ pub async fn run(
                 }
             ))
             .await;
-            eprintln!(
+            log_line!(
                 "leanscope serve: capture {id} wrote {}",
                 r.recording.display()
             );
@@ -314,14 +315,14 @@ pub async fn run(
         }
         Err(CaptureError::Run(RunError::Cancelled)) => {
             work.end(guard.cancelled_message.into()).await;
-            eprintln!("leanscope serve: capture {id} cancelled; Lean was stopped");
+            log_line!("leanscope serve: capture {id} cancelled; Lean was stopped");
             Err(errors::cancelled())
         }
         Err(e) => {
             let error: Error = errors::capture(&file, e);
             let first_line = error.message.lines().next().unwrap_or("").to_string();
             work.end(format!("Failed: {first_line}")).await;
-            eprintln!("leanscope serve: capture {id} failed: {}", error.message);
+            log_line!("leanscope serve: capture {id} failed: {}", error.message);
             Err(error)
         }
     }

@@ -14,6 +14,7 @@ mod compare;
 mod errors;
 mod framing;
 mod hot_spots;
+mod log;
 mod message;
 mod open;
 mod progress;

@@ -5,6 +5,7 @@
 //! the server asks it to create one (`window/workDoneProgress/create`). A
 //! client that does neither gets no progress notifications.
 
+use super::log::log_line;
 use tower_lsp_server::ls_types::notification::Progress;
 use tower_lsp_server::ls_types::{
     ProgressParams, ProgressParamsValue, ProgressToken, WorkDoneProgress, WorkDoneProgressBegin,
@@ -33,7 +34,7 @@ impl WorkDone {
             (None, Some(t)) => match client.create_work_done_progress(t.clone()).await {
                 Ok(()) => Some(t),
                 Err(e) => {
-                    eprintln!("leanscope serve: the client refused a progress token: {e}");
+                    log_line!("leanscope serve: the client refused a progress token: {e}");
                     None
                 }
             },

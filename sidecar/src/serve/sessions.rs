@@ -4,6 +4,7 @@
 //! Lean is stopped, completed files are kept, the session is `cancelled`)
 //! and `leanscope/query` (the answer of `leanscope query --json`).
 
+use super::log::log_line;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -179,7 +180,7 @@ pub async fn capture_folder(
     )
     .await;
     let id = guard.id;
-    eprintln!(
+    log_line!(
         "leanscope serve: session capture {id} of {} into {} ({} backend)",
         folder.display(),
         out.display(),
@@ -225,7 +226,7 @@ pub async fn capture_folder(
         // `cancelled` and the session's lock is released.
         Ok(s) if cancel_seen.is_cancelled() && s.status == SessionStatus::Cancelled => {
             work.end(guard.cancelled_message.into()).await;
-            eprintln!("leanscope serve: session capture {id} cancelled");
+            log_line!("leanscope serve: session capture {id} cancelled");
             Err(errors::session_cancelled(&s.session))
         }
         Ok(s) => {
@@ -238,7 +239,7 @@ pub async fn capture_folder(
                 c.failed
             ))
             .await;
-            eprintln!(
+            log_line!(
                 "leanscope serve: session capture {id} {}",
                 s.status.as_str()
             );

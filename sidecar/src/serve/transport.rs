@@ -13,6 +13,7 @@
 //! it has (Lean stopped, the session marked `cancelled` and unlocked);
 //! other requests are dropped by the service (its `$/cancelRequest`).
 
+use super::log::log_line;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -134,7 +135,7 @@ where
             Ok(Some(Frame::Body(b))) => b,
             Ok(Some(Frame::TooLarge { length })) => {
                 let e = message::too_large(length);
-                eprintln!("leanscope serve: {}", e.message);
+                log_line!("leanscope serve: {}", e.message);
                 reply(&out, Id::Null, e);
                 continue;
             }
@@ -147,7 +148,7 @@ where
         while d.tasks.try_join_next().is_some() {}
     };
     if let End::Unreadable(e) = &end {
-        eprintln!(
+        log_line!(
             "leanscope serve: cannot find the next message ({e}); stopping after \
              cancelling what runs"
         );
@@ -185,7 +186,7 @@ impl Dispatch {
     async fn message(&mut self, body: &[u8]) -> bool {
         match message::parse(body) {
             Incoming::Invalid { id, error } => {
-                eprintln!("leanscope serve: {}", error.message);
+                log_line!("leanscope serve: {}", error.message);
                 reply(&self.out, id, error);
                 false
             }
@@ -302,7 +303,7 @@ impl Dispatch {
             .and_then(|p| p.get("id"))
             .and_then(|v| serde_json::from_value::<Id>(v.clone()).ok());
         let Some(id) = id else {
-            eprintln!("leanscope serve: $/cancelRequest without a usable id");
+            log_line!("leanscope serve: $/cancelRequest without a usable id");
             return false;
         };
         let mut table = self.table.lock();
@@ -315,7 +316,7 @@ impl Dispatch {
             return true;
         }
         if SELF_CANCELLING.contains(&f.method.as_str()) {
-            eprintln!(
+            log_line!(
                 "leanscope serve: request {id} ({}) cancelled; stopping Lean",
                 f.method
             );
