@@ -471,7 +471,8 @@ fn add_node(
     }
     match nodes.last_mut() {
         Some(cmd) if indented => {
-            cmd.steps.push((value, code_text.trim().to_owned(), "Elab.step"));
+            cmd.steps
+                .push((value, code_text.trim().to_owned(), "Elab.step"));
             cmd.end = end;
             if sum_into_command {
                 cmd.value += value;
