@@ -79,7 +79,7 @@ fn rec(measure: Measure, lean_version: &str) -> Recording {
             B,
         ),
     ];
-    Recording::from_bytes(&encode_to_vec(&header, events.into_iter()).unwrap()).unwrap()
+    Recording::from_bytes(&encode_to_vec(&header, events).unwrap()).unwrap()
 }
 
 #[test]

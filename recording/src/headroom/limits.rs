@@ -74,10 +74,12 @@ pub struct Check {
     pub limit: u64,
     pub from: LimitFrom,
     /// The 1-based line of the `set_option` (`None` for the default).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     /// Raw heartbeats counted.
     pub heartbeats: u64,
     /// `heartbeats / (limit × 1000)`; `None` when the limit is 0 (no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub share: Option<f64>,
     /// The option's default for the toolchain (thousands).
     pub default: u64,
