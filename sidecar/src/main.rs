@@ -3,6 +3,7 @@
 mod bench;
 mod capture;
 mod commands;
+mod headroom;
 mod hot_spots;
 mod revisions;
 mod serve;
@@ -27,6 +28,8 @@ pub mod exit {
     pub const CAPTURE_FAILED: u8 = 3;
     /// Interrupted by Ctrl-C (SIGINT).
     pub const INTERRUPTED: u8 = 130;
+    /// `headroom --fail P`: a declaration is at or over P % of its heartbeat limit.
+    pub const HEADROOM_EXCEEDED: u8 = 4;
     /// Stopped by SIGTERM.
     pub const TERMINATED: u8 = 143;
 }
@@ -70,6 +73,9 @@ enum Command {
     Query(commands::query::Args),
     /// What kind of work dominates: hot spots by key (bottom-up table, call tree, callers).
     Top(commands::top::Args),
+    /// How close each declaration is to its maxHeartbeats (and synthInstance.maxHeartbeats)
+    /// limit: a report for people or CI (--fail).
+    Headroom(commands::headroom::Args),
     /// Exact-revision profiling of a change: `plan` lists the .lean files
     /// it touches (from Git objects only); `run` measures both sides.
     Revisions(commands::revisions::Args),
@@ -85,7 +91,11 @@ fn main() -> ExitCode {
     write_errors_not_signals();
     if !matches!(
         cli.command,
-        Command::Serve(_) | Command::View(_) | Command::Profile(_) | Command::Bench(_)
+        Command::Serve(_)
+            | Command::View(_)
+            | Command::Profile(_)
+            | Command::Bench(_)
+            | Command::Headroom(_)
     ) {
         quiet_on_closed_stdout();
     }
@@ -103,6 +113,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => commands::serve::run(a),
         Command::Query(a) => commands::query::run(a),
         Command::Top(a) => commands::top::run(a),
+        Command::Headroom(a) => commands::headroom::run(a),
         Command::Revisions(a) => commands::revisions::run(a),
         Command::Bench(a) => commands::bench::run(a),
         Command::Session(a) => commands::session::run(a),

@@ -79,6 +79,9 @@ pub struct DeclarationHeadroom {
     pub name: String,
     pub kind: String,
     pub range: SourceRange,
+    /// The 0-based line of its name (where an editor or a report points).
+    #[serde(skip)]
+    pub selection_line: u32,
     pub max_heartbeats: MaxHeartbeatsHeadroom,
     /// `None` when no instance search was recorded inside the declaration.
     pub synth_instance: Option<SynthInstanceHeadroom>,
@@ -182,6 +185,7 @@ pub fn headroom_with_counts(
                 name: d.name.clone(),
                 kind: d.kind.clone(),
                 range: d.range,
+                selection_line: d.selection_range.start_line,
                 max_heartbeats: MaxHeartbeatsHeadroom {
                     check: mh,
                     bump_not_needed,

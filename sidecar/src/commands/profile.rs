@@ -243,6 +243,7 @@ impl From<Args> for super::profile_session::Args {
             shard: a.shard,
             shards: a.shards,
             balance_from: a.balance_from,
+            print_session: true,
         }
     }
 }

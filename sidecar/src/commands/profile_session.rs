@@ -35,6 +35,9 @@ pub struct Args {
     pub balance_from: Option<PathBuf>,
     /// `--repeat N --warmup K`.
     pub repeats: Option<recording::session::Repeats>,
+    /// Print the session's path (or `--json` facts) on stdout when done; off when another
+    /// command reports on the session (`headroom`).
+    pub print_session: bool,
 }
 
 /// The shard `--shard` (and `--shards`) name.
@@ -225,7 +228,7 @@ pub fn run(a: Args) -> Result<u8> {
 }
 
 /// Where a new session goes without `--out`.
-fn default_out(p: &crate::session::engine::Plan) -> PathBuf {
+pub fn default_out(p: &crate::session::engine::Plan) -> PathBuf {
     p.project
         .root
         .join(PROJECT_DIR)
@@ -255,7 +258,8 @@ fn finish(
             return Ok(failure_code(&e));
         }
     };
-    if a.json {
+    if !a.print_session {
+    } else if a.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
         println!("{}", summary.session.display());
