@@ -401,10 +401,7 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
 fn strip_set_option_in(t: &str) -> Option<&str> {
     let mut rest = t;
     let mut stripped = false;
-    loop {
-        let Some(after) = rest.strip_prefix("set_option") else {
-            break;
-        };
+    while let Some(after) = rest.strip_prefix("set_option") {
         let mut words = after.split_whitespace();
         let (Some(_name), Some(_value), Some("in")) = (words.next(), words.next(), words.next())
         else {
