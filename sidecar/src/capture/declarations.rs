@@ -265,6 +265,21 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
             }
         }
     };
+    // Line `n` (a doc comment, an attribute or modifier alone, a `set_option … in`) belongs to
+    // the command after it: the open command ends before it (or before what is held already).
+    let hold = |current: &mut Option<(Option<Declaration>, u32, u32)>,
+                pending_doc: &mut Option<u32>,
+                n: usize,
+                found: &mut Vec<Declaration>,
+                commands: &mut Vec<CommandExtent>| {
+        finish(
+            current,
+            pending_doc.map_or(n, |d| d as usize),
+            found,
+            commands,
+        );
+        pending_doc.get_or_insert(n as u32);
+    };
     for (n, line) in lines.iter().enumerate() {
         if line.starts_in_comment
             || line.text.is_empty()
@@ -274,13 +289,7 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
         }
         let t = line.text;
         if t.starts_with("/--") {
-            finish(
-                &mut current,
-                pending_doc.map_or(n, |d| d as usize),
-                &mut found,
-                &mut commands,
-            );
-            pending_doc.get_or_insert(n as u32);
+            hold(&mut current, &mut pending_doc, n, &mut found, &mut commands);
             continue;
         }
         if t.starts_with("--") || t.starts_with("/-") {
@@ -290,13 +299,7 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
         // starts there), on a line of its own like a doc comment, or on the command's line.
         let t = match strip_set_option_in(t) {
             Some(rest) if rest.trim().is_empty() => {
-                finish(
-                    &mut current,
-                    pending_doc.map_or(n, |d| d as usize),
-                    &mut found,
-                    &mut commands,
-                );
-                pending_doc.get_or_insert(n as u32);
+                hold(&mut current, &mut pending_doc, n, &mut found, &mut commands);
                 continue;
             }
             Some(rest) => {
@@ -312,13 +315,7 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
         if (word == "@[" || MODIFIERS.contains(&word)) && after.trim().is_empty() {
             // `@[simp]` (or `private`) on a line of its own: it belongs to the command on a
             // following line, like a doc comment.
-            finish(
-                &mut current,
-                pending_doc.map_or(n, |d| d as usize),
-                &mut found,
-                &mut commands,
-            );
-            pending_doc.get_or_insert(n as u32);
+            hold(&mut current, &mut pending_doc, n, &mut found, &mut commands);
             continue;
         }
         let keyword = first_word(after);

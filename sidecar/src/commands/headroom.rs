@@ -194,14 +194,7 @@ fn capture_one(a: &Args, file: PathBuf) -> Result<Result<(PathBuf, u8), u8>> {
             };
             Ok(Ok((r.recording, code)))
         }
-        Err(e) => {
-            if let Some(code) = interrupts.exit_code() {
-                eprintln!("leanscope: interrupted; Lean was stopped and no recording was written");
-                return Ok(Err(code));
-            }
-            eprintln!("leanscope: error: {e}");
-            Ok(Err(exit::CAPTURE_FAILED))
-        }
+        Err(e) => Ok(Err(super::profile::capture_failed(&e, &interrupts))),
     }
 }
 

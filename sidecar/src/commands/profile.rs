@@ -206,15 +206,19 @@ pub fn run(a: Args) -> Result<u8> {
             }
             Ok(exit::OK)
         }
-        Err(e) => {
-            if let Some(code) = interrupts.exit_code() {
-                eprintln!("leanscope: interrupted; Lean was stopped and no recording was written");
-                return Ok(code);
-            }
-            eprintln!("leanscope: error: {e}");
-            Ok(exit::CAPTURE_FAILED)
-        }
+        Err(e) => Ok(capture_failed(&e, &interrupts)),
     }
+}
+
+/// Says why a file's capture failed, and its exit code: 130 or 143 when a signal stopped it,
+/// else 3.
+pub fn capture_failed(e: &dyn std::fmt::Display, interrupts: &Interrupts) -> u8 {
+    if let Some(code) = interrupts.exit_code() {
+        eprintln!("leanscope: interrupted; Lean was stopped and no recording was written");
+        return code;
+    }
+    eprintln!("leanscope: error: {e}");
+    exit::CAPTURE_FAILED
 }
 
 /// `--measure`'s value.
