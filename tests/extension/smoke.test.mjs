@@ -354,7 +354,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.match(path.basename(out.session), /^Demo-\d{8}T\d{6}Z$/);
     const m = manifestOf(out.session);
     assert.equal(m.status, 'complete');
-    assert.deepEqual(m.counts, { planned: 6, completed: 6, failed: 0 });
+    assert.deepEqual(m.counts, { planned: 7, completed: 7, failed: 0 });
     assert.equal(m.thresholdMs, 1, 'leanscope.thresholdMs reached the sidecar');
     assert.equal(m.projectRoot, w.project);
     assert.deepEqual(m.files.map((f) => [f.path, f.status]), DEMO_FOLDER);
@@ -369,8 +369,8 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     const progress = x.test.lastProgress();
     assert.equal(progress.options.title, 'leanscope: profiling folder Demo');
     assert.equal(progress.options.cancellable, true);
-    const expected = ['0/6 files'];
-    DEMO_FOLDER.forEach(([p, st], i) => expected.push(`${i + 1}/6 ${p}`, `${i + 1}/6 ${p}: ${st}`));
+    const expected = ['0/7 files'];
+    DEMO_FOLDER.forEach(([p, st], i) => expected.push(`${i + 1}/7 ${p}`, `${i + 1}/7 ${p}: ${st}`));
     assert.deepEqual(progress.reports.map((r) => r.message), expected);
     assert.deepEqual(out.progress, expected);
     assert.equal(progress.reports.reduce((a, r) => a + (r.increment ?? 0), 0), 100);
@@ -419,7 +419,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     // The status bar shows the last capture and opens its session.
     const status = x.test.statusItems[0];
     assert.equal(status.visible, true);
-    assert.equal(status.text, '$(pulse) Demo 6/6 files');
+    assert.equal(status.text, '$(pulse) Demo 7/7 files');
     assert.equal(status.command.command, 'leanscope.showViewer');
     assert.deepEqual(status.command.arguments, [{ session: out.session }]);
     assert.deepEqual(x.api.lastSession(), out);
@@ -436,7 +436,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.match(path.basename(proj.session), /^demo-\d{8}T\d{6}Z$/);
     const pm = manifestOf(proj.session);
     assert.equal(pm.status, 'partial');
-    assert.deepEqual(pm.counts, { planned: 7, completed: 6, failed: 1 });
+    assert.deepEqual(pm.counts, { planned: 8, completed: 7, failed: 1 });
     assert.deepEqual(pm.target, { kind: 'project', path: '' });
     assert.deepEqual(m.target, { kind: 'folder', path: 'Demo' });
     const failed = pm.files.filter((f) => f.status === 'failed');
@@ -444,9 +444,9 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.match(failed[0].error, /no recorded Lean output for Demo\.lean/);
     assert.deepEqual(proj.counts, pm.counts);
     assert.equal(x.test.lastProgress().options.title, 'leanscope: profiling project demo');
-    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('7/7 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
-    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 7 files failed to capture in project demo; the other 6 files are in the session. The viewer lists each failure with Lean\'s error.']);
-    assert.equal(status.text, '$(pulse) demo 6/7 files (1 failed)');
+    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('8/8 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
+    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 8 files failed to capture in project demo; the other 7 files are in the session. The viewer lists each failure with Lean\'s error.']);
+    assert.equal(status.text, '$(pulse) demo 7/8 files (1 failed)');
     assert.deepEqual(status.command.arguments, [{ session: proj.session }]);
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(proj.session, 'session.json') });
     assert.deepEqual(x.test.panels.at(-1).options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), proj.session]);
@@ -460,7 +460,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.doesNotMatch(x.test.log.errors.at(-1), /--lake/);
     assert.match(x.test.log.errors.at(-1), /Install Lean with elan .*, or set the setting leanscope\.lakePath to your lake \(in a remote window .* Remote settings/);
     assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1, 'no session for a capture that could not start');
-    assert.equal(status.text, '$(pulse) demo 6/7 files (1 failed)', 'the status bar keeps the last capture');
+    assert.equal(status.text, '$(pulse) demo 7/8 files (1 failed)', 'the status bar keeps the last capture');
   } finally {
     await x.dispose();
     w.cleanup();
