@@ -54,7 +54,9 @@ pub struct InOption {
 pub struct SourceOptions {
     /// Command-level changes in source order.
     changes: Vec<(Position, Change)>,
-    /// `in` forms in source order.
+    /// The settings in force after each change (the innermost open scope's).
+    in_force_after: Vec<Scope>,
+    /// `in` forms in source order (their targets ascending).
     pub in_options: Vec<InOption>,
 }
 
@@ -125,6 +127,7 @@ impl SourceOptions {
                 _ => i += 1,
             }
         }
+        out.in_force_after = scopes_after(&out.changes);
         out
     }
 
@@ -177,43 +180,74 @@ impl SourceOptions {
     }
 
     /// The command-level setting of `option` in force at `at` (its latest `set_option` in the
-    /// scopes still open there), or `None` when the source sets none.
+    /// scopes still open there), or `None` when the source sets none. A binary search: one
+    /// lookup per declaration stays cheap on a long file.
     pub fn in_force(&self, option: LimitOption, at: Position) -> Option<Setting> {
-        let mut stack = vec![Scope::default()];
-        for (pos, change) in &self.changes {
-            if *pos >= at {
-                break;
-            }
-            match change {
-                Change::Set(o, s) => {
-                    if let Some(top) = stack.last_mut() {
-                        top.set(*o, *s);
-                    }
-                }
-                Change::Open(n) => {
-                    let top = stack.last().copied().unwrap_or_default();
-                    stack.extend(std::iter::repeat_n(top, *n));
-                }
-                Change::Close(n) => {
-                    // The file's own scope is never closed (Lean reports a stray `end`).
-                    let keep = stack.len().saturating_sub(*n).max(1);
-                    stack.truncate(keep);
-                }
-            }
-        }
-        stack.last().and_then(|s| s.get(option))
+        let before = self.changes.partition_point(|(pos, _)| *pos < at);
+        before
+            .checked_sub(1)
+            .and_then(|i| self.in_force_after[i].get(option))
     }
 
     /// The innermost `set_option option N in` attached to a command starting inside `within`
     /// (a declaration's range: from its first token, a doc comment or attribute, or the
     /// `set_option … in` before it, to its end).
     pub fn attached(&self, option: LimitOption, within: (Position, Position)) -> Option<Setting> {
-        self.in_options
+        let from = self.in_options.partition_point(|o| o.target < within.0);
+        let to = self.in_options.partition_point(|o| o.target <= within.1);
+        self.in_options[from..to.max(from)]
             .iter()
-            .filter(|o| o.option == option && within.0 <= o.target && o.target <= within.1)
+            .rfind(|o| o.option == option)
             .map(|o| o.setting)
-            .next_back()
     }
+}
+
+/// The innermost scope's settings after each change, in one pass over the scopes. The stack
+/// holds runs of equal scopes (`namespace A.B.C` opens three alike), so a long dotted name costs
+/// one entry, not one per component.
+fn scopes_after(changes: &[(Position, Change)]) -> Vec<Scope> {
+    // (scope, how many open scopes hold it); the first is the file's own and never closes.
+    let mut stack: Vec<(Scope, usize)> = vec![(Scope::default(), 1)];
+    changes
+        .iter()
+        .map(|(_, change)| {
+            match change {
+                Change::Set(o, s) => {
+                    let (top, count) = stack.last_mut().expect("the file's scope stays");
+                    if *count > 1 {
+                        *count -= 1;
+                        let mut inner = *top;
+                        inner.set(*o, *s);
+                        stack.push((inner, 1));
+                    } else {
+                        top.set(*o, *s);
+                    }
+                }
+                Change::Open(n) => {
+                    let top = stack.last().map(|t| t.0).unwrap_or_default();
+                    stack.push((top, *n));
+                }
+                Change::Close(n) => {
+                    let mut left = *n;
+                    while left > 0 {
+                        let last = stack.len() - 1;
+                        let (_, count) = &mut stack[last];
+                        // The file's own scope is never closed (Lean reports a stray `end`).
+                        let closable = if last == 0 { *count - 1 } else { *count };
+                        let take = left.min(closable);
+                        *count -= take;
+                        left -= take;
+                        if *count == 0 {
+                            stack.pop();
+                        } else if take == 0 {
+                            break;
+                        }
+                    }
+                }
+            }
+            stack.last().map(|t| t.0).unwrap_or_default()
+        })
+        .collect()
 }
 
 fn next_is(tokens: &[Token], i: usize, text: &str) -> bool {

@@ -113,3 +113,17 @@ fn identifiers_with_primes_are_not_character_literals() {
     let src = "def f' := 'a'\nset_option maxHeartbeats 9\ndef g := 1\n";
     assert_eq!(in_force(src, MH, 2), set(9, 2));
 }
+
+#[test]
+fn a_long_dotted_namespace_is_one_entry_and_closes_whole() {
+    let name = vec!["a"; 100_000].join(".");
+    let src = format!(
+        "set_option maxHeartbeats 1\nnamespace {name}\nset_option maxHeartbeats 2\ndef x := 1\nend {name}\ndef y := 1\n"
+    );
+    assert_eq!(in_force(&src, MH, 3), set(2, 3));
+    assert_eq!(in_force(&src, MH, 5), set(1, 1));
+    // A set_option inside part of a run of scopes: closing one component keeps it only below.
+    let part = "namespace A.B\nset_option maxHeartbeats 3\nend B\ndef z := 1\nend A\n";
+    assert_eq!(in_force(part, MH, 2), set(3, 2));
+    assert_eq!(in_force(part, MH, 3), None);
+}
