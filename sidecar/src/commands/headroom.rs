@@ -5,15 +5,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::Result;
 use recording::headroom::HeadroomOptions;
 use recording::session::MANIFEST_FILE;
 use recording::Measure;
 
-use super::profile::Interrupts;
-use crate::capture::{capture_file, CaptureRequest, RunOptions, DEFAULT_THRESHOLD_HEARTBEATS};
+use crate::capture::{capture_file, CaptureRequest, DEFAULT_THRESHOLD_HEARTBEATS};
 use crate::exit;
 use crate::headroom::{self, document, Thresholds};
 
@@ -164,11 +162,7 @@ fn threshold(a: &Args) -> u64 {
 /// Captures one file in heartbeats: its recording and the exit code so far (Lean's errors),
 /// or the exit code of a failure.
 fn capture_one(a: &Args, file: PathBuf) -> Result<Result<(PathBuf, u8), u8>> {
-    let opts = RunOptions {
-        timeout: a.timeout.map(Duration::from_secs),
-        ..RunOptions::default()
-    };
-    let interrupts = Interrupts::install(&opts.cancel)?;
+    let (opts, interrupts) = super::profile::run_options(a.timeout)?;
     let req = CaptureRequest {
         file,
         output: a.out.clone(),

@@ -161,11 +161,7 @@ pub fn run(a: Args) -> Result<u8> {
         eprintln!("leanscope: error: give a Lean file or folder, --project or --resume");
         return Ok(exit::USAGE);
     };
-    let opts = RunOptions {
-        timeout: a.timeout.map(Duration::from_secs),
-        ..RunOptions::default()
-    };
-    let interrupts = Interrupts::install(&opts.cancel)?;
+    let (opts, interrupts) = run_options(a.timeout)?;
     let req = CaptureRequest {
         file,
         output: a.out,
@@ -208,6 +204,16 @@ pub fn run(a: Args) -> Result<u8> {
         }
         Err(e) => Ok(capture_failed(&e, &interrupts)),
     }
+}
+
+/// The options of one file's capture (`--timeout` seconds), with Ctrl-C and SIGTERM cancelling it.
+pub fn run_options(timeout: Option<u64>) -> Result<(RunOptions, Interrupts)> {
+    let opts = RunOptions {
+        timeout: timeout.map(Duration::from_secs),
+        ..RunOptions::default()
+    };
+    let interrupts = Interrupts::install(&opts.cancel)?;
+    Ok((opts, interrupts))
 }
 
 /// Says why a file's capture failed, and its exit code: 130 or 143 when a signal stopped it,
