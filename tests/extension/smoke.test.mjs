@@ -115,32 +115,62 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     assert.equal(status.text, '$(pulse) Clean.lean 151.7 ms');
     assert.equal(status.command, 'leanscope.showViewer');
 
-    // Stale: typing hides everything at once; undoing brings it back.
+    // Stale: the edited line's time is dimmed (its own decoration, ` · stale`),
+    // the declaration around it is `stale · …`, the other lines stay as
+    // they were; undoing brings it all back. One batch per change.
     const original = editor.document.getText();
     const before = x.api.annotations.decorationCalls;
+    const STALE = 6; // bars, text, 4 heat levels, then stale, warning
     x.test.edit(editor.document, original.replace('omega', 'omega '));
-    assert.equal(x.api.annotations.decorationCalls - before, 6, 'one batch: one call per decoration type');
-    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'stale: no decorations');
-    assert.deepEqual(x.test.codeLenses(editor.document), []);
-    assert.equal(x.test.hover(editor.document, 8, 3), undefined);
-    x.test.edit(editor.document, original.replace('omega', 'omega  '));
-    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'still stale');
+    assert.equal(x.api.annotations.decorationCalls - before, 8, 'one batch: one call per decoration type');
+    let dec = x.test.decorations(editor);
+    const omegaLine = answer.lines.find((l) => l.line === 8);
+    assert.ok(omegaLine, 'line 9 (omega) is timed');
+    assert.deepEqual(dec[STALE].items.map((i) => [i.range.start.line, i.renderOptions.after.contentText]),
+      [[8, `${x.module("annotations").computeAnnotations(answer).lines.find((l) => l.line === 8).text} · stale`]]);
+    assert.equal(dec[STALE].type.options.after.textDecoration, 'none; opacity: 0.45', 'dimmed');
+    assert.equal(dec[1].items.length, answer.lines.length - 1, 'the other lines keep their times');
+    assert.ok(!dec[1].items.some((i) => i.range.start.line === 8));
+    const staleLenses = x.test.codeLenses(editor.document);
+    assert.equal(staleLenses.length, 5);
+    assert.deepEqual(staleLenses.filter((l) => l.command.title.startsWith('stale · ')).map((l) => l.range.start.line), [CLEAN_DECLARATION_LINES[1]]);
+    assert.match(x.test.hover(editor.document, 8, 3).contents[0].value, /^\*\*stale\*\*: this line changed since the capture/);
+    // A line added above moves every annotation below it down one line.
+    x.test.edit(editor.document, `-- a comment\n${original}`);
+    dec = x.test.decorations(editor);
+    assert.equal(dec[STALE].items.length, 0, 'an inserted line has no time to dim');
+    assert.deepEqual(dec[1].items.map((i) => i.range.start.line), answer.lines.map((l) => l.line + 1));
+    assert.deepEqual(x.test.codeLenses(editor.document).map((l) => l.range.start.line), CLEAN_DECLARATION_LINES.map((l) => l + 1));
     x.test.edit(editor.document, original);
     assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length, 'back when the text matches');
+    assert.equal(x.test.decorations(editor)[STALE].items.length, 0);
     assert.equal(x.test.codeLenses(editor.document).length, 5);
+    assert.ok(x.test.codeLenses(editor.document).every((l) => !l.command.title.startsWith('stale')));
     // Text that changed with no change event is caught before drawing.
     x.test.replaceSilently(editor.document, `${original}-- edited elsewhere\n`);
-    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'stale after a silent change');
-    assert.deepEqual(x.test.codeLenses(editor.document), []);
+    dec = x.test.decorations(editor);
+    assert.equal(dec[1].items.length, answer.lines.length, 'a line added at the end changes no time');
+    x.test.replaceSilently(editor.document, original.replace('omega', 'simp'));
+    assert.equal(x.test.decorations(editor)[STALE].items.length, 1, 'stale after a silent change');
     x.test.replaceSilently(editor.document, original);
     assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length);
+    // A failed capture keeps the numbers, all stale, the hover naming the error.
+    assert.equal(x.api.annotations.markFailed(editor.document.uri, 'lake: no such toolchain'), true);
+    dec = x.test.decorations(editor);
+    assert.equal(dec[STALE].items.length, answer.lines.length);
+    assert.equal(dec[1].items.length, 0);
+    assert.match(x.test.hover(editor.document, 8, 3).contents[0].value, /^\*\*stale\*\*: the last capture of this file failed: lake: no such toolchain\./);
+    assert.ok(x.test.codeLenses(editor.document).every((l) => l.command.title.startsWith('stale · ')));
+    await x.api.annotations.load(editor.document, result.recording);
+    assert.equal(x.test.decorations(editor)[STALE].items.length, 0, 'a new capture replaces the stale numbers');
+    assert.equal(x.api.annotations.failureOf(editor.document.uri), undefined);
     // The sidecar agrees: a different buffer is stale there too.
     const stale = await x.api.sidecar.request('leanscope/annotations', { recording: result.recording, text: `${original} ` });
     assert.equal(stale.stale, true);
     assert.equal(stale.recordedSha256, answer.sourceSha256);
 
     // leanscope.annotations.style and .codeLens take effect at once.
-    const heatMarks = (d) => d.slice(2).flatMap((h) => h.items).length;
+    const heatMarks = (d) => d.slice(2, 6).flatMap((h) => h.items).length;
     x.test.setSetting('leanscope.annotations.style', 'text');
     let d = x.test.decorations(editor);
     assert.deepEqual([d[0].items.length, d[1].items.length, heatMarks(d)], [0, answer.lines.length, answer.lines.length], 'text: times and heat, no bars');
