@@ -53,7 +53,13 @@ export class OnSaveProfiler implements vscode.Disposable {
     const { annotations, log, status } = this.services;
     this.counts.started++;
     const outcome = await captureFile(this.services, uri, { background: { token } });
-    if (outcome.kind === 'cancelled') { this.counts.cancelled++; return; }
+    // Cancelled by a newer save: whatever the capture answered (an error
+    // when Lean was stopped early), the newer capture replaces it.
+    if (outcome.kind === 'cancelled' || (outcome.kind === 'failed' && token.isCancellationRequested)) {
+      this.counts.cancelled++;
+      if (outcome.kind === 'failed') log(`on-save capture of ${path.basename(uri.fsPath)} stopped by a newer save: ${editorMessage(outcome.error)}`);
+      return;
+    }
     if (outcome.kind === 'recorded') { this.counts.recorded++; return; }
     this.counts.failed++;
     const why = editorMessage(outcome.error);

@@ -793,3 +793,71 @@ test('Compare Revisions through the packaged sidecar: the upstream offered, prog
     assert.deepEqual(y.test.log.errors, []);
   } finally { await y.dispose(); slowWorld.cleanup(); }
 });
+
+test('Profile on save through the packaged sidecar: a save captures in heartbeats; a newer save cancels the slow one; a failure keeps the numbers, stale', async () => {
+  packagedSidecar();
+  const w = makeWorld({ pidfile: true });
+  const x = activateExtension({
+    workspaceFolders: [w.project],
+    settings: { 'leanscope.profile.onSave': true, 'leanscope.profile.onSaveDelayMs': 0, 'leanscope.measure': 'heartbeats', 'leanscope.thresholdHeartbeats': 0 },
+  });
+  const source = (hb, cost) => `def f : Nat := 1 -- leanscope-fake: heartbeats ${hb}\n\ntheorem t : True := by\n  trivial -- leanscope-fake: cost ${cost}ms\n`;
+  try {
+    const file = w.file('Demo/Saved.lean');
+    fs.writeFileSync(file, source(1000, 1));
+    const editor = await x.test.openEditor(file);
+    const onSave = x.api.onSave;
+    // A save starts a capture (in heartbeats), drawn when it ends.
+    await x.test.save(editor.document);
+    await waitFor('the first on-save capture', () => onSave.counts.recorded === 1 || onSave.counts.failed > 0, 30000);
+    assert.equal(onSave.counts.failed, 0, x.test.log.output.join('\n'));
+    assert.equal(x.api.annotations.answerOf(editor.document.uri).measure, 'heartbeats');
+    const texts = () => x.test.decorations(editor)[1].items.map((i) => [i.range.start.line, i.renderOptions.after.contentText]);
+    assert.deepEqual(texts().filter(([l]) => l === 0).map(([, t]) => t.split(' (')[0]), ['1.00 k hb']);
+    assert.equal(x.test.statusItems[0].text.split(' ').slice(-2).join(' '), x.module('format').formatValue(x.api.annotations.answerOf(editor.document.uri).fileNs, 'heartbeats').split(' ').slice(-2).join(' '));
+    assert.deepEqual(x.test.log.progress.length, 0, 'no notification for an on-save capture');
+
+    // A slow save, then a newer one while it runs: the first is cancelled
+    // (its Lean stopped, nothing written), only the second is drawn.
+    const before = w.recordings().length;
+    const leans = () => (fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8').match(/^lean /gm)?.length ?? 0 : 0);
+    const leansBefore = leans();
+    x.test.edit(editor.document, source(2000, 20000));
+    await x.test.save(editor.document);
+    await waitFor('the slow capture\'s Lean running', () => onSave.state().running.length === 1 && leans() > leansBefore, 30000);
+    assert.match(x.test.statusItems.find((i) => i.id === 'leanscope.onSave').text, /profiling Saved\.lean on save/);
+    // While it runs, the edited line is stale.
+    assert.ok(x.test.decorations(editor)[6].items.some((i) => i.range.start.line === 0), 'line 1 dimmed while the capture runs');
+    x.test.edit(editor.document, source(3000, 1));
+    await x.test.save(editor.document);
+    await waitFor('the newer capture', () => onSave.counts.recorded === 2 || onSave.counts.failed > 0, 30000);
+    assert.equal(onSave.counts.cancelled, 1, x.test.log.output.join('\n'));
+    assert.equal(onSave.counts.failed, 0);
+    assert.equal(w.recordings().length, before + 1, 'the cancelled capture wrote nothing');
+    assert.deepEqual(texts().filter(([l]) => l === 0).map(([, t]) => t.split(' (')[0]), ['3.00 k hb']);
+    assert.equal(x.test.decorations(editor)[6].items.length, 0, 'nothing stale');
+    assert.equal(x.test.statusItems.find((i) => i.id === 'leanscope.onSave').visible, false);
+
+    // A capture that fails (an unknown directive: the fake exits 70): the
+    // previous numbers stay, all stale, and the hover names the error.
+    x.test.edit(editor.document, `${source(3000, 1)}-- leanscope-fake: nonsense\n`);
+    await x.test.save(editor.document);
+    await waitFor('the failed capture', () => onSave.counts.failed === 1 || onSave.counts.recorded === 3, 30000);
+    assert.equal(onSave.counts.failed, 1, 'the capture failed');
+    const failure = x.api.annotations.failureOf(editor.document.uri);
+    assert.ok(failure, 'the failure is kept');
+    assert.ok(x.test.decorations(editor)[6].items.some((i) => i.range.start.line === 0), 'all stale');
+    assert.match(x.test.hover(editor.document, 0, 3).contents[0].value, /^\*\*stale\*\*: the last capture of this file failed: /);
+    assert.match(x.test.statusItems[0].text, /Saved\.lean: capture failed/);
+
+    // Turned off, or in an untrusted workspace: a save captures nothing.
+    x.test.settings['leanscope.profile.onSave'] = false;
+    await x.test.save(editor.document);
+    x.test.settings['leanscope.profile.onSave'] = true;
+    x.vscode.workspace.isTrusted = false;
+    await x.test.save(editor.document);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(onSave.counts.started, 4);
+    assert.deepEqual(onSave.state(), { running: [], waiting: [] });
+  } finally { await x.dispose(); w.cleanup(); }
+});
