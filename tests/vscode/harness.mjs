@@ -305,6 +305,36 @@ export class VsCode {
     });
   }
 
+  /** The after-line texts of the decorations with their opacity, by
+   * 0-based line (`{ text, opacity }`, several per line). */
+  async lineDecorations() {
+    return this.page.evaluate(() => {
+      const out = {};
+      const numberAt = new Map();
+      for (const n of document.querySelectorAll('.monaco-editor .margin-view-overlays > div')) {
+        const num = n.querySelector('.line-numbers');
+        if (num) numberAt.set(n.style.top, Number(num.textContent));
+      }
+      for (const l of document.querySelectorAll('.monaco-editor .view-lines .view-line')) {
+        for (const s of l.querySelectorAll('span')) {
+          const st = getComputedStyle(s, '::after');
+          const c = st.content;
+          if (c && c !== 'none' && c !== 'normal' && c !== '""' && c !== '"\u200b"') {
+            (out[numberAt.get(l.style.top) - 1] ??= []).push({ text: JSON.parse(c), opacity: Number(st.opacity) });
+          }
+        }
+      }
+      return out;
+    });
+  }
+
+  /** Types `text` at the end of 1-based `line` of the active editor. */
+  async typeAtEnd(line, text) {
+    await this.goToLine(line);
+    await this.page.keyboard.press('End');
+    await this.page.keyboard.type(text);
+  }
+
   /** The CodeLens titles shown. */
   codeLenses() {
     return this.page.locator('.monaco-editor .codelens-decoration').allInnerTexts();

@@ -458,3 +458,79 @@ test('Restricted Mode: no Profile commands, a hint that trust is needed; the vie
   }
   await vs.screenshot('restricted');
 });
+
+test('Profile on save in heartbeats: a save captures; a newer save cancels the slow one; edited lines dimmed; the heartbeat CodeLens', async (ctx) => {
+  const w = makeWorkspace({ pidfile: true });
+  // `f` uses 2000 heartbeats, `t` 3000 and costs 8 ms: a `0` typed after
+  // `f`'s makes it 20000, `000` after `t`'s cost 8 s (slow); then another
+  // `0` makes `f` 200000, and `t` is fast again.
+  fs.writeFileSync(w.file('Demo/Saved.lean'), 'def f : Nat := 1 -- leanscope-fake: heartbeats 2000\n\n'
+    + 'theorem t : True := by -- leanscope-fake: heartbeats 3000\n  trivial -- leanscope-fake: cost 8ms\n');
+  const vs = await start(w, {
+    settings: { 'leanscope.profile.onSave': true, 'leanscope.profile.onSaveDelayMs': 200, 'leanscope.measure': 'heartbeats', 'leanscope.thresholdHeartbeats': 0 },
+  });
+  const { page } = vs;
+  const hb = (n) => formatValue(n, 'heartbeats');
+  const lineOf = async (line) => (await vs.lineDecorations())[line] ?? [];
+  const waitLine = async (line, what, pred) => {
+    const deadline = Date.now() + STEP_MS;
+    for (;;) {
+      const d = await lineOf(line);
+      if (pred(d)) return d;
+      if (Date.now() > deadline) throw new Error(`line ${line + 1}: timed out waiting for ${what}; it shows ${JSON.stringify(d)}`);
+      await page.waitForTimeout(100);
+    }
+  };
+  await vs.openFile('Demo/Saved.lean');
+  // Once the extension is active (it registers its commands on activation).
+  await vs.paletteEntries('leanscope:', 'leanscope: Profile File');
+  await page.locator('.monaco-editor .view-lines').first().click();
+
+  await ctx.test('a save starts a capture; the CodeLens and line text in heartbeats', async () => {
+    await vs.typeAtEnd(2, ' ');
+    await page.keyboard.press('Control+S');
+    await vs.waitForStatus(/Saved\.lean \d[\d.]* [kMG]? ?hb/);
+    await waitLine(0, 'f in heartbeats', (d) => d.some((x) => x.text.startsWith(`${hb(2000)} (`) && x.opacity === 1));
+    await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .codelens-decoration').length >= 2, null, { timeout: STEP_MS });
+    const lenses = await vs.codeLenses();
+    assert.ok(lenses.some((l) => l.startsWith(`${hb(2000)} · self ${formatValue(2000, 'heartbeats', 2000)} · `)), lenses.join(' | '));
+    assert.ok(lenses.some((l) => l.startsWith(`${hb(3000)} · self `)), lenses.join(' | '));
+    assert.equal(w.recordings().length, 1);
+    await vs.screenshot('on-save-heartbeats');
+  });
+
+  await ctx.test('after an edit the changed line is dimmed; a second save during the slow capture cancels it, and only its annotations appear', async () => {
+    await vs.typeAtEnd(1, '0');
+    const stale = await waitLine(0, 'f dimmed', (d) => d.some((x) => x.text.endsWith(' · stale')));
+    assert.ok(stale.find((x) => x.text.endsWith(' · stale')).opacity < 0.6, JSON.stringify(stale));
+    await page.waitForFunction(() => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => l.innerText.startsWith('stale · ')),
+      null, { timeout: STEP_MS });
+    await vs.screenshot('on-save-stale');
+    // `t` slow (8 s), saved: the capture runs.
+    await vs.typeAtEnd(4, '');
+    for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
+    await page.keyboard.type('000');
+    const leans = () => (fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8').match(/^lean /gm)?.length ?? 0 : 0);
+    const before = leans();
+    await page.keyboard.press('Control+S');
+    await vs.waitForStatus(/profiling Saved\.lean on save/);
+    const deadline = Date.now() + STEP_MS;
+    while (leans() <= before && Date.now() < deadline) await page.waitForTimeout(50);
+    assert.ok(leans() > before, 'the slow capture\'s Lean started');
+    await vs.screenshot('on-save-running');
+    // A newer save: `f` 200000 and `t` fast again.
+    await vs.typeAtEnd(1, '0');
+    await vs.typeAtEnd(4, '');
+    for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+    await page.keyboard.press('Control+S');
+    await waitLine(0, 'f of the second capture', (d) => d.some((x) => x.text.startsWith(`${hb(200000)} (`) && x.opacity === 1));
+    // The first was cancelled: it wrote no recording (one from before, one now).
+    assert.equal(w.recordings().length, 2, w.recordings().join(', '));
+    assert.ok(!Object.values(await vs.lineDecorations()).flat().some((x) => x.text.startsWith(`${hb(20000)} (`)), 'nothing of the cancelled capture');
+    await page.waitForFunction((t) => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => l.innerText.startsWith(t)),
+      `${hb(200000)} · self `, { timeout: STEP_MS });
+    assert.ok(!(await vs.codeLenses()).some((l) => l.startsWith('stale')), (await vs.codeLenses()).join(' | '));
+    await vs.screenshot('on-save-second');
+  });
+});
