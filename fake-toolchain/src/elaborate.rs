@@ -20,6 +20,9 @@
 //!   spaces in; `Float.toString` of the heartbeat difference), keeping the nodes whose count is
 //!   over `trace.profiler.threshold` (strictly; default 10). Without `useHeartbeats` it prints
 //!   no trace for them (the fake has no clock times to give).
+//! - `-- leanscope-fake: instance-search N LABEL`: an instance search (`Meta.synthInstance`,
+//!   labelled LABEL) of the last command with `heartbeats` above it used N heartbeats: a child
+//!   of that command's node, printed and profiled like a `heartbeats` step.
 //! - `cost` directives are also the fake's clock times: run with `-Dtrace.profiler=true` and
 //!   without `useHeartbeats`, the fake prints each command's trace message with its planned
 //!   cost in seconds (`[Elab.command] [0.450000] TEXT`, the layout of Lean 4.19–4.29, or the
@@ -61,6 +64,8 @@ pub enum Directive {
     Write(String),
     Connect(String),
     Heartbeats(u64),
+    /// An instance search (`Meta.synthInstance`) of the command above: its heartbeats and label.
+    InstanceSearch(u64, String),
     /// A heartbeat count per run, picked by the run number.
     HeartbeatsRuns(Vec<u64>),
     /// The file the runs are logged to (and numbered by).
@@ -113,6 +118,20 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
                     i + 1
                 )
             })?),
+            "instance-search" => {
+                let (n, label) = rest.trim().split_once(' ').unwrap_or((rest.trim(), ""));
+                match n.parse() {
+                    Ok(n) if !label.trim().is_empty() => {
+                        Directive::InstanceSearch(n, label.trim().to_owned())
+                    }
+                    _ => {
+                        return Err(format!(
+                            "line {}: `instance-search` wants a whole number and a label such as `3000 Add Nat`, got {rest:?}",
+                            i + 1
+                        ))
+                    }
+                }
+            }
             "heartbeats-runs" => Directive::HeartbeatsRuns(parse_counts(rest.trim()).ok_or_else(|| {
                 format!(
                     "line {}: `heartbeats-runs` wants 1 to {MAX_HEARTBEATS_RUNS} whole numbers separated by commas such as `100,150,120`, got {rest:?}",
@@ -249,6 +268,13 @@ pub fn lean(file: &str, json: bool, tracing: Tracing, profile_output: Option<&st
         };
         match d {
             Directive::Heartbeats(n) => add_node(&mut traces, &source, line, false, n as f64),
+            Directive::InstanceSearch(n, label) => match traces.last_mut() {
+                Some(cmd) => cmd.steps.push((n as f64, label, SYNTH_INSTANCE)),
+                None => {
+                    eprintln!("fake-lean: {file}: line {line}: `instance-search` needs a command with `heartbeats` above it");
+                    return Some(crate::EXIT_FAKE_MISCONFIGURED);
+                }
+            },
             Directive::Cost(c) => {
                 add_node(&mut timed, &source, line, true, c.as_secs_f64());
                 burn(c)
@@ -366,13 +392,13 @@ fn heartbeat_nodes(traces: &[TracedCommand], threshold: u64) -> Vec<crate::huge:
         }
         let mut at = start;
         let mut children = Vec::new();
-        for (n, text) in &cmd.steps {
+        for (n, text, cls) in &cmd.steps {
             let n = *n as u64;
             let step_start = at;
             at = at.saturating_add(n);
             if n > threshold {
                 children.push(HeartbeatNode {
-                    cls: "Elab.step",
+                    cls,
                     text: text.clone(),
                     start: step_start,
                     stop: at,
@@ -400,8 +426,12 @@ struct TracedCommand {
     text: String,
     /// Heartbeats, or seconds.
     value: f64,
-    steps: Vec<(f64, String)>,
+    /// Each step's count, text and class (`Elab.step`, or `Meta.synthInstance`).
+    steps: Vec<(f64, String, &'static str)>,
 }
+
+/// The class of an instance search's trace node.
+const SYNTH_INSTANCE: &str = "Meta.synthInstance";
 
 /// Adds the node of the directive on `line` to `nodes`: a command when the line's code starts
 /// at column 0, else a step of the command above. With `sum_into_command`, a step's value is
@@ -441,7 +471,8 @@ fn add_node(
     }
     match nodes.last_mut() {
         Some(cmd) if indented => {
-            cmd.steps.push((value, code_text.trim().to_owned()));
+            cmd.steps
+                .push((value, code_text.trim().to_owned(), "Elab.step"));
             cmd.end = end;
             if sum_into_command {
                 cmd.value += value;
@@ -476,8 +507,8 @@ fn print_trace(
         float_to_string(cmd.value),
         cmd.text
     );
-    for (n, text) in cmd.steps.iter().filter(|(n, _)| *n > threshold) {
-        data.push_str(&format!("\n  [Elab.step] [{}] {text}", float_to_string(*n)));
+    for (n, text, cls) in cmd.steps.iter().filter(|(n, _, _)| *n > threshold) {
+        data.push_str(&format!("\n  [{cls}] [{}] {text}", float_to_string(*n)));
     }
     if !json {
         println!("{}", dialect.map_or(data.clone(), |d| d.trace_text(&data)));
@@ -582,6 +613,11 @@ mod tests {
             vec![(1, Directive::Heartbeats(52_000))]
         );
         assert!(directives("-- leanscope-fake: heartbeats 5k\n").is_err());
+        assert_eq!(
+            directives("  simp -- leanscope-fake: instance-search 3000 Add Nat\n").unwrap(),
+            vec![(1, Directive::InstanceSearch(3_000, "Add Nat".into()))]
+        );
+        assert!(directives("-- leanscope-fake: instance-search 3000\n").is_err());
     }
 
     #[test]

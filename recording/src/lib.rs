@@ -9,6 +9,7 @@ pub mod columns;
 pub mod compare;
 pub mod error;
 mod generated;
+pub mod headroom;
 pub mod hotspots;
 pub mod interner;
 pub mod limits;

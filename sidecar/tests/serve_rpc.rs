@@ -1110,6 +1110,12 @@ fn a_repeated_file_is_annotated_with_medians_over_json_rpc() {
         (&json!(25000), &json!(1.0))
     );
     assert_eq!(decl["spread"]["total"], command["spread"]["total"]);
+    // Headroom counts the median (25000), not the median run's 30000.
+    assert_eq!(
+        decl["headroom"]["maxHeartbeats"],
+        json!({"limit": 200000, "from": "default", "heartbeats": 25000,
+               "share": 25000.0 / 200_000_000.0, "default": 200000, "bumpNotNeeded": false})
+    );
 
     // The same file by its absolute path, the session by its manifest's URI.
     let again = c.call(
@@ -1924,6 +1930,106 @@ fn hot_spots_answer_what_top_writes() {
     assert_eq!(e["code"], -32010, "{e}");
     let e = c.call_err("leanscope/hotSpots", json!({}));
     assert_eq!(e["code"], -32602, "{e}");
+    let (code, stderr) = c.shut_down();
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// The `headroom` of the declaration named `name` (its last component) in an annotations answer.
+fn headroom_of<'a>(a: &'a Value, name: &str) -> &'a Value {
+    let d = a["declarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"].as_str().unwrap().ends_with(&format!(".{name}")))
+        .unwrap_or_else(|| panic!("no declaration {name} in {a:#}"));
+    &d["headroom"]
+}
+
+#[test]
+fn annotations_of_a_heartbeat_recording_carry_each_declarations_headroom() {
+    let w = World::new();
+    let mut c = Client::start(&w, &[]);
+    c.initialize(false);
+    let source = w.project.join("Demo/Heartbeats.lean");
+    let text = std::fs::read_to_string(&source).unwrap();
+    let captured = c.call(
+        "leanscope/capture",
+        json!({"uri": file_uri(&source), "measure": "heartbeats", "thresholdHeartbeats": 10}),
+    );
+    let recording = captured["recording"].as_str().unwrap().to_owned();
+    let params = json!({"recording": recording, "text": text});
+    check("annotationsParams", &params);
+    let a = c.call("leanscope/annotations", params);
+    check("annotationsResult", &a);
+    assert_eq!(a["measure"], "heartbeats");
+    // By hand from Demo/Heartbeats.lean: its set_option lines and the fake's heartbeats.
+    assert_eq!(
+        headroom_of(&a, "needs_bump"),
+        &json!({"maxHeartbeats": {"limit": 400000, "from": "in", "line": 9,
+                "heartbeats": 350000000, "share": 0.875, "default": 200000, "bumpNotNeeded": false}})
+    );
+    assert_eq!(
+        headroom_of(&a, "bump_not_needed"),
+        &json!({"maxHeartbeats": {"limit": 800000, "from": "in", "line": 13,
+                "heartbeats": 30000000, "share": 0.0375, "default": 200000, "bumpNotNeeded": true}})
+    );
+    assert_eq!(
+        headroom_of(&a, "near_default"),
+        &json!({"maxHeartbeats": {"limit": 200000, "from": "default",
+                "heartbeats": 170000000, "share": 0.85, "default": 200000, "bumpNotNeeded": false},
+                "synthInstance": {"limit": 20000, "from": "default", "heartbeats": 12000000,
+                "share": 0.6, "default": 20000, "instance": "HAdd Nat Nat ?m"}})
+    );
+    assert_eq!(
+        headroom_of(&a, "in_section"),
+        &json!({"maxHeartbeats": {"limit": 100000, "from": "file", "line": 25,
+                "heartbeats": 60000000, "share": 0.6, "default": 200000, "bumpNotNeeded": false},
+                "synthInstance": {"limit": 10000, "from": "file", "line": 26, "heartbeats": 9000000,
+                "share": 0.9, "default": 20000, "instance": "Append (List Nat)"}})
+    );
+    // After `end Tight` the section's limit no longer holds.
+    assert_eq!(
+        headroom_of(&a, "small")["maxHeartbeats"],
+        json!({"limit": 200000, "from": "default", "heartbeats": 20000000, "share": 0.1,
+               "default": 200000, "bumpNotNeeded": false})
+    );
+
+    // A stricter "not needed": 15 % of the default is not under 10 %.
+    let strict = c.call(
+        "leanscope/annotations",
+        json!({"recording": recording, "text": text, "bumpNotNeededBelow": 0.1}),
+    );
+    assert_eq!(
+        headroom_of(&strict, "bump_not_needed")["maxHeartbeats"]["bumpNotNeeded"],
+        false
+    );
+    let e = c.call_err(
+        "leanscope/annotations",
+        json!({"recording": recording, "text": text, "bumpNotNeededBelow": 1.5}),
+    );
+    assert_eq!(e["code"], -32602, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("bumpNotNeededBelow"),
+        "{e}"
+    );
+
+    // A time recording has no headroom: no limit applies to time.
+    let clean = w.project.join("Demo/Clean.lean");
+    let timed = c.call(
+        "leanscope/capture",
+        json!({"uri": file_uri(&clean), "thresholdMs": 1}),
+    );
+    let t = c.call(
+        "leanscope/annotations",
+        json!({"recording": timed["recording"], "text": std::fs::read_to_string(&clean).unwrap()}),
+    );
+    check("annotationsResult", &t);
+    let decls = t["declarations"].as_array().unwrap();
+    assert!(decls.iter().any(|d| !d["totalNs"].is_null()), "{t:#}");
+    assert!(decls.iter().all(|d| d.get("headroom").is_none()), "{t:#}");
     let (code, stderr) = c.shut_down();
     assert_eq!(code, 0, "{stderr}");
 }

@@ -77,7 +77,7 @@ test('a captured project session shows what leanscope query reports', async () =
 
   // Files: each row's time is query's file row.
   const files = query('--kind', 'file', '--path', 'Demo').rows;
-  assert.equal(files.length, 5);
+  assert.equal(files.length, 6);
   for (const f of files) {
     const r = (await rowData(page, `#folder-list li[data-path="${f.path}"]`))[0];
     assert.equal(Number(r.totalNs), msToNs(f.durationMs), f.path);

@@ -361,7 +361,7 @@ test('the sidecar is restarted once when it dies, then the error is clear', asyn
 
 // The files of fixtures/projects/demo/Demo, in capture order, and what the
 // fake toolchain's replay makes of each (Broken.lean has Lean errors).
-const DEMO_FOLDER = [['Demo/Async.lean', 'ok'], ['Demo/Broken.lean', 'error'], ['Demo/Clean.lean', 'ok'], ['Demo/Huge.lean', 'ok'], ['Demo/Imports.lean', 'ok'], ['Demo/Unicode.lean', 'ok']];
+const DEMO_FOLDER = [['Demo/Async.lean', 'ok'], ['Demo/Broken.lean', 'error'], ['Demo/Clean.lean', 'ok'], ['Demo/Heartbeats.lean', 'ok'], ['Demo/Huge.lean', 'ok'], ['Demo/Imports.lean', 'ok'], ['Demo/Unicode.lean', 'ok']];
 
 /** The session's manifest with its journal replayed (mid-run, session.json
  *  is only the last checkpoint). */

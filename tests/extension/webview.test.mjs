@@ -242,9 +242,9 @@ test('Profile Folder opens its session in the webview; a declaration picked ther
       await waitFor(`${f} to be fetched`, () => res.requests.some((r) => r.file === path.join(out.session, f) && r.allowed), 10000);
     }
     await page.click('#tab-files');
-    await page.waitForFunction(() => document.querySelectorAll('#list li[data-kind="file"]').length === 6, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelectorAll('#list li[data-kind="file"]').length === 7, null, { timeout: 10000 });
     const paths = await page.$$eval('#list li[data-kind="file"]', (lis) => lis.map((li) => li.dataset.path).sort());
-    assert.deepEqual(paths, ['Demo/Async.lean', 'Demo/Broken.lean', 'Demo/Clean.lean', 'Demo/Huge.lean', 'Demo/Imports.lean', 'Demo/Unicode.lean']);
+    assert.deepEqual(paths, ['Demo/Async.lean', 'Demo/Broken.lean', 'Demo/Clean.lean', 'Demo/Heartbeats.lean', 'Demo/Huge.lean', 'Demo/Imports.lean', 'Demo/Unicode.lean']);
     // A declaration from the session index: the viewer opens its file and
     // asks the host to reveal it; the source is found under the project root
     // that session.json names.

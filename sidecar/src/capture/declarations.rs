@@ -274,13 +274,39 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
         }
         let t = line.text;
         if t.starts_with("/--") {
-            finish(&mut current, n, &mut found, &mut commands);
-            pending_doc = Some(n as u32);
+            finish(
+                &mut current,
+                pending_doc.map_or(n, |d| d as usize),
+                &mut found,
+                &mut commands,
+            );
+            pending_doc.get_or_insert(n as u32);
             continue;
         }
         if t.starts_with("--") || t.starts_with("/-") {
             continue;
         }
+        // `set_option NAME VALUE in` before a command is part of it (Lean's command range
+        // starts there), on a line of its own like a doc comment, or on the command's line.
+        let t = match strip_set_option_in(t) {
+            Some(rest) if rest.trim().is_empty() => {
+                finish(
+                    &mut current,
+                    pending_doc.map_or(n, |d| d as usize),
+                    &mut found,
+                    &mut commands,
+                );
+                pending_doc.get_or_insert(n as u32);
+                continue;
+            }
+            Some(rest) => {
+                pending_doc.get_or_insert(n as u32);
+                rest
+            }
+            None => t,
+        };
+        // Columns of `t` in the line (after a `set_option … in` on the same line).
+        let prefix_col = utf16_len(&line.text[..line.text.len() - t.len()]);
         let word = first_word(t);
         let after = skip_modifiers(t);
         if (word == "@[" || MODIFIERS.contains(&word)) && after.trim().is_empty() {
@@ -330,7 +356,7 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
             continue;
         }
         let name_at = after[keyword.len()..].trim_start();
-        let name_col = utf16_len(&t[..t.len() - name_at.len()]);
+        let name_col = prefix_col + utf16_len(&t[..t.len() - name_at.len()]);
         let raw =
             if matches!(keyword, "example") || (keyword == "instance" && name_is_absent(name_at)) {
                 ""
@@ -338,7 +364,7 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
                 name_token(name_at)
             };
         let (name, selection) = if raw.is_empty() {
-            let kw_col = utf16_len(&t[..t.len() - after.len()]);
+            let kw_col = prefix_col + utf16_len(&t[..t.len() - after.len()]);
             (
                 format!("{keyword} (line {})", n + 1),
                 SourceRange::new(n as u32, kw_col, n as u32, kw_col + utf16_len(keyword)),
@@ -368,6 +394,32 @@ pub fn scan_commands(source: &str) -> (Vec<Declaration>, Vec<CommandExtent>) {
     }
     finish(&mut current, lines.len(), &mut found, &mut commands);
     (found, commands)
+}
+
+/// What follows one or more `set_option NAME VALUE in` at the start of `t` (a suffix of `t`),
+/// or `None` when `t` does not start with one.
+fn strip_set_option_in(t: &str) -> Option<&str> {
+    let mut rest = t;
+    let mut stripped = false;
+    loop {
+        let Some(after) = rest.strip_prefix("set_option") else {
+            break;
+        };
+        let mut words = after.split_whitespace();
+        let (Some(_name), Some(_value), Some("in")) = (words.next(), words.next(), words.next())
+        else {
+            break;
+        };
+        // Skip the three words and the whitespace around them.
+        let mut r = after;
+        for _ in 0..3 {
+            r = r.trim_start();
+            r = &r[r.find(char::is_whitespace).unwrap_or(r.len())..];
+        }
+        rest = r.trim_start();
+        stripped = true;
+    }
+    stripped.then_some(rest)
 }
 
 /// `instance : Foo` and `instance [..] : Foo` have no name; `instance foo :`
@@ -492,6 +544,24 @@ mod tests {
                 ("bar".into(), "def".into(), (4, 0, 6, 12), (4, 7)),
             ]
         );
+    }
+
+    #[test]
+    fn set_option_in_belongs_to_the_declaration_after_it() {
+        let src = "set_option maxHeartbeats 400000 in\n/-- doc -/\n@[simp] theorem a : True := trivial\n\nset_option maxHeartbeats 1 in set_option pp.all true in theorem b : True := trivial\nset_option maxHeartbeats 5\ntheorem c : True := trivial\n";
+        let d = scan(src);
+        let got: Vec<_> = d
+            .iter()
+            .map(|d| {
+                (
+                    d.name.as_str(),
+                    d.range.start_line,
+                    d.range.end_line,
+                    d.selection_range.start_col,
+                )
+            })
+            .collect();
+        assert_eq!(got, [("a", 0, 2, 16), ("b", 4, 4, 64), ("c", 6, 6, 8)]);
     }
 
     #[test]

@@ -8,15 +8,16 @@
 
 use std::path::PathBuf;
 
+use recording::headroom::{headroom_with_counts, HeadroomOptions};
 use recording::repeats::{AnnotationsOverRuns, WholeSpread};
-use recording::sha256_hex;
+use recording::{sha256_hex, Recording};
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::Error;
 
 use super::errors;
 use super::recordings::Loaded;
 use super::uri::path_or_uri;
-use super::wire::{DeclarationJson, FileTimeJson, LineJson};
+use super::wire::{DeclarationJson, FileTimeJson, HeadroomJson, LineJson};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -31,6 +32,10 @@ pub struct AnnotationsParams {
     pub file: Option<String>,
     /// The editor's current text of the file.
     pub text: String,
+    /// A heartbeat recording's headroom: a `set_option maxHeartbeats N in` is flagged as not
+    /// needed when the declaration's heartbeats are under this share of the default (0 to 1;
+    /// default 0.5).
+    pub bump_not_needed_below: Option<f64>,
 }
 
 /// What to annotate from.
@@ -41,6 +46,19 @@ pub enum Source {
 }
 
 impl AnnotationsParams {
+    /// The headroom choices; a share outside 0 to 1 is `-32602`.
+    pub fn headroom_options(&self) -> Result<HeadroomOptions, Error> {
+        match self.bump_not_needed_below {
+            None => Ok(HeadroomOptions::default()),
+            Some(s) if (0.0..=1.0).contains(&s) => Ok(HeadroomOptions {
+                bump_not_needed_below: s,
+            }),
+            Some(s) => Err(errors::invalid_params(format!(
+                "bumpNotNeededBelow is a share of the default limit from 0 to 1, got {s}"
+            ))),
+        }
+    }
+
     /// The recording, or the session and its file; anything else is
     /// `-32602` saying what to give.
     pub fn source(&self) -> Result<Source, Error> {
@@ -133,11 +151,19 @@ pub fn stale(loaded: &Loaded, text: &str) -> Option<AnnotationsAnswer> {
 }
 
 /// The annotations of one recording.
-pub fn answer(loaded: &Loaded, text: &str) -> AnnotationsAnswer {
+pub fn answer(loaded: &Loaded, text: &str, opts: HeadroomOptions) -> AnnotationsAnswer {
     if let Some(s) = stale(loaded, text) {
         return s;
     }
     let a = loaded.annotations();
+    let mut declarations: Vec<DeclarationJson> =
+        a.declarations.iter().map(DeclarationJson::from).collect();
+    let counts: Vec<Option<u64>> = a
+        .declarations
+        .iter()
+        .map(|d| d.time.map(|t| t.total_ns))
+        .collect();
+    add_headroom(&mut declarations, &loaded.recording, &counts, opts);
     AnnotationsAnswer::Fresh(Fresh {
         stale: false,
         source_sha256: loaded.recording.header.source_sha256.clone(),
@@ -147,13 +173,42 @@ pub fn answer(loaded: &Loaded, text: &str) -> AnnotationsAnswer {
         recording: None,
         file_spread: None,
         lines: a.lines.iter().map(LineJson::from).collect(),
-        declarations: a.declarations.iter().map(DeclarationJson::from).collect(),
+        declarations,
     })
 }
 
+/// Each declaration's headroom, in a heartbeat recording (`counts`: each declaration's
+/// heartbeats, in header order); nothing in a time recording.
+fn add_headroom(
+    declarations: &mut [DeclarationJson],
+    rec: &Recording,
+    counts: &[Option<u64>],
+    opts: HeadroomOptions,
+) {
+    let Ok(rows) = headroom_with_counts(rec, counts, opts) else {
+        return;
+    };
+    for (d, h) in declarations.iter_mut().zip(rows) {
+        d.headroom = h.map(HeadroomJson::from);
+    }
+}
+
 /// The annotations of a file over its runs, `shown` being the median run
-/// (at `recording`), whose buffer check has passed.
-pub fn over_runs(shown: &Loaded, recording: PathBuf, a: &AnnotationsOverRuns) -> AnnotationsAnswer {
+/// (at `recording`), whose buffer check has passed: headroom counts the median heartbeats.
+pub fn over_runs(
+    shown: &Loaded,
+    recording: PathBuf,
+    a: &AnnotationsOverRuns,
+    opts: HeadroomOptions,
+) -> AnnotationsAnswer {
+    let mut declarations: Vec<DeclarationJson> =
+        a.declarations.iter().map(DeclarationJson::from).collect();
+    let counts: Vec<Option<u64>> = a
+        .declarations
+        .iter()
+        .map(|d| d.annotation.time.map(|t| t.total_ns))
+        .collect();
+    add_headroom(&mut declarations, &shown.recording, &counts, opts);
     AnnotationsAnswer::Fresh(Fresh {
         stale: false,
         source_sha256: shown.recording.header.source_sha256.clone(),
@@ -163,7 +218,7 @@ pub fn over_runs(shown: &Loaded, recording: PathBuf, a: &AnnotationsOverRuns) ->
         recording: Some(recording),
         file_spread: a.file_spread.map(|s| s.whole()),
         lines: a.lines.iter().map(LineJson::from).collect(),
-        declarations: a.declarations.iter().map(DeclarationJson::from).collect(),
+        declarations,
     })
 }
 

@@ -96,16 +96,17 @@ impl Backend {
 
     pub async fn annotations(&self, p: AnnotationsParams) -> Result<AnnotationsAnswer> {
         let source = p.source()?;
+        let opts = p.headroom_options()?;
         let text = p.text;
         match source {
             Source::Recording(path) => {
-                self.with_recording(path, move |loaded| annotations::answer(loaded, &text))
+                self.with_recording(path, move |loaded| annotations::answer(loaded, &text, opts))
                     .await
             }
             Source::Session { dir, file } => {
                 let shared = self.shared.clone();
                 tokio::task::spawn_blocking(move || {
-                    super::session_annotations::answer(&shared.recordings, &dir, &file, &text)
+                    super::session_annotations::answer(&shared.recordings, &dir, &file, &text, opts)
                 })
                 .await
                 .map_err(|e| errors::internal(format!("reading the session failed: {e}")))?

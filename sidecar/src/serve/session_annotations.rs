@@ -11,6 +11,7 @@
 
 use std::path::Path;
 
+use recording::headroom::HeadroomOptions;
 use recording::repeats::{annotations_over_runs, FileRuns, RunTimes, RunsError};
 use recording::session::{FileEntry, Manifest, RunEntry};
 use recording::Recording;
@@ -29,6 +30,7 @@ pub fn answer(
     dir: &Path,
     file: &str,
     text: &str,
+    opts: HeadroomOptions,
 ) -> Result<AnnotationsAnswer, Error> {
     if !dir.is_dir() {
         return Err(errors::no_such_directory("the session", dir));
@@ -41,7 +43,7 @@ pub fn answer(
     let Some(shown) = entry.median_run() else {
         let recording = entry.recording.as_deref().unwrap_or_default();
         let loaded = cache.get(&dir.join(recording))?;
-        return Ok(annotations::answer(&loaded, text));
+        return Ok(annotations::answer(&loaded, text, opts));
     };
     let path = dir.join(&shown.recording);
     let loaded = cache.get(&path).map_err(|e| run_error(entry, shown, e))?;
@@ -61,7 +63,7 @@ pub fn answer(
     }
     let runs = FileRuns::of(&times).map_err(|e| other_source(dir, entry, &e))?;
     let over = annotations_over_runs(loaded.annotations(), &runs);
-    Ok(annotations::over_runs(&loaded, path, &over))
+    Ok(annotations::over_runs(&loaded, path, &over, opts))
 }
 
 /// The session's entry for `file`: its path as the session lists it, or

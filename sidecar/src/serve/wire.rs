@@ -3,6 +3,7 @@
 //! times are integer nanoseconds; shares are fractions of the file's time
 //! (0 to 1, `null` when the file's time is zero).
 
+use recording::headroom::{DeclarationHeadroom, MaxHeartbeatsHeadroom, SynthInstanceHeadroom};
 use recording::model::annotations::{DeclarationAnnotation, FileShare, LineAnnotation, Operation};
 use recording::repeats::{DeclarationOverRuns, LineOverRuns, WholeTimeSpread};
 use recording::{Diagnostic, SourceRange};
@@ -55,6 +56,29 @@ pub struct DeclarationJson {
     /// otherwise, and when no run recorded time inside the declaration).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spread: Option<WholeTimeSpread>,
+    /// A heartbeat recording's declaration: its count against `maxHeartbeats` and its slowest
+    /// instance search against `synthInstance.maxHeartbeats` (absent in a time recording, and
+    /// when no heartbeats were recorded inside the declaration).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<HeadroomJson>,
+}
+
+/// A declaration's headroom, as `leanscope/annotations` answers it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeadroomJson {
+    pub max_heartbeats: MaxHeartbeatsHeadroom,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synth_instance: Option<SynthInstanceHeadroom>,
+}
+
+impl From<DeclarationHeadroom> for HeadroomJson {
+    fn from(h: DeclarationHeadroom) -> Self {
+        HeadroomJson {
+            max_heartbeats: h.max_heartbeats,
+            synth_instance: h.synth_instance,
+        }
+    }
 }
 
 impl From<&DeclarationOverRuns> for DeclarationJson {
@@ -81,6 +105,7 @@ impl From<&DeclarationAnnotation> for DeclarationJson {
             share: d.share,
             self_share: d.self_share,
             spread: None,
+            headroom: None,
         }
     }
 }
