@@ -32,6 +32,9 @@ export interface LensAnnotation {
   line: number;
   /** The declaration's last line (a lens is stale when any of its lines changed). */
   endLine: number;
+  /** The line of its name (after a doc comment, attributes or `set_option … in`):
+   * where its headroom warning and hover are. */
+  nameLine: number;
   declaration: string;
   index: number;
   title: string;
@@ -118,6 +121,7 @@ export function computeAnnotations(answer: FreshAnnotations, threshold = 0.8): C
       return {
         line: d.range.start.line,
         endLine: d.range.end.line,
+        nameLine: d.selectionRange.start.line,
         declaration: d.name,
         index: d.index,
         title: (runs !== undefined
@@ -135,7 +139,8 @@ export function computeAnnotations(answer: FreshAnnotations, threshold = 0.8): C
  * since the capture, or the last capture of the file failed). */
 export interface Layout {
   lines: Array<{ at: number; ann: LineAnnotation; stale: boolean }>;
-  lenses: Array<{ at: number; lens: LensAnnotation; stale: boolean }>;
+  /** `nameAt`: the buffer line of the declaration's name, when it is still there. */
+  lenses: Array<{ at: number; nameAt: number | undefined; lens: LensAnnotation; stale: boolean }>;
 }
 
 /** Places `computed` over a buffer that differs from the recorded text as
@@ -149,7 +154,9 @@ export function layoutAnnotations(computed: ComputedAnnotations, map: LineMap | 
   const lenses: Layout['lenses'] = [];
   for (const lens of computed.lenses) {
     const at = map ? map.at(lens.line) : lens.line;
-    if (at !== undefined) lenses.push({ at, lens, stale: failed || (map?.rangeChanged(lens.line, lens.endLine) ?? false) });
+    if (at !== undefined) {
+      lenses.push({ at, nameAt: map ? map.at(lens.nameLine) : lens.nameLine, lens, stale: failed || (map?.rangeChanged(lens.line, lens.endLine) ?? false) });
+    }
   }
   return { lines, lenses };
 }
@@ -239,7 +246,8 @@ export class AnnotationController implements vscode.Disposable {
       vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach((ed) => this.draw(ed))),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('leanscope.annotations')) this.redrawAll();
-        if (e.affectsConfiguration('leanscope.headroom')) this.recomputeAll();
+        if (e.affectsConfiguration('leanscope.headroom.bumpNotNeededBelowPercent')) void this.refetchAll();
+        else if (e.affectsConfiguration('leanscope.headroom')) this.recomputeAll();
       }),
     );
   }
@@ -345,6 +353,18 @@ export class AnnotationController implements vscode.Disposable {
     this.redrawDocument(doc);
   }
 
+  /** What the sidecar computes changed (the unneeded-bump share): every
+   * document's annotations asked for again, from the text they were of. */
+  private async refetchAll(): Promise<void> {
+    for (const [key, e] of [...this.entries]) {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+      if (!doc) continue;
+      try {
+        await this.load(doc, e.source, e.recorded);
+      } catch (err) { this.log(`annotations of ${doc.uri.fsPath} again: ${err instanceof Error ? err.message : String(err)}`); }
+    }
+  }
+
   /** The headroom settings changed: lenses, warnings and Problems again. */
   private recomputeAll(): void {
     const settings = headroomSettings();
@@ -408,8 +428,8 @@ export class AnnotationController implements vscode.Disposable {
         if (style !== 'gutter') texts.push({ range: at, renderOptions: { after: { contentText: l.text } } });
         heat[l.heat - 1].push({ range: new vscode.Range(line, 0, line, 0) });
       }
-      for (const { at: line, lens, stale: old } of layout.lenses) {
-        if (!lens.warning || old || line >= lineCount) continue;
+      for (const { nameAt: line, lens, stale: old } of layout.lenses) {
+        if (!lens.warning || old || line === undefined || line >= lineCount) continue;
         const end = doc.lineAt(line).range.end;
         warnings.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: lens.warning } } });
       }
@@ -441,7 +461,7 @@ export class AnnotationController implements vscode.Disposable {
     if (!this.enabled || !e) return undefined;
     const layout = this.layoutOf(e, doc);
     const l = layout.lines.find((x) => x.at === pos.line);
-    const d = layout.lenses.find((x) => x.at === pos.line && x.lens.headroomHover.length > 0);
+    const d = layout.lenses.find((x) => (x.at === pos.line || x.nameAt === pos.line) && x.lens.headroomHover.length > 0);
     if (!l && !d) return undefined;
     const parts: string[] = [];
     if (l?.stale || d?.stale) parts.push(staleNote(e.failure));

@@ -10,7 +10,7 @@ import { Sidecar } from './sidecar';
 import { AnnotationController } from './annotations';
 import { ViewerHost } from './viewer';
 import { AnnotationSource, AnnotationsResult, METHODS } from './protocol';
-import { sidecarBinary } from './settings';
+import { bumpNotNeededBelow, sidecarBinary } from './settings';
 import { StatusBar, showTrustHint } from './statusBar';
 import { CaptureHistory, LastCapture } from './history';
 import { SessionCapture } from './sessionCapture';
@@ -79,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   }));
 
   const annotations = new AnnotationController(context,
-    (source: AnnotationSource, text) => sidecar.request<AnnotationsResult>(METHODS.annotations, { ...source, text }), log);
+    (source: AnnotationSource, text) => sidecar.request<AnnotationsResult>(METHODS.annotations, { ...source, text, bumpNotNeededBelow: bumpNotNeededBelow() }), log);
   context.subscriptions.push(annotations);
 
   const history = new CaptureHistory();

@@ -141,3 +141,12 @@ export function headroomSettings(): { threshold: number; problems: boolean; bump
     bumpHints: c.get<boolean>('headroom.bumpHints', true) !== false,
   };
 }
+
+/** `leanscope.headroom.bumpNotNeededBelowPercent` (0 to 100, default 50) as
+ * the share `leanscope/annotations` takes (`bumpNotNeededBelow`): a
+ * `set_option maxHeartbeats N in` is not needed when the declaration's
+ * heartbeats are under this share of the default. */
+export function bumpNotNeededBelow(): number {
+  const p = config().get<number>('headroom.bumpNotNeededBelowPercent', 50);
+  return (typeof p === 'number' && Number.isFinite(p) ? Math.min(100, Math.max(0, p)) : 50) / 100;
+}

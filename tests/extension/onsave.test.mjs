@@ -205,4 +205,9 @@ test('settings: leanscope.measure heartbeats sends measure and thresholdHeartbea
   assert.deepEqual(settings.headroomSettings(), { threshold: 0.8, problems: true, bumpHints: true });
   Object.assign(stub.settings, { 'leanscope.headroom.warnPercent': 50, 'leanscope.headroom.problems': false });
   assert.deepEqual(settings.headroomSettings(), { threshold: 0.5, problems: false, bumpHints: true });
+  assert.equal(settings.bumpNotNeededBelow(), 0.5);
+  stub.settings['leanscope.headroom.bumpNotNeededBelowPercent'] = 150;
+  assert.equal(settings.bumpNotNeededBelow(), 1);
+  stub.settings['leanscope.headroom.bumpNotNeededBelowPercent'] = 25;
+  assert.equal(settings.bumpNotNeededBelow(), 0.25);
 });

@@ -384,7 +384,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.match(path.basename(out.session), /^Demo-\d{8}T\d{6}Z$/);
     const m = manifestOf(out.session);
     assert.equal(m.status, 'complete');
-    assert.deepEqual(m.counts, { planned: 6, completed: 6, failed: 0 });
+    assert.deepEqual(m.counts, { planned: 7, completed: 7, failed: 0 });
     assert.equal(m.thresholdMs, 1, 'leanscope.thresholdMs reached the sidecar');
     assert.equal(m.projectRoot, w.project);
     assert.deepEqual(m.files.map((f) => [f.path, f.status]), DEMO_FOLDER);
@@ -399,8 +399,8 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     const progress = x.test.lastProgress();
     assert.equal(progress.options.title, 'leanscope: profiling folder Demo');
     assert.equal(progress.options.cancellable, true);
-    const expected = ['0/6 files'];
-    DEMO_FOLDER.forEach(([p, st], i) => expected.push(`${i + 1}/6 ${p}`, `${i + 1}/6 ${p}: ${st}`));
+    const expected = ['0/7 files'];
+    DEMO_FOLDER.forEach(([p, st], i) => expected.push(`${i + 1}/7 ${p}`, `${i + 1}/7 ${p}: ${st}`));
     assert.deepEqual(progress.reports.map((r) => r.message), expected);
     assert.deepEqual(out.progress, expected);
     assert.equal(progress.reports.reduce((a, r) => a + (r.increment ?? 0), 0), 100);
@@ -449,7 +449,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     // The status bar shows the last capture and opens its session.
     const status = x.test.statusItems[0];
     assert.equal(status.visible, true);
-    assert.equal(status.text, '$(pulse) Demo 6/6 files');
+    assert.equal(status.text, '$(pulse) Demo 7/7 files');
     assert.equal(status.command.command, 'leanscope.showViewer');
     assert.deepEqual(status.command.arguments, [{ session: out.session }]);
     assert.deepEqual(x.api.lastSession(), out);
@@ -466,7 +466,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.match(path.basename(proj.session), /^demo-\d{8}T\d{6}Z$/);
     const pm = manifestOf(proj.session);
     assert.equal(pm.status, 'partial');
-    assert.deepEqual(pm.counts, { planned: 7, completed: 6, failed: 1 });
+    assert.deepEqual(pm.counts, { planned: 8, completed: 7, failed: 1 });
     assert.deepEqual(pm.target, { kind: 'project', path: '' });
     assert.deepEqual(m.target, { kind: 'folder', path: 'Demo' });
     const failed = pm.files.filter((f) => f.status === 'failed');
@@ -474,9 +474,9 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.match(failed[0].error, /no recorded Lean output for Demo\.lean/);
     assert.deepEqual(proj.counts, pm.counts);
     assert.equal(x.test.lastProgress().options.title, 'leanscope: profiling project demo');
-    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('7/7 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
-    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 7 files failed to capture in project demo; the other 6 files are in the session. The viewer lists each failure with Lean\'s error.']);
-    assert.equal(status.text, '$(pulse) demo 6/7 files (1 failed)');
+    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('8/8 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
+    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 8 files failed to capture in project demo; the other 7 files are in the session. The viewer lists each failure with Lean\'s error.']);
+    assert.equal(status.text, '$(pulse) demo 7/8 files (1 failed)');
     assert.deepEqual(status.command.arguments, [{ session: proj.session }]);
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(proj.session, 'session.json') });
     assert.deepEqual(x.test.panels.at(-1).options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), proj.session]);
@@ -490,7 +490,7 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.doesNotMatch(x.test.log.errors.at(-1), /--lake/);
     assert.match(x.test.log.errors.at(-1), /Install Lean with elan .*, or set the setting leanscope\.lakePath to your lake \(in a remote window .* Remote settings/);
     assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1, 'no session for a capture that could not start');
-    assert.equal(status.text, '$(pulse) demo 6/7 files (1 failed)', 'the status bar keeps the last capture');
+    assert.equal(status.text, '$(pulse) demo 7/8 files (1 failed)', 'the status bar keeps the last capture');
   } finally {
     await x.dispose();
     w.cleanup();
@@ -529,7 +529,7 @@ test('Cancel during Profile Folder kills the fake Lean process group; the sessio
     }, 60000);
     // Clean.lean is announced after Broken.lean is reported done, which it
     // is only once committed (sessions commit in groups).
-    await waitFor('the notification to show Clean.lean', () => x.test.lastProgress().reports.at(-1)?.message === '3/6 Demo/Clean.lean', 5000);
+    await waitFor('the notification to show Clean.lean', () => x.test.lastProgress().reports.at(-1)?.message === '3/7 Demo/Clean.lean', 5000);
     const [session] = fs.readdirSync(sessions).map((d) => path.join(sessions, d));
     assert.equal(manifestOf(session).counts.completed, 2);
     const pids = fs.readFileSync(w.pids, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[1]));
@@ -553,19 +553,19 @@ test('Cancel during Profile Folder kills the fake Lean process group; the sessio
     // session.json: cancelled, the two completed files kept, the rest not captured.
     const m = manifestOf(session);
     assert.equal(m.status, 'cancelled');
-    assert.equal(m.counts.planned, 6);
+    assert.equal(m.counts.planned, 7);
     assert.equal(m.counts.completed, 2);
     assert.deepEqual(out.counts, m.counts);
     assert.deepEqual(m.files.slice(0, 2).map((f) => [f.path, f.status]), DEMO_FOLDER.slice(0, 2));
     for (const f of m.files.slice(0, 2)) assert.ok(fs.existsSync(path.join(session, f.recording)), f.recording);
     assert.ok(m.files.slice(2).every((f) => f.status !== 'ok' && f.status !== 'error'), JSON.stringify(m.files));
     assert.deepEqual(x.test.log.errors, []);
-    assert.deepEqual(x.test.log.infos, ['leanscope: capture of folder Demo cancelled; Lean was stopped. 2 of 6 files captured before are kept in the session.']);
+    assert.deepEqual(x.test.log.infos, ['leanscope: capture of folder Demo cancelled; Lean was stopped. 2 of 7 files captured before are kept in the session.']);
     assert.ok(x.test.log.output.some((l) => l.includes('capture: cancel requested')));
     await waitFor('the sidecar to log the cancellation', () => x.test.log.output.some((l) => /\[sidecar\].*cancelled; stopping Lean/.test(l)), 5000);
     // The cancelled session is what the viewer and the status bar show.
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(session, 'session.json') });
-    assert.equal(x.test.statusItems[0].text, '$(pulse) Demo 2/6 files (cancelled)');
+    assert.equal(x.test.statusItems[0].text, '$(pulse) Demo 2/7 files (cancelled)');
     assert.equal(x.api.sidecar.pid !== undefined && isAlive(x.api.sidecar.pid), true, 'the sidecar lives on');
   } finally {
     await x.dispose();
@@ -859,5 +859,51 @@ test('Profile on save through the packaged sidecar: a save captures in heartbeat
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(onSave.counts.started, 4);
     assert.deepEqual(onSave.state(), { running: [], waiting: [] });
+  } finally { await x.dispose(); w.cleanup(); }
+});
+
+test('Headroom through the packaged sidecar: shares in the CodeLens, warnings, Problems entries and the unneeded bump of Demo/Heartbeats.lean', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.measure': 'heartbeats' } });
+  try {
+    const file = w.file('Demo/Heartbeats.lean');
+    const editor = await x.test.openEditor(file);
+    const result = await x.test.commands.get('leanscope.profileFile')();
+    assert.ok(result, `capture failed: ${x.test.log.errors.join(' | ')}\n${x.test.log.output.join('\n')}`);
+    const src = fs.readFileSync(file, 'utf8').split('\n');
+    const lineOf = (re) => src.findIndex((l) => re.test(l));
+    const lenses = x.test.codeLenses(editor.document);
+    const lens = (name) => lenses.find((l) => l.command.arguments[0].declaration === `Demo.Heartbeats.${name}`)?.command.title;
+    assert.match(lens('needs_bump'), / · 88% of maxHeartbeats 400000$/);
+    assert.match(lens('near_default'), / · 85% of maxHeartbeats 200000$/);
+    assert.match(lens('in_section'), / · 60% of maxHeartbeats 100000 · instance 90% of synthInstance\.maxHeartbeats 10000$/);
+    assert.match(lens('small'), / · 10% of maxHeartbeats 200000$/);
+    // The warnings after the lines of the three over 80 %.
+    const warnings = x.test.decorations(editor)[7].items.map((i) => [i.range.start.line, i.renderOptions.after.contentText]);
+    assert.deepEqual(warnings.map(([l]) => l).sort((a, b) => a - b),
+      [lineOf(/^theorem needs_bump/), lineOf(/^theorem near_default/), lineOf(/^theorem in_section/)]);
+    // Problems: those three warnings and the hint on the unneeded bump.
+    const [collection] = x.test.diagnosticCollections;
+    const diags = collection.get(editor.document.uri);
+    assert.deepEqual(diags.map((d) => [d.code, d.range.start.line]).sort((a, b) => a[1] - b[1]), [
+      ['headroom', lineOf(/^theorem needs_bump/)], ['bumpNotNeeded', lineOf(/^set_option maxHeartbeats 800000 in/)],
+      ['headroom', lineOf(/^theorem near_default/)], ['headroom', lineOf(/^theorem in_section/)],
+    ]);
+    // The threshold and the Problems setting take effect at once.
+    x.test.setSetting('leanscope.headroom.warnPercent', 86);
+    assert.deepEqual(collection.get(editor.document.uri).filter((d) => d.code === 'headroom').length, 2);
+    assert.equal(x.test.decorations(editor)[7].items.length, 2);
+    x.test.setSetting('leanscope.headroom.problems', false);
+    assert.deepEqual(collection.get(editor.document.uri).map((d) => d.code), ['bumpNotNeeded']);
+    // 15 % of the default is not under 10 %: asked again, the sidecar flags nothing.
+    x.test.setSetting('leanscope.headroom.bumpNotNeededBelowPercent', 10);
+    await waitFor('no unneeded bump under 10 %', () => collection.get(editor.document.uri).length === 0);
+    x.test.setSetting('leanscope.headroom.bumpNotNeededBelowPercent', 50);
+    await waitFor('the unneeded bump again', () => collection.get(editor.document.uri).length === 1);
+    x.test.setSetting('leanscope.headroom.bumpHints', false);
+    assert.deepEqual(collection.get(editor.document.uri), []);
+    await x.test.commands.get('leanscope.clear')();
+    assert.equal(collection.entries.size, 0, 'Clear removes the Problems entries');
   } finally { await x.dispose(); w.cleanup(); }
 });

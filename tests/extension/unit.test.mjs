@@ -168,7 +168,7 @@ test('manifest: settings have types and defaults of their type', () => {
     'leanscope.profile.onSave': ['boolean', false], 'leanscope.profile.onSaveDelayMs': ['integer', 1000],
     'leanscope.profile.onSaveMaxConcurrent': ['integer', 2],
     'leanscope.headroom.warnPercent': ['number', 80], 'leanscope.headroom.problems': ['boolean', true],
-    'leanscope.headroom.bumpHints': ['boolean', true],
+    'leanscope.headroom.bumpHints': ['boolean', true], 'leanscope.headroom.bumpNotNeededBelowPercent': ['number', 50],
   };
   assert.deepEqual(Object.keys(props).sort(), Object.keys(expected).sort());
   for (const [k, [type, dflt]] of Object.entries(expected)) {
@@ -505,7 +505,7 @@ test('line annotations: bars proportional to the longest line, heat by quarter, 
     assert.match(c.lines[0].hover, /line 3: 8\.0 ms inclusive · self 2\.0 ms · 8% of file · 1 event/);
     assert.match(c.lines[0].hover, /\| `` omega `x` `` \| Elab\.step · tactic \| 8\.0 ms \| 2\.0 ms \| 0 \| matched \|/);
     // A declaration with no recorded time gets no lens (no time is not zero).
-    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file', headroomHover: [] }]);
+    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, nameLine: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file', headroomHover: [] }]);
   } finally { await x.dispose(); }
 });
 

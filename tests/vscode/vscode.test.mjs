@@ -534,3 +534,68 @@ test('Profile on save in heartbeats: a save captures; a newer save cancels the s
     await vs.screenshot('on-save-second');
   });
 });
+
+test('Headroom in heartbeats: the share in the CodeLens, the warning under set_option maxHeartbeats N in, the hint on an unneeded bump, Problems', async (ctx) => {
+  const w = makeWorkspace();
+  const vs = await start(w, { settings: { 'leanscope.measure': 'heartbeats' } });
+  const { page } = vs;
+  await vs.openFile('Demo/Heartbeats.lean');
+  await vs.run('leanscope: Profile File');
+  await vs.waitForStatus(/Heartbeats\.lean \d[\d.]* [kMG]? ?hb/);
+  const src = fs.readFileSync(w.file('Demo/Heartbeats.lean'), 'utf8').split('\n');
+  const lineOf = (re) => src.findIndex((l) => re.test(l));
+  const needs = lineOf(/^theorem needs_bump/);
+  const bump = lineOf(/^set_option maxHeartbeats 800000 in/);
+  const inLine = lineOf(/^set_option maxHeartbeats 400000 in/);
+
+  await ctx.test('the CodeLens gives the share of the limit in force', async () => {
+    await page.waitForFunction(() => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => /of maxHeartbeats/.test(l.innerText)),
+      null, { timeout: STEP_MS });
+    const lenses = await vs.codeLenses();
+    // 350 000 000 heartbeats of `set_option maxHeartbeats 400000 in`: 87.5 %.
+    assert.ok(lenses.some((l) => l.startsWith(`${formatValue(350e6, 'heartbeats')} · self `) && l.endsWith(' · 88% of maxHeartbeats 400000')), lenses.join(' | '));
+    // 20 000 000 under the default 200000: 10 %.
+    assert.ok(lenses.some((l) => l.startsWith(`${formatValue(20e6, 'heartbeats')} · self `) && l.endsWith(' · 10% of maxHeartbeats 200000')), lenses.join(' | '));
+    await vs.screenshot('headroom-lenses');
+  });
+
+  await ctx.test('a warning after the declaration under set_option maxHeartbeats N in, over 80 %', async () => {
+    const deadline = Date.now() + STEP_MS;
+    let d;
+    for (;;) {
+      d = (await vs.lineDecorations())[needs] ?? [];
+      if (d.some((x) => x.text.startsWith('⚠ '))) break;
+      if (Date.now() > deadline) throw new Error(`no warning on line ${needs + 1}: ${JSON.stringify(d)}`);
+      await page.waitForTimeout(100);
+    }
+    assert.ok(d.some((x) => x.text === `⚠ 88% of maxHeartbeats 400000 (\`set_option maxHeartbeats 400000 in\` on line ${inLine + 1})`), JSON.stringify(d));
+    const all = await vs.lineDecorations();
+    assert.ok(!(all[lineOf(/^def small/)] ?? []).some((x) => x.text.startsWith('⚠ ')), 'no warning at 10 %');
+    await vs.goToLine(needs + 1);
+    await vs.run('Show or Focus Hover');
+    const hover = page.locator('.monaco-hover .hover-contents', { hasText: 'maxHeartbeats:' }).first();
+    await hover.waitFor({ timeout: STEP_MS });
+    assert.match(await hover.innerText(), /maxHeartbeats: used 350 M hb = 88% of maxHeartbeats 400000, set by set_option maxHeartbeats 400000 in on line \d+ \(default 200000\)/);
+    await vs.screenshot('headroom-warning');
+    await page.keyboard.press('Escape');
+  });
+
+  await ctx.test('Problems: the warning, and the hint on the unneeded bump (its line faded)', async () => {
+    await vs.run('View: Focus Problems');
+    const rows = page.locator('.markers-panel .monaco-list-row');
+    await page.waitForFunction(() => [...document.querySelectorAll('.markers-panel .monaco-list-row')].some((r) => /is not needed/.test(r.innerText)),
+      null, { timeout: STEP_MS });
+    const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    assert.ok(texts.some((t) => /Demo\.Heartbeats\.needs_bump is close to its heartbeat limit: 88% of maxHeartbeats 400000/.test(t)), texts.join(' | '));
+    assert.ok(texts.some((t) => /set_option maxHeartbeats 800000 in is not needed: Demo\.Heartbeats\.bump_not_needed used 30\.0 M hb, 15% of the default maxHeartbeats 200000/.test(t)), texts.join(' | '));
+    // The option's line is faded as removable code.
+    const faded = await page.evaluate((line) => {
+      const top = [...document.querySelectorAll('.monaco-editor .margin-view-overlays > div')]
+        .find((n) => Number(n.querySelector('.line-numbers')?.textContent) === line + 1)?.style.top;
+      return [...document.querySelectorAll('.monaco-editor .view-overlays > div, .monaco-editor .view-lines .view-line')]
+        .some((l) => l.style.top === top && l.querySelector('.squiggly-inline-unnecessary, [class*="unnecessary"]'));
+    }, bump);
+    assert.ok(faded, `line ${bump + 1} faded`);
+    await vs.screenshot('headroom-problems');
+  });
+});
