@@ -447,7 +447,9 @@ function alive(pid) {
 
 test('Restricted Mode: no Profile commands, a hint that trust is needed; the viewing commands are listed', async () => {
   const w = makeWorkspace();
-  const vs = await start(w, { trusted: false });
+  // Profile on save turned on (in the Machine settings, which Restricted
+  // Mode does not ignore): a save still captures nothing.
+  const vs = await start(w, { trusted: false, settings: { 'leanscope.profile.onSave': true, 'leanscope.profile.onSaveDelayMs': 0 } });
   await vs.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: STEP_MS });
   const hint = await vs.waitForStatus(/leanscope: trust the workspace to profile/);
   assert.match(hint, /trust the workspace to profile/);
@@ -456,6 +458,14 @@ test('Restricted Mode: no Profile commands, a hint that trust is needed; the vie
   for (const c of ['Profile File', 'Profile Folder', 'Profile Project']) {
     assert.ok(!titles.some((x) => x.endsWith(c)), `${c} hidden in Restricted Mode: ${titles.join(', ')}`);
   }
+  await vs.openFile('Demo/Clean.lean');
+  await vs.page.locator('.monaco-editor .view-lines').first().click();
+  await vs.typeAtEnd(1, ' ');
+  await vs.page.keyboard.press('Control+S');
+  await vs.page.waitForFunction(() => !document.querySelector('.tabs-container .tab.dirty'), null, { timeout: STEP_MS });
+  await vs.page.waitForTimeout(3000);
+  assert.deepEqual(w.recordings(), [], 'no capture on save in Restricted Mode');
+  assert.doesNotMatch(await vs.statusBar(), /profiling Clean\.lean on save/);
   await vs.screenshot('restricted');
 });
 
