@@ -907,3 +907,29 @@ test('Headroom through the packaged sidecar: shares in the CodeLens, warnings, P
     assert.equal(collection.entries.size, 0, 'Clear removes the Problems entries');
   } finally { await x.dispose(); w.cleanup(); }
 });
+
+test('Profile File with repeats in heartbeats: the medians over the runs in heartbeats, as for time', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({
+    workspaceFolders: [w.project],
+    settings: { 'leanscope.measure': 'heartbeats', 'leanscope.thresholdHeartbeats': 0, 'leanscope.profile.repeat': 3, 'leanscope.profile.warmup': 0 },
+  });
+  try {
+    const file = w.file('Demo/Runs.lean');
+    // Run k uses count k of the list: 1000, 3000, 2000; the median is 2000.
+    fs.writeFileSync(file, `-- leanscope-fake: run-log ${path.join(w.dir, 'runs.log')}\ndef f : Nat := 1 -- leanscope-fake: heartbeats-runs 1000,3000,2000\n`);
+    const editor = await x.test.openEditor(file);
+    const out = await x.test.commands.get('leanscope.profileFile')();
+    assert.ok(out?.session, `capture failed: ${x.test.log.errors.join(' | ')}\n${x.test.log.output.join('\n')}`);
+    const answer = x.api.annotations.answerOf(editor.document.uri);
+    assert.equal(answer.measure, 'heartbeats');
+    assert.equal(answer.runs, 3);
+    const lens = x.test.codeLenses(editor.document).map((l) => l.command.title);
+    assert.ok(lens.some((t) => t.startsWith('median 2.00 k hb (3 runs) · self ')), lens.join(' | '));
+    const texts = x.test.decorations(editor)[1].items.map((i) => i.renderOptions.after.contentText);
+    assert.ok(texts.some((t) => t.startsWith('median 2.00 k hb')), texts.join(' | '));
+    assert.match(x.test.hover(editor.document, 1).contents[0].value, /inclusive: median of 3 runs · min–max 1\.00 k hb–3\.00 k hb/);
+    assert.match(x.test.statusItems[0].text, /Runs\.lean median .* hb \(3 runs\)/);
+  } finally { await x.dispose(); w.cleanup(); }
+});
