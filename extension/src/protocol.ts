@@ -36,9 +36,8 @@ export interface MaxHeartbeatsUse extends LimitUse {
   bumpNotNeeded: boolean;
 }
 export interface SynthInstanceUse extends LimitUse {
-  /** The slowest instance search inside the declaration. */
-  instance?: string;
-  bumpNotNeeded?: boolean;
+  /** The goal of the slowest instance search inside the declaration. */
+  instance: string;
 }
 /** How close a declaration is to its limits (heartbeat recordings). */
 export interface Headroom { maxHeartbeats: MaxHeartbeatsUse; synthInstance?: SynthInstanceUse }
