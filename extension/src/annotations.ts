@@ -2,7 +2,6 @@
 // inclusive time, a gutter heat mark, CodeLens per declaration, hovers.
 // The numbers come from the sidecar; this file only lays them out.
 import * as vscode from 'vscode';
-import { createHash } from 'node:crypto';
 import type { AnnotationSource, FreshAnnotations, LineBar, Operation } from './protocol';
 import { formatShare, formatValue, lensTitle, spreadText } from './format';
 import type { Measure } from './format';
@@ -47,11 +46,6 @@ export interface LensAnnotation {
 export interface ComputedAnnotations {
   lines: LineAnnotation[];
   lenses: LensAnnotation[];
-}
-
-/** SHA-256 (hex) of a buffer's text as UTF-8, as the sidecar computes it. */
-export function sha256Text(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 function code(s: string): string {
