@@ -10,7 +10,7 @@ import { Sidecar } from './sidecar';
 import { AnnotationController } from './annotations';
 import { ViewerHost } from './viewer';
 import { AnnotationSource, AnnotationsResult, METHODS } from './protocol';
-import { sidecarBinary } from './settings';
+import { bumpNotNeededBelow, sidecarBinary } from './settings';
 import { StatusBar, showTrustHint } from './statusBar';
 import { CaptureHistory, LastCapture } from './history';
 import { SessionCapture } from './sessionCapture';
@@ -25,6 +25,7 @@ import { showViewer } from './commands/showViewer';
 import { showHotSpots } from './commands/showHotSpots';
 import { toggleAnnotations } from './commands/toggleAnnotations';
 import { clear } from './commands/clear';
+import { OnSaveProfiler } from './onSave';
 import { compareWithBaseline } from './commands/compareWithBaseline';
 import { compareRevisions } from './commands/compareRevisions';
 
@@ -52,6 +53,8 @@ export interface LeanscopeApi {
   viewer: ViewerHost;
   lastCapture(): LastCapture | undefined;
   lastSession(): SessionCapture | undefined;
+  /** Profile on save (`leanscope.profile.onSave`). */
+  onSave: OnSaveProfiler;
 }
 
 let active: Sidecar | undefined;
@@ -76,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   }));
 
   const annotations = new AnnotationController(context,
-    (source: AnnotationSource, text) => sidecar.request<AnnotationsResult>(METHODS.annotations, { ...source, text }), log);
+    (source: AnnotationSource, text) => sidecar.request<AnnotationsResult>(METHODS.annotations, { ...source, text, bumpNotNeededBelow: bumpNotNeededBelow() }), log);
   context.subscriptions.push(annotations);
 
   const history = new CaptureHistory();
@@ -93,9 +96,11 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
     context.subscriptions.push(vscode.commands.registerCommand(id, (...args: any[]) => run(services, ...args)));
   }
   context.subscriptions.push(followCursor(annotations, viewer));
+  const onSave = new OnSaveProfiler(services);
+  context.subscriptions.push(onSave);
 
   log(`leanscope extension ${context.extension?.packageJSON?.version ?? ''} active; sidecar ${sidecarBinary(context.extensionPath)}`);
-  return { sidecar, annotations, viewer, lastCapture: () => history.last, lastSession: () => history.lastSession };
+  return { sidecar, annotations, viewer, lastCapture: () => history.last, lastSession: () => history.lastSession, onSave };
 }
 
 /** Stops the sidecar (`shutdown`, `exit`; it stops any running Lean). */

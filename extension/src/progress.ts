@@ -1,11 +1,27 @@
-// A long sidecar request under a progress notification with Cancel.
+// A long sidecar request that can be cancelled: under a progress
+// notification with Cancel (the Profile commands), or by a token (the
+// on-save capture, which runs in the background).
 import * as vscode from 'vscode';
-import { CancellationTokenSource } from 'vscode-jsonrpc/node';
+import { CancellationToken, CancellationTokenSource } from 'vscode-jsonrpc/node';
 import { Sidecar, SidecarError, WorkDoneProgress } from './sidecar';
 import { REQUEST_CANCELLED } from './protocol';
 
 /** The answer of a cancellable request, or none when it was cancelled. */
 export interface Cancellable<R> { result?: R; cancelled: boolean }
+
+/** Sends `method`; `token` cancelled sends `$/cancelRequest` (the sidecar
+ * stops Lean). An answer of "cancelled" gives `cancelled`; any other error
+ * is thrown. */
+export async function requestCancellable<R>(sidecar: Sidecar, method: string, params: object, token: CancellationToken,
+  onProgress?: (p: WorkDoneProgress) => void): Promise<Cancellable<R>> {
+  try {
+    const result = await sidecar.request<R>(method, { ...params }, token, onProgress);
+    return { result, cancelled: false };
+  } catch (e) {
+    if (e instanceof SidecarError && e.code === REQUEST_CANCELLED) return { cancelled: true };
+    throw e;
+  }
+}
 
 /** Sends `method` with a cancellable progress notification titled `title`:
  * Cancel sends `$/cancelRequest` (the sidecar stops Lean) and logs `<name>:
@@ -19,11 +35,7 @@ export async function requestWithProgress<R>(sidecar: Sidecar, log: (line: strin
     const cts = new CancellationTokenSource();
     const sub = token.onCancellationRequested(() => { log(`${what.name}: cancel requested`); cts.cancel(); });
     try {
-      const result = await sidecar.request<R>(method, { ...params }, cts.token, (p) => onProgress(p, shown));
-      return { result, cancelled: false };
-    } catch (e) {
-      if (e instanceof SidecarError && e.code === REQUEST_CANCELLED) return { cancelled: true };
-      throw e;
+      return await requestCancellable<R>(sidecar, method, params, cts.token, (p) => onProgress(p, shown));
     } finally {
       sub.dispose();
       cts.dispose();

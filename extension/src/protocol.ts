@@ -19,11 +19,34 @@ export interface LineBar {
   /** A repeated capture's file: the spread over its runs. */
   spread?: TimeSpread;
 }
+/** Where the limit in force on a declaration comes from: a `set_option … in`
+ * on it, a file-level `set_option`, or Lean's default for the toolchain. */
+export type LimitFrom = 'in' | 'file' | 'default';
+/** One limit on a declaration (`maxHeartbeats` or `synthInstance.maxHeartbeats`):
+ * `limit` and `default` in the option's unit (thousands of heartbeats),
+ * `heartbeats` raw (as `trace.profiler.useHeartbeats` reports them), `share`
+ * = heartbeats / (limit × 1000), absent when the limit is 0 (no limit);
+ * `line`: 1-based line of the `set_option`, absent for the default. */
+export interface LimitUse {
+  limit: number; from: LimitFrom; line?: number; heartbeats: number; share?: number; default: number;
+}
+export interface MaxHeartbeatsUse extends LimitUse {
+  /** A `set_option maxHeartbeats N in` the declaration does not need: it
+   * fits under the default with room to spare. */
+  bumpNotNeeded: boolean;
+}
+export interface SynthInstanceUse extends LimitUse {
+  /** The goal of the slowest instance search inside the declaration. */
+  instance: string;
+}
+/** How close a declaration is to its limits (heartbeat recordings). */
+export interface Headroom { maxHeartbeats: MaxHeartbeatsUse; synthInstance?: SynthInstanceUse }
 export interface Declaration {
   index: number; name: string; kind: string; range: Range; selectionRange: Range;
   generated: boolean; events: number; totalNs: number | null; selfNs: number | null;
   share: number | null; selfShare: number | null;
   spread?: TimeSpread;
+  headroom?: Headroom;
 }
 export interface FreshAnnotations {
   stale: false; sourceSha256: string; fileNs: number; shareBasis: 'elapsed' | 'traced';
@@ -41,6 +64,9 @@ export type AnnotationsResult = FreshAnnotations | StaleAnnotations;
  * runs its only one, stock). */
 export interface CaptureSettings {
   thresholdMs?: number; lake?: string; timeoutSeconds?: number;
+  /** `heartbeats`: Lean with `trace.profiler.useHeartbeats` (then
+   * `thresholdHeartbeats`, never `thresholdMs`). Absent: time. */
+  measure?: 'time' | 'heartbeats'; thresholdHeartbeats?: number;
 }
 export interface CaptureParams extends CaptureSettings {
   uri: string; output?: string; workDoneToken?: string;

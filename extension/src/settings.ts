@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { resolveSidecarBinary } from './sidecar';
 import { CaptureFolderParams, CaptureParams, CaptureSettings, CompareSettings } from './protocol';
 import { sessionDirectory, stamp } from './sessions';
+import type { Measure } from './format';
 
 function config(): vscode.WorkspaceConfiguration { return vscode.workspace.getConfiguration('leanscope'); }
 
@@ -13,12 +14,26 @@ export function sidecarBinary(extensionPath: string): string {
   return resolveSidecarBinary(config().get<string>('sidecarPath', ''), extensionPath);
 }
 
-/** What every capture takes from the settings: threshold, lake and timeout. */
+/** `leanscope.measure`: what Lean measures each step by (anything but
+ * `heartbeats` counts as time). */
+export function measureSetting(): Measure {
+  return config().get<string>('measure', 'time') === 'heartbeats' ? 'heartbeats' : 'time';
+}
+
+/** What every capture takes from the settings: measure, threshold, lake and
+ * timeout. With heartbeats the threshold is `thresholdHeartbeats` (the
+ * sidecar refuses `thresholdMs` with them). */
 export function captureSettings(): CaptureSettings {
   const c = config();
   const params: CaptureSettings = {};
-  const threshold = c.get<number>('thresholdMs', 10);
-  if (typeof threshold === 'number' && threshold >= 0) params.thresholdMs = threshold;
+  if (measureSetting() === 'heartbeats') {
+    params.measure = 'heartbeats';
+    const hb = c.get<number>('thresholdHeartbeats', 1000000);
+    if (typeof hb === 'number' && Number.isFinite(hb) && hb >= 0) params.thresholdHeartbeats = Math.floor(hb);
+  } else {
+    const threshold = c.get<number>('thresholdMs', 10);
+    if (typeof threshold === 'number' && threshold >= 0) params.thresholdMs = threshold;
+  }
   const lake = (c.get<string>('lakePath', '') || '').trim();
   if (lake) params.lake = lake;
   const timeout = c.get<number>('timeoutSeconds', 0);
@@ -97,4 +112,41 @@ export function folderCaptureParams(folder: vscode.Uri, root: string, project: b
     folder: folder.fsPath, ...(project ? { project: true } : {}), ...captureSettings(),
     output: sessionDirectory(folder.fsPath, root, outputDirectory(folder), now),
   };
+}
+
+/** How the on-save capture runs: `leanscope.profile.onSave` (off unless
+ * turned on), its debounce `onSaveDelayMs` (0 to 60000, default 1000) and
+ * how many on-save captures may run at once (`onSaveMaxConcurrent`, 1 to 8,
+ * default 2). */
+export function onSaveSettings(): { enabled: boolean; delayMs: number; maxConcurrent: number } {
+  const c = config();
+  const num = (v: unknown, min: number, max: number, dflt: number): number =>
+    (typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, Math.floor(v))) : dflt);
+  return {
+    enabled: c.get<boolean>('profile.onSave', false) === true,
+    delayMs: num(c.get<number>('profile.onSaveDelayMs', 1000), 0, 60000, 1000),
+    maxConcurrent: num(c.get<number>('profile.onSaveMaxConcurrent', 2), 1, 8, 2),
+  };
+}
+
+/** How headroom is shown: a warning (decoration and, with `problems`, a
+ * Problems entry) at or over `threshold` (a share: `headroom.warnPercent`
+ * / 100, default 80 %), and a hint on unneeded bumps (`headroom.bumpHints`). */
+export function headroomSettings(): { threshold: number; problems: boolean; bumpHints: boolean } {
+  const c = config();
+  const p = c.get<number>('headroom.warnPercent', 80);
+  return {
+    threshold: (typeof p === 'number' && Number.isFinite(p) && p > 0 ? p : 80) / 100,
+    problems: c.get<boolean>('headroom.problems', true) !== false,
+    bumpHints: c.get<boolean>('headroom.bumpHints', true) !== false,
+  };
+}
+
+/** `leanscope.headroom.bumpNotNeededBelowPercent` (0 to 100, default 50) as
+ * the share `leanscope/annotations` takes (`bumpNotNeededBelow`): a
+ * `set_option maxHeartbeats N in` is not needed when the declaration's
+ * heartbeats are under this share of the default. */
+export function bumpNotNeededBelow(): number {
+  const p = config().get<number>('headroom.bumpNotNeededBelowPercent', 50);
+  return (typeof p === 'number' && Number.isFinite(p) ? Math.min(100, Math.max(0, p)) : 50) / 100;
 }

@@ -115,32 +115,62 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
     assert.equal(status.text, '$(pulse) Clean.lean 151.7 ms');
     assert.equal(status.command, 'leanscope.showViewer');
 
-    // Stale: typing hides everything at once; undoing brings it back.
+    // Stale: the edited line's time is dimmed (its own decoration, ` · stale`),
+    // the declaration around it is `stale · …`, the other lines stay as
+    // they were; undoing brings it all back. One batch per change.
     const original = editor.document.getText();
     const before = x.api.annotations.decorationCalls;
+    const STALE = 6; // bars, text, 4 heat levels, then stale, warning
     x.test.edit(editor.document, original.replace('omega', 'omega '));
-    assert.equal(x.api.annotations.decorationCalls - before, 6, 'one batch: one call per decoration type');
-    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'stale: no decorations');
-    assert.deepEqual(x.test.codeLenses(editor.document), []);
-    assert.equal(x.test.hover(editor.document, 8, 3), undefined);
-    x.test.edit(editor.document, original.replace('omega', 'omega  '));
-    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'still stale');
+    assert.equal(x.api.annotations.decorationCalls - before, 8, 'one batch: one call per decoration type');
+    let dec = x.test.decorations(editor);
+    const omegaLine = answer.lines.find((l) => l.line === 8);
+    assert.ok(omegaLine, 'line 9 (omega) is timed');
+    assert.deepEqual(dec[STALE].items.map((i) => [i.range.start.line, i.renderOptions.after.contentText]),
+      [[8, `${x.module("annotations").computeAnnotations(answer).lines.find((l) => l.line === 8).text} · stale`]]);
+    assert.equal(dec[STALE].type.options.after.textDecoration, 'none; opacity: 0.45', 'dimmed');
+    assert.equal(dec[1].items.length, answer.lines.length - 1, 'the other lines keep their times');
+    assert.ok(!dec[1].items.some((i) => i.range.start.line === 8));
+    const staleLenses = x.test.codeLenses(editor.document);
+    assert.equal(staleLenses.length, 5);
+    assert.deepEqual(staleLenses.filter((l) => l.command.title.startsWith('stale · ')).map((l) => l.range.start.line), [CLEAN_DECLARATION_LINES[1]]);
+    assert.match(x.test.hover(editor.document, 8, 3).contents[0].value, /^\*\*stale\*\*: this line changed since the capture/);
+    // A line added above moves every annotation below it down one line.
+    x.test.edit(editor.document, `-- a comment\n${original}`);
+    dec = x.test.decorations(editor);
+    assert.equal(dec[STALE].items.length, 0, 'an inserted line has no time to dim');
+    assert.deepEqual(dec[1].items.map((i) => i.range.start.line), answer.lines.map((l) => l.line + 1));
+    assert.deepEqual(x.test.codeLenses(editor.document).map((l) => l.range.start.line), CLEAN_DECLARATION_LINES.map((l) => l + 1));
     x.test.edit(editor.document, original);
     assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length, 'back when the text matches');
+    assert.equal(x.test.decorations(editor)[STALE].items.length, 0);
     assert.equal(x.test.codeLenses(editor.document).length, 5);
+    assert.ok(x.test.codeLenses(editor.document).every((l) => !l.command.title.startsWith('stale')));
     // Text that changed with no change event is caught before drawing.
     x.test.replaceSilently(editor.document, `${original}-- edited elsewhere\n`);
-    assert.ok(x.test.decorations(editor).every((d) => d.items.length === 0), 'stale after a silent change');
-    assert.deepEqual(x.test.codeLenses(editor.document), []);
+    dec = x.test.decorations(editor);
+    assert.equal(dec[1].items.length, answer.lines.length, 'a line added at the end changes no time');
+    x.test.replaceSilently(editor.document, original.replace('omega', 'simp'));
+    assert.equal(x.test.decorations(editor)[STALE].items.length, 1, 'stale after a silent change');
     x.test.replaceSilently(editor.document, original);
     assert.equal(x.test.decorations(editor)[1].items.length, answer.lines.length);
+    // A failed capture keeps the numbers, all stale, the hover naming the error.
+    assert.equal(x.api.annotations.markFailed(editor.document.uri, 'lake: no such toolchain'), true);
+    dec = x.test.decorations(editor);
+    assert.equal(dec[STALE].items.length, answer.lines.length);
+    assert.equal(dec[1].items.length, 0);
+    assert.match(x.test.hover(editor.document, 8, 3).contents[0].value, /^\*\*stale\*\*: the last capture of this file failed: lake: no such toolchain\./);
+    assert.ok(x.test.codeLenses(editor.document).every((l) => l.command.title.startsWith('stale · ')));
+    await x.api.annotations.load(editor.document, result.recording);
+    assert.equal(x.test.decorations(editor)[STALE].items.length, 0, 'a new capture replaces the stale numbers');
+    assert.equal(x.api.annotations.failureOf(editor.document.uri), undefined);
     // The sidecar agrees: a different buffer is stale there too.
     const stale = await x.api.sidecar.request('leanscope/annotations', { recording: result.recording, text: `${original} ` });
     assert.equal(stale.stale, true);
     assert.equal(stale.recordedSha256, answer.sourceSha256);
 
     // leanscope.annotations.style and .codeLens take effect at once.
-    const heatMarks = (d) => d.slice(2).flatMap((h) => h.items).length;
+    const heatMarks = (d) => d.slice(2, 6).flatMap((h) => h.items).length;
     x.test.setSetting('leanscope.annotations.style', 'text');
     let d = x.test.decorations(editor);
     assert.deepEqual([d[0].items.length, d[1].items.length, heatMarks(d)], [0, answer.lines.length, answer.lines.length], 'text: times and heat, no bars');
@@ -499,7 +529,7 @@ test('Cancel during Profile Folder kills the fake Lean process group; the sessio
     }, 60000);
     // Clean.lean is announced after Broken.lean is reported done, which it
     // is only once committed (sessions commit in groups).
-    await waitFor('the notification to show Clean.lean', () => x.test.lastProgress().reports.at(-1)?.message === '3/6 Demo/Clean.lean', 5000);
+    await waitFor('the notification to show Clean.lean', () => x.test.lastProgress().reports.at(-1)?.message === '3/7 Demo/Clean.lean', 5000);
     const [session] = fs.readdirSync(sessions).map((d) => path.join(sessions, d));
     assert.equal(manifestOf(session).counts.completed, 2);
     const pids = fs.readFileSync(w.pids, 'utf8').trim().split('\n').map((l) => Number(l.split(' ')[1]));
@@ -523,19 +553,19 @@ test('Cancel during Profile Folder kills the fake Lean process group; the sessio
     // session.json: cancelled, the two completed files kept, the rest not captured.
     const m = manifestOf(session);
     assert.equal(m.status, 'cancelled');
-    assert.equal(m.counts.planned, 6);
+    assert.equal(m.counts.planned, 7);
     assert.equal(m.counts.completed, 2);
     assert.deepEqual(out.counts, m.counts);
     assert.deepEqual(m.files.slice(0, 2).map((f) => [f.path, f.status]), DEMO_FOLDER.slice(0, 2));
     for (const f of m.files.slice(0, 2)) assert.ok(fs.existsSync(path.join(session, f.recording)), f.recording);
     assert.ok(m.files.slice(2).every((f) => f.status !== 'ok' && f.status !== 'error'), JSON.stringify(m.files));
     assert.deepEqual(x.test.log.errors, []);
-    assert.deepEqual(x.test.log.infos, ['leanscope: capture of folder Demo cancelled; Lean was stopped. 2 of 6 files captured before are kept in the session.']);
+    assert.deepEqual(x.test.log.infos, ['leanscope: capture of folder Demo cancelled; Lean was stopped. 2 of 7 files captured before are kept in the session.']);
     assert.ok(x.test.log.output.some((l) => l.includes('capture: cancel requested')));
     await waitFor('the sidecar to log the cancellation', () => x.test.log.output.some((l) => /\[sidecar\].*cancelled; stopping Lean/.test(l)), 5000);
     // The cancelled session is what the viewer and the status bar show.
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(session, 'session.json') });
-    assert.equal(x.test.statusItems[0].text, '$(pulse) Demo 2/6 files (cancelled)');
+    assert.equal(x.test.statusItems[0].text, '$(pulse) Demo 2/7 files (cancelled)');
     assert.equal(x.api.sidecar.pid !== undefined && isAlive(x.api.sidecar.pid), true, 'the sidecar lives on');
   } finally {
     await x.dispose();
@@ -762,4 +792,144 @@ test('Compare Revisions through the packaged sidecar: the upstream offered, prog
     assert.equal(y.test.log.infos.at(-1), 'leanscope: comparison of trunk with HEAD cancelled; Lean was stopped.');
     assert.deepEqual(y.test.log.errors, []);
   } finally { await y.dispose(); slowWorld.cleanup(); }
+});
+
+test('Profile on save through the packaged sidecar: a save captures in heartbeats; a newer save cancels the slow one; a failure keeps the numbers, stale', async () => {
+  packagedSidecar();
+  const w = makeWorld({ pidfile: true });
+  const x = activateExtension({
+    workspaceFolders: [w.project],
+    settings: { 'leanscope.profile.onSave': true, 'leanscope.profile.onSaveDelayMs': 0, 'leanscope.measure': 'heartbeats', 'leanscope.thresholdHeartbeats': 0 },
+  });
+  const source = (hb, cost) => `def f : Nat := 1 -- leanscope-fake: heartbeats ${hb}\n\ntheorem t : True := by\n  trivial -- leanscope-fake: cost ${cost}ms\n`;
+  try {
+    const file = w.file('Demo/Saved.lean');
+    fs.writeFileSync(file, source(1000, 1));
+    const editor = await x.test.openEditor(file);
+    const onSave = x.api.onSave;
+    // A save starts a capture (in heartbeats), drawn when it ends.
+    await x.test.save(editor.document);
+    await waitFor('the first on-save capture', () => onSave.counts.recorded === 1 || onSave.counts.failed > 0, 30000);
+    assert.equal(onSave.counts.failed, 0, x.test.log.output.join('\n'));
+    assert.equal(x.api.annotations.answerOf(editor.document.uri).measure, 'heartbeats');
+    const texts = () => x.test.decorations(editor)[1].items.map((i) => [i.range.start.line, i.renderOptions.after.contentText]);
+    assert.deepEqual(texts().filter(([l]) => l === 0).map(([, t]) => t.split(' (')[0]), ['1.00 k hb']);
+    assert.equal(x.test.statusItems[0].text.split(' ').slice(-2).join(' '), x.module('format').formatValue(x.api.annotations.answerOf(editor.document.uri).fileNs, 'heartbeats').split(' ').slice(-2).join(' '));
+    assert.deepEqual(x.test.log.progress.length, 0, 'no notification for an on-save capture');
+
+    // A slow save, then a newer one while it runs: the first is cancelled
+    // (its Lean stopped, nothing written), only the second is drawn.
+    const before = w.recordings().length;
+    const leans = () => (fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8').match(/^lean /gm)?.length ?? 0 : 0);
+    const leansBefore = leans();
+    x.test.edit(editor.document, source(2000, 20000));
+    await x.test.save(editor.document);
+    await waitFor('the slow capture\'s Lean running', () => onSave.state().running.length === 1 && leans() > leansBefore, 30000);
+    assert.match(x.test.statusItems.find((i) => i.id === 'leanscope.onSave').text, /profiling Saved\.lean on save/);
+    // While it runs, the edited line is stale.
+    assert.ok(x.test.decorations(editor)[6].items.some((i) => i.range.start.line === 0), 'line 1 dimmed while the capture runs');
+    x.test.edit(editor.document, source(3000, 1));
+    await x.test.save(editor.document);
+    await waitFor('the newer capture', () => onSave.counts.recorded === 2 || onSave.counts.failed > 0, 30000);
+    assert.equal(onSave.counts.cancelled, 1, x.test.log.output.join('\n'));
+    assert.equal(onSave.counts.failed, 0);
+    assert.equal(w.recordings().length, before + 1, 'the cancelled capture wrote nothing');
+    assert.deepEqual(texts().filter(([l]) => l === 0).map(([, t]) => t.split(' (')[0]), ['3.00 k hb']);
+    assert.equal(x.test.decorations(editor)[6].items.length, 0, 'nothing stale');
+    assert.equal(x.test.statusItems.find((i) => i.id === 'leanscope.onSave').visible, false);
+
+    // A capture that fails (an unknown directive: the fake exits 70): the
+    // previous numbers stay, all stale, and the hover names the error.
+    x.test.edit(editor.document, `${source(3000, 1)}-- leanscope-fake: nonsense\n`);
+    await x.test.save(editor.document);
+    await waitFor('the failed capture', () => onSave.counts.failed === 1 || onSave.counts.recorded === 3, 30000);
+    assert.equal(onSave.counts.failed, 1, 'the capture failed');
+    const failure = x.api.annotations.failureOf(editor.document.uri);
+    assert.ok(failure, 'the failure is kept');
+    assert.ok(x.test.decorations(editor)[6].items.some((i) => i.range.start.line === 0), 'all stale');
+    assert.match(x.test.hover(editor.document, 0, 3).contents[0].value, /^\*\*stale\*\*: the last capture of this file failed: /);
+    assert.match(x.test.statusItems[0].text, /Saved\.lean: capture failed/);
+
+    // Turned off, or in an untrusted workspace: a save captures nothing.
+    x.test.settings['leanscope.profile.onSave'] = false;
+    await x.test.save(editor.document);
+    x.test.settings['leanscope.profile.onSave'] = true;
+    x.vscode.workspace.isTrusted = false;
+    await x.test.save(editor.document);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(onSave.counts.started, 4);
+    assert.deepEqual(onSave.state(), { running: [], waiting: [] });
+  } finally { await x.dispose(); w.cleanup(); }
+});
+
+test('Headroom through the packaged sidecar: shares in the CodeLens, warnings, Problems entries and the unneeded bump of Demo/Heartbeats.lean', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.measure': 'heartbeats' } });
+  try {
+    const file = w.file('Demo/Heartbeats.lean');
+    const editor = await x.test.openEditor(file);
+    const result = await x.test.commands.get('leanscope.profileFile')();
+    assert.ok(result, `capture failed: ${x.test.log.errors.join(' | ')}\n${x.test.log.output.join('\n')}`);
+    const src = fs.readFileSync(file, 'utf8').split('\n');
+    const lineOf = (re) => src.findIndex((l) => re.test(l));
+    const lenses = x.test.codeLenses(editor.document);
+    const lens = (name) => lenses.find((l) => l.command.arguments[0].declaration === `Demo.Heartbeats.${name}`)?.command.title;
+    assert.match(lens('needs_bump'), / · 88% of maxHeartbeats 400000$/);
+    assert.match(lens('near_default'), / · 85% of maxHeartbeats 200000$/);
+    assert.match(lens('in_section'), / · 60% of maxHeartbeats 100000 · instance 90% of synthInstance\.maxHeartbeats 10000$/);
+    assert.match(lens('small'), / · 10% of maxHeartbeats 200000$/);
+    // The warnings after the lines of the three over 80 %.
+    const warnings = x.test.decorations(editor)[7].items.map((i) => [i.range.start.line, i.renderOptions.after.contentText]);
+    assert.deepEqual(warnings.map(([l]) => l).sort((a, b) => a - b),
+      [lineOf(/^theorem needs_bump/), lineOf(/^theorem near_default/), lineOf(/^theorem in_section/)]);
+    // Problems: those three warnings and the hint on the unneeded bump.
+    const [collection] = x.test.diagnosticCollections;
+    const diags = collection.get(editor.document.uri);
+    assert.deepEqual(diags.map((d) => [d.code, d.range.start.line]).sort((a, b) => a[1] - b[1]), [
+      ['headroom', lineOf(/^theorem needs_bump/)], ['bumpNotNeeded', lineOf(/^set_option maxHeartbeats 800000 in/)],
+      ['headroom', lineOf(/^theorem near_default/)], ['headroom', lineOf(/^theorem in_section/)],
+    ]);
+    // The threshold and the Problems setting take effect at once.
+    x.test.setSetting('leanscope.headroom.warnPercent', 86);
+    assert.deepEqual(collection.get(editor.document.uri).filter((d) => d.code === 'headroom').length, 2);
+    assert.equal(x.test.decorations(editor)[7].items.length, 2);
+    x.test.setSetting('leanscope.headroom.problems', false);
+    assert.deepEqual(collection.get(editor.document.uri).map((d) => d.code), ['bumpNotNeeded']);
+    // 15 % of the default is not under 10 %: asked again, the sidecar flags nothing.
+    x.test.setSetting('leanscope.headroom.bumpNotNeededBelowPercent', 10);
+    await waitFor('no unneeded bump under 10 %', () => collection.get(editor.document.uri).length === 0);
+    x.test.setSetting('leanscope.headroom.bumpNotNeededBelowPercent', 50);
+    await waitFor('the unneeded bump again', () => collection.get(editor.document.uri).length === 1);
+    x.test.setSetting('leanscope.headroom.bumpHints', false);
+    assert.deepEqual(collection.get(editor.document.uri), []);
+    await x.test.commands.get('leanscope.clear')();
+    assert.equal(collection.entries.size, 0, 'Clear removes the Problems entries');
+  } finally { await x.dispose(); w.cleanup(); }
+});
+
+test('Profile File with repeats in heartbeats: the medians over the runs in heartbeats, as for time', async () => {
+  packagedSidecar();
+  const w = makeWorld();
+  const x = activateExtension({
+    workspaceFolders: [w.project],
+    settings: { 'leanscope.measure': 'heartbeats', 'leanscope.thresholdHeartbeats': 0, 'leanscope.profile.repeat': 3, 'leanscope.profile.warmup': 0 },
+  });
+  try {
+    const file = w.file('Demo/Runs.lean');
+    // Run k uses count k of the list: 1000, 3000, 2000; the median is 2000.
+    fs.writeFileSync(file, `-- leanscope-fake: run-log ${path.join(w.dir, 'runs.log')}\ndef f : Nat := 1 -- leanscope-fake: heartbeats-runs 1000,3000,2000\n`);
+    const editor = await x.test.openEditor(file);
+    const out = await x.test.commands.get('leanscope.profileFile')();
+    assert.ok(out?.session, `capture failed: ${x.test.log.errors.join(' | ')}\n${x.test.log.output.join('\n')}`);
+    const answer = x.api.annotations.answerOf(editor.document.uri);
+    assert.equal(answer.measure, 'heartbeats');
+    assert.equal(answer.runs, 3);
+    const lens = x.test.codeLenses(editor.document).map((l) => l.command.title);
+    assert.ok(lens.some((t) => t.startsWith('median 2.00 k hb (3 runs) · self ')), lens.join(' | '));
+    const texts = x.test.decorations(editor)[1].items.map((i) => i.renderOptions.after.contentText);
+    assert.ok(texts.some((t) => t.startsWith('median 2.00 k hb')), texts.join(' | '));
+    assert.match(x.test.hover(editor.document, 1).contents[0].value, /inclusive: median of 3 runs · min–max 1\.00 k hb–3\.00 k hb/);
+    assert.match(x.test.statusItems[0].text, /Runs\.lean median .* hb \(3 runs\)/);
+  } finally { await x.dispose(); w.cleanup(); }
 });

@@ -164,6 +164,11 @@ test('manifest: settings have types and defaults of their type', () => {
     'leanscope.compare.metric': ['string', 'total_ns'], 'leanscope.compare.absoluteToleranceMs': ['number', 0],
     'leanscope.compare.relativeTolerancePercent': ['number', 0],
     'leanscope.profile.repeat': ['integer', 1], 'leanscope.profile.warmup': ['integer', 1],
+    'leanscope.measure': ['string', 'time'], 'leanscope.thresholdHeartbeats': ['integer', 1000000],
+    'leanscope.profile.onSave': ['boolean', false], 'leanscope.profile.onSaveDelayMs': ['integer', 1000],
+    'leanscope.profile.onSaveMaxConcurrent': ['integer', 2],
+    'leanscope.headroom.warnPercent': ['number', 80], 'leanscope.headroom.problems': ['boolean', true],
+    'leanscope.headroom.bumpHints': ['boolean', true], 'leanscope.headroom.bumpNotNeededBelowPercent': ['number', 50],
   };
   assert.deepEqual(Object.keys(props).sort(), Object.keys(expected).sort());
   for (const [k, [type, dflt]] of Object.entries(expected)) {
@@ -260,11 +265,13 @@ test('activation registers exactly the manifest commands and starts no sidecar',
     assert.deepEqual(registered, declared);
     assert.deepEqual([...x.ext.COMMANDS].sort(), declared);
     assert.equal(x.api.sidecar.pid, undefined, 'the sidecar starts on first use, not at activation');
-    assert.equal(x.test.statusItems.length, 2);
+    assert.equal(x.test.statusItems.length, 3);
     assert.equal(x.test.statusItems[0].command, 'leanscope.showViewer');
     assert.equal(x.test.statusItems[0].visible, false);
     assert.equal(x.test.statusItems[1].id, 'leanscope.trust');
     assert.equal(x.test.statusItems[1].visible, false, 'a trusted workspace needs no hint');
+    assert.equal(x.test.statusItems[2].id, 'leanscope.onSave');
+    assert.equal(x.test.statusItems[2].visible, false, 'no on-save capture runs');
     assert.ok(x.test.log.output.some((l) => l.includes(`sidecar ${path.join(EXTENSION, 'bin/leanscope')}`)), x.test.log.output.join('\n'));
   } finally { await x.dispose(); }
 });
@@ -498,7 +505,7 @@ test('line annotations: bars proportional to the longest line, heat by quarter, 
     assert.match(c.lines[0].hover, /line 3: 8\.0 ms inclusive · self 2\.0 ms · 8% of file · 1 event/);
     assert.match(c.lines[0].hover, /\| `` omega `x` `` \| Elab\.step · tactic \| 8\.0 ms \| 2\.0 ms \| 0 \| matched \|/);
     // A declaration with no recorded time gets no lens (no time is not zero).
-    assert.deepEqual(c.lenses, [{ line: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file' }]);
+    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, nameLine: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file', headroomHover: [] }]);
   } finally { await x.dispose(); }
 });
 

@@ -45,6 +45,7 @@ class Uri {
 }
 
 class ThemeColor { constructor(id) { this.id = id; } }
+class Diagnostic { constructor(range, message, severity) { this.range = range; this.message = message; this.severity = severity; } }
 class MarkdownString { constructor(value) { this.value = value || ''; } }
 class Hover { constructor(contents, range) { this.contents = Array.isArray(contents) ? contents : [contents]; this.range = range; } }
 class CodeLens { constructor(range, command) { this.range = range; this.command = command; } get isResolved() { return !!this.command; } }
@@ -66,13 +67,14 @@ function createVscodeStub(options = {}) {
   const hoverProviders = [];
   const events = {
     changeText: new EventEmitter(), changeConfig: new EventEmitter(), visibleEditors: new EventEmitter(),
-    selection: new EventEmitter(),
+    selection: new EventEmitter(), saveText: new EventEmitter(),
   };
   const decorationTypes = [];
   const documents = [];
   const editors = [];
   const panels = [];
   const statusItems = [];
+  const diagnosticCollections = [];
   let dialogAnswers = [];
   let progressTokens = [];
 
@@ -197,11 +199,24 @@ function createVscodeStub(options = {}) {
     },
     onDidChangeTextDocument: events.changeText.event,
     onDidChangeConfiguration: events.changeConfig.event,
+    onDidSaveTextDocument: events.saveText.event,
   };
 
   const languages = {
     registerCodeLensProvider(selector, provider) { codeLensProviders.push({ selector, provider }); return new Disposable(() => {}); },
     registerHoverProvider(selector, provider) { hoverProviders.push({ selector, provider }); return new Disposable(() => {}); },
+    createDiagnosticCollection(name) {
+      const c = {
+        name, entries: new Map(),
+        set(uri, diags) { c.entries.set(uri.toString(), diags || []); },
+        get(uri) { return c.entries.get(uri.toString()) || []; },
+        delete(uri) { c.entries.delete(uri.toString()); },
+        clear() { c.entries.clear(); },
+        dispose() { c.entries.clear(); },
+      };
+      diagnosticCollections.push(c);
+      return c;
+    },
   };
 
   const vscodeCommands = {
@@ -219,7 +234,9 @@ function createVscodeStub(options = {}) {
   };
 
   const api = {
-    Uri, Range, Position, Selection, Disposable, EventEmitter, ThemeColor, MarkdownString, Hover, CodeLens, CancellationTokenSource,
+    Uri, Range, Position, Selection, Disposable, EventEmitter, ThemeColor, MarkdownString, Hover, CodeLens, CancellationTokenSource, Diagnostic,
+    DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
+    DiagnosticTag: { Unnecessary: 1, Deprecated: 2 },
     StatusBarAlignment: { Left: 1, Right: 2 },
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
     ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2 },
@@ -230,7 +247,9 @@ function createVscodeStub(options = {}) {
 
   // Test helpers (not part of the vscode API).
   const test = {
-    log, settings, commands, codeLensProviders, hoverProviders, decorationTypes, documents, editors, panels, statusItems,
+    log, settings, commands, codeLensProviders, hoverProviders, decorationTypes, documents, editors, panels, statusItems, diagnosticCollections,
+    /** Saves a document (its text to disk), as the user does. */
+    async save(doc) { await doc.save(); events.saveText.fire(doc); },
     answerDialogs(...answers) { dialogAnswers = answers; },
     /** Opens a document in a visible editor, as if the user opened it. */
     async openEditor(file) {

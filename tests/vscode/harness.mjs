@@ -282,8 +282,16 @@ export class VsCode {
     return n.innerText();
   }
 
-  /** The after-line texts of the timing decorations, by 0-based line. */
+  /** The after-line texts of the timing decorations, by 0-based line (the
+   * last of a line's). */
   async lineTexts() {
+    const all = await this.lineDecorations();
+    return Object.fromEntries(Object.entries(all).map(([line, ds]) => [line, ds[ds.length - 1].text]));
+  }
+
+  /** The after-line texts of the decorations with their opacity, by
+   * 0-based line (`{ text, opacity }`, several per line). */
+  async lineDecorations() {
     return this.page.evaluate(() => {
       const out = {};
       // The line numbers by their place (CodeLens zones shift the lines).
@@ -294,15 +302,23 @@ export class VsCode {
       }
       for (const l of document.querySelectorAll('.monaco-editor .view-lines .view-line')) {
         for (const s of l.querySelectorAll('span')) {
-          const c = getComputedStyle(s, '::after').content;
+          const st = getComputedStyle(s, '::after');
+          const c = st.content;
           // (The bars' after-text is a zero-width space.)
           if (c && c !== 'none' && c !== 'normal' && c !== '""' && c !== '"\u200b"') {
-            out[numberAt.get(l.style.top) - 1] = JSON.parse(c);
+            (out[numberAt.get(l.style.top) - 1] ??= []).push({ text: JSON.parse(c), opacity: Number(st.opacity) });
           }
         }
       }
       return out;
     });
+  }
+
+  /** Types `text` at the end of 1-based `line` of the active editor. */
+  async typeAtEnd(line, text) {
+    await this.goToLine(line);
+    await this.page.keyboard.press('End');
+    await this.page.keyboard.type(text);
   }
 
   /** The CodeLens titles shown. */

@@ -447,7 +447,9 @@ function alive(pid) {
 
 test('Restricted Mode: no Profile commands, a hint that trust is needed; the viewing commands are listed', async () => {
   const w = makeWorkspace();
-  const vs = await start(w, { trusted: false });
+  // Profile on save turned on (in the Machine settings, which Restricted
+  // Mode does not ignore): a save still captures nothing.
+  const vs = await start(w, { trusted: false, settings: { 'leanscope.profile.onSave': true, 'leanscope.profile.onSaveDelayMs': 0 } });
   await vs.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: STEP_MS });
   const hint = await vs.waitForStatus(/leanscope: trust the workspace to profile/);
   assert.match(hint, /trust the workspace to profile/);
@@ -456,5 +458,154 @@ test('Restricted Mode: no Profile commands, a hint that trust is needed; the vie
   for (const c of ['Profile File', 'Profile Folder', 'Profile Project']) {
     assert.ok(!titles.some((x) => x.endsWith(c)), `${c} hidden in Restricted Mode: ${titles.join(', ')}`);
   }
+  await vs.openFile('Demo/Clean.lean');
+  await vs.page.locator('.monaco-editor .view-lines').first().click();
+  await vs.typeAtEnd(1, ' ');
+  await vs.page.keyboard.press('Control+S');
+  await vs.page.waitForFunction(() => !document.querySelector('.tabs-container .tab.dirty'), null, { timeout: STEP_MS });
+  await vs.page.waitForTimeout(3000);
+  assert.deepEqual(w.recordings(), [], 'no capture on save in Restricted Mode');
+  assert.doesNotMatch(await vs.statusBar(), /profiling Clean\.lean on save/);
   await vs.screenshot('restricted');
+});
+
+test('Profile on save in heartbeats: a save captures; a newer save cancels the slow one; edited lines dimmed; the heartbeat CodeLens', async (ctx) => {
+  const w = makeWorkspace({ pidfile: true });
+  // `f` uses 2000 heartbeats, `t` 3000 and costs 8 ms: a `0` typed after
+  // `f`'s makes it 20000, `000` after `t`'s cost 8 s (slow); then another
+  // `0` makes `f` 200000, and `t` is fast again.
+  fs.writeFileSync(w.file('Demo/Saved.lean'), 'def f : Nat := 1 -- leanscope-fake: heartbeats 2000\n\n'
+    + 'theorem t : True := by -- leanscope-fake: heartbeats 3000\n  trivial -- leanscope-fake: cost 8ms\n');
+  const vs = await start(w, {
+    settings: { 'leanscope.profile.onSave': true, 'leanscope.profile.onSaveDelayMs': 200, 'leanscope.measure': 'heartbeats', 'leanscope.thresholdHeartbeats': 0 },
+  });
+  const { page } = vs;
+  const hb = (n) => formatValue(n, 'heartbeats');
+  const lineOf = async (line) => (await vs.lineDecorations())[line] ?? [];
+  const waitLine = async (line, what, pred) => {
+    const deadline = Date.now() + STEP_MS;
+    for (;;) {
+      const d = await lineOf(line);
+      if (pred(d)) return d;
+      if (Date.now() > deadline) throw new Error(`line ${line + 1}: timed out waiting for ${what}; it shows ${JSON.stringify(d)}`);
+      await page.waitForTimeout(100);
+    }
+  };
+  await vs.openFile('Demo/Saved.lean');
+  // Once the extension is active (it registers its commands on activation).
+  await vs.paletteEntries('leanscope:', 'leanscope: Profile File');
+  await page.locator('.monaco-editor .view-lines').first().click();
+
+  await ctx.test('a save starts a capture; the CodeLens and line text in heartbeats', async () => {
+    await vs.typeAtEnd(2, ' ');
+    await page.keyboard.press('Control+S');
+    await vs.waitForStatus(/Saved\.lean \d[\d.]* [kMG]? ?hb/);
+    await waitLine(0, 'f in heartbeats', (d) => d.some((x) => x.text.startsWith(`${hb(2000)} (`) && x.opacity === 1));
+    await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .codelens-decoration').length >= 2, null, { timeout: STEP_MS });
+    const lenses = await vs.codeLenses();
+    assert.ok(lenses.some((l) => l.startsWith(`${hb(2000)} · self ${formatValue(2000, 'heartbeats', 2000)} · `)), lenses.join(' | '));
+    assert.ok(lenses.some((l) => l.startsWith(`${hb(3000)} · self `)), lenses.join(' | '));
+    assert.equal(w.recordings().length, 1);
+    await vs.screenshot('on-save-heartbeats');
+  });
+
+  await ctx.test('after an edit the changed line is dimmed; a second save during the slow capture cancels it, and only its annotations appear', async () => {
+    await vs.typeAtEnd(1, '0');
+    const stale = await waitLine(0, 'f dimmed', (d) => d.some((x) => x.text.endsWith(' · stale')));
+    assert.ok(stale.find((x) => x.text.endsWith(' · stale')).opacity < 0.6, JSON.stringify(stale));
+    await page.waitForFunction(() => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => l.innerText.startsWith('stale · ')),
+      null, { timeout: STEP_MS });
+    await vs.screenshot('on-save-stale');
+    // `t` slow (8 s), saved: the capture runs.
+    await vs.typeAtEnd(4, '');
+    for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
+    await page.keyboard.type('000');
+    const leans = () => (fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8').match(/^lean /gm)?.length ?? 0 : 0);
+    const before = leans();
+    await page.keyboard.press('Control+S');
+    await vs.waitForStatus(/profiling Saved\.lean on save/);
+    const deadline = Date.now() + STEP_MS;
+    while (leans() <= before && Date.now() < deadline) await page.waitForTimeout(50);
+    assert.ok(leans() > before, 'the slow capture\'s Lean started');
+    await vs.screenshot('on-save-running');
+    // A newer save: `f` 200000 and `t` fast again.
+    await vs.typeAtEnd(1, '0');
+    await vs.typeAtEnd(4, '');
+    for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+    await page.keyboard.press('Control+S');
+    await waitLine(0, 'f of the second capture', (d) => d.some((x) => x.text.startsWith(`${hb(200000)} (`) && x.opacity === 1));
+    // The first was cancelled: it wrote no recording (one from before, one now).
+    assert.equal(w.recordings().length, 2, w.recordings().join(', '));
+    assert.ok(!Object.values(await vs.lineDecorations()).flat().some((x) => x.text.startsWith(`${hb(20000)} (`)), 'nothing of the cancelled capture');
+    await page.waitForFunction((t) => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => l.innerText.startsWith(t)),
+      `${hb(200000)} · self `, { timeout: STEP_MS });
+    assert.ok(!(await vs.codeLenses()).some((l) => l.startsWith('stale')), (await vs.codeLenses()).join(' | '));
+    await vs.screenshot('on-save-second');
+  });
+});
+
+test('Headroom in heartbeats: the share in the CodeLens, the warning under set_option maxHeartbeats N in, the hint on an unneeded bump, Problems', async (ctx) => {
+  const w = makeWorkspace();
+  const vs = await start(w, { settings: { 'leanscope.measure': 'heartbeats' } });
+  const { page } = vs;
+  await vs.openFile('Demo/Heartbeats.lean');
+  await vs.run('leanscope: Profile File');
+  await vs.waitForStatus(/Heartbeats\.lean \d[\d.]* [kMG]? ?hb/);
+  const src = fs.readFileSync(w.file('Demo/Heartbeats.lean'), 'utf8').split('\n');
+  const lineOf = (re) => src.findIndex((l) => re.test(l));
+  const needs = lineOf(/^theorem needs_bump/);
+  const bump = lineOf(/^set_option maxHeartbeats 800000 in/);
+  const inLine = lineOf(/^set_option maxHeartbeats 400000 in/);
+
+  await ctx.test('the CodeLens gives the share of the limit in force', async () => {
+    await page.waitForFunction(() => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => /of maxHeartbeats/.test(l.innerText)),
+      null, { timeout: STEP_MS });
+    const lenses = await vs.codeLenses();
+    // 350 000 000 heartbeats of `set_option maxHeartbeats 400000 in`: 87.5 %.
+    assert.ok(lenses.some((l) => l.startsWith(`${formatValue(350e6, 'heartbeats')} · self `) && l.endsWith(' · 88% of maxHeartbeats 400000')), lenses.join(' | '));
+    // 20 000 000 under the default 200000: 10 %.
+    assert.ok(lenses.some((l) => l.startsWith(`${formatValue(20e6, 'heartbeats')} · self `) && l.endsWith(' · 10% of maxHeartbeats 200000')), lenses.join(' | '));
+    await vs.screenshot('headroom-lenses');
+  });
+
+  await ctx.test('a warning after the declaration under set_option maxHeartbeats N in, over 80 %', async () => {
+    const deadline = Date.now() + STEP_MS;
+    let d;
+    for (;;) {
+      d = (await vs.lineDecorations())[needs] ?? [];
+      if (d.some((x) => x.text.startsWith('⚠ '))) break;
+      if (Date.now() > deadline) throw new Error(`no warning on line ${needs + 1}: ${JSON.stringify(d)}`);
+      await page.waitForTimeout(100);
+    }
+    assert.ok(d.some((x) => x.text === `⚠ 88% of maxHeartbeats 400000 (\`set_option maxHeartbeats 400000 in\` on line ${inLine + 1})`), JSON.stringify(d));
+    const all = await vs.lineDecorations();
+    assert.ok(!(all[lineOf(/^def small/)] ?? []).some((x) => x.text.startsWith('⚠ ')), 'no warning at 10 %');
+    await vs.goToLine(needs + 1);
+    await vs.run('Show or Focus Hover');
+    const hover = page.locator('.monaco-hover .hover-contents', { hasText: 'maxHeartbeats:' }).first();
+    await hover.waitFor({ timeout: STEP_MS });
+    assert.match(await hover.innerText(), /maxHeartbeats: used 350 M hb = 88% of maxHeartbeats 400000, set by set_option maxHeartbeats 400000 in on line \d+ \(default 200000\)/);
+    await vs.screenshot('headroom-warning');
+    await page.keyboard.press('Escape');
+  });
+
+  await ctx.test('Problems: the warning, and the hint on the unneeded bump (its line faded)', async () => {
+    await vs.run('View: Focus Problems');
+    const rows = page.locator('.markers-panel .monaco-list-row');
+    await page.waitForFunction(() => [...document.querySelectorAll('.markers-panel .monaco-list-row')].some((r) => /is not needed/.test(r.innerText)),
+      null, { timeout: STEP_MS });
+    const texts = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    assert.ok(texts.some((t) => /Demo\.Heartbeats\.needs_bump is close to its heartbeat limit: 88% of maxHeartbeats 400000/.test(t)), texts.join(' | '));
+    assert.ok(texts.some((t) => /set_option maxHeartbeats 800000 in is not needed: Demo\.Heartbeats\.bump_not_needed used 30\.0 M hb, 15% of the default maxHeartbeats 200000/.test(t)), texts.join(' | '));
+    // The option's line is faded as removable code.
+    const faded = await page.evaluate((line) => {
+      const top = [...document.querySelectorAll('.monaco-editor .margin-view-overlays > div')]
+        .find((n) => Number(n.querySelector('.line-numbers')?.textContent) === line + 1)?.style.top;
+      return [...document.querySelectorAll('.monaco-editor .view-overlays > div, .monaco-editor .view-lines .view-line')]
+        .some((l) => l.style.top === top && l.querySelector('.squiggly-inline-unnecessary, [class*="unnecessary"]'));
+    }, bump);
+    assert.ok(faded, `line ${bump + 1} faded`);
+    await vs.screenshot('headroom-problems');
+  });
 });

@@ -2,20 +2,18 @@
 // timings in the editor; or, with `leanscope.profile.repeat` over 1, a
 // one-file session of its runs with the medians in the editor.
 import * as vscode from 'vscode';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CaptureResult, METHODS } from '../protocol';
+import { CaptureResult } from '../protocol';
 import { findProjectRoot } from '../sessions';
-import { captureParams, profileSettings, repeatedFileParams } from '../settings';
-import { formatNs } from '../format';
-import { requestWithProgress } from '../progress';
+import { profileSettings, repeatedFileParams } from '../settings';
+import { captureFile } from '../fileCapture';
 import { captureSession, requireTrust, SessionCapture } from '../sessionCapture';
 import { Services } from '../services';
 
 /** Profiles `arg` (from the Explorer or the editor title), else the active
  * editor's file, after asking to save it if it has unsaved changes. */
 export async function profileFile(services: Services, arg?: vscode.Uri): Promise<CaptureResult | SessionCapture | undefined> {
-  const { sidecar, annotations, viewer, status, history, log, fail } = services;
+  const { fail } = services;
   const file = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
   if (!file) { void vscode.window.showErrorMessage('leanscope: open a .lean file (or pick one in the Explorer) to profile it.'); return undefined; }
   if (file.scheme !== 'file' || !file.fsPath.endsWith('.lean')) {
@@ -38,35 +36,12 @@ export async function profileFile(services: Services, arg?: vscode.Uri): Promise
     }
     return captureSession(services, 'file', file, root, repeatedFileParams(file, root, repeat, warmup));
   }
-  const params = captureParams(file);
-  if (params.output) fs.mkdirSync(path.dirname(params.output), { recursive: true });
-  log(`capture ${file.fsPath} ${JSON.stringify({ ...params, uri: undefined })}`);
-  let answer;
-  try {
-    answer = await requestWithProgress<CaptureResult>(sidecar, log, { title: `leanscope: profiling ${path.basename(file.fsPath)}`, name: 'capture' },
-      METHODS.capture, params, (p, progress) => {
-        if (p.message) { progress.report({ message: p.message }); log(`progress: ${p.message}`); }
-      });
-  } catch (e) { fail(`profiling ${path.basename(file.fsPath)}`, e); return undefined; }
-  if (answer.cancelled) {
-    log('capture cancelled; Lean was stopped');
+  const outcome = await captureFile(services, file);
+  if (outcome.kind === 'failed') { fail(`profiling ${path.basename(file.fsPath)}`, outcome.error); return undefined; }
+  if (outcome.kind === 'cancelled') {
     void vscode.window.showInformationMessage('leanscope: capture cancelled; Lean was stopped and nothing was written.');
     return undefined;
   }
-  const result = answer.result!;
-  history.recorded({ recording: result.recording, source: file, result });
-  log(`recorded ${result.recording}: ${result.events} events, ${result.declarations} declarations, status ${result.status}${result.notes.length ? `; notes: ${result.notes.join(' | ')}` : ''}`);
-  const time = result.elapsedNs !== null ? formatNs(result.elapsedNs) : `${result.leanWallMs} ms (wall)`;
-  status.show(`$(pulse) ${path.basename(file.fsPath)} ${time}`,
-    `leanscope: last capture of ${result.module} (${result.events} events, ${result.declarations} declarations${result.errors ? `, ${result.errors} errors` : ''}). Click to open the viewer.`);
-  if (result.status === 'error') {
-    void vscode.window.showWarningMessage(`leanscope: Lean reported ${result.errors} error${result.errors === 1 ? '' : 's'} in ${path.basename(file.fsPath)}; the recording keeps them.`);
-  }
-  try {
-    const doc = await vscode.workspace.openTextDocument(file);
-    const fresh = await annotations.load(doc, result.recording);
-    if (!fresh) void vscode.window.showInformationMessage('leanscope: the file changed while it was profiled; its annotations appear when the text matches the recorded source again.');
-  } catch (e) { fail('annotating', e); }
-  if (viewer.current) viewer.show({ kind: 'recording', file: result.recording, source: file });
-  return result;
+  if (!outcome.annotated) void vscode.window.showInformationMessage('leanscope: the file changed while it was profiled; its annotations appear when the text matches the recorded source again.');
+  return outcome.result;
 }
