@@ -16,7 +16,9 @@
 //! are integer nanoseconds throughout.
 
 pub mod lean_profile;
+pub mod infoview;
 pub mod messages;
+pub mod prefixes;
 pub mod profiler_lines;
 pub mod siblings;
 pub mod trace_text;
