@@ -24,8 +24,9 @@ pub struct Args {
     /// the log's positions become exact ranges in it.
     #[arg(long)]
     source: Option<PathBuf>,
-    /// What the input's times count: `time`, or `heartbeats` for Lean's Firefox profile written
-    /// with `trace.profiler.useHeartbeats=true` (its "milliseconds" are heartbeats × 1000).
+    /// What the input's times count: `time`, or `heartbeats` for Lean's output of a
+    /// `trace.profiler.useHeartbeats=true` run: its Firefox profile (whose "milliseconds" are
+    /// heartbeats × 1000) or its trace trees as text (`[79702772.000000]`).
     #[arg(long, default_value = "time", value_parser = super::profile::parse_measure)]
     measure: recording::Measure,
 }
