@@ -22,6 +22,9 @@ const HEARTBEAT_SAMPLES: [&str; 3] = [
     "FLT-BaseChangeNotes2.txt",
 ];
 
+/// An event's label, range start (line, column) and range kind.
+type Placed<'a> = (&'a str, Option<(u32, u32)>, &'a str);
+
 fn samples() -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in [
@@ -47,15 +50,9 @@ fn is_heartbeats(p: &Path) -> bool {
 fn import(path: &Path, measure: Measure, source: Option<&LeanSource>) -> (Recording, Vec<String>) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out.lsrec");
-    let report = interop::import_file_measured(
-        path,
-        None,
-        ImportOptions::default(),
-        source,
-        measure,
-        &out,
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let report =
+        interop::import_file_measured(path, None, ImportOptions::default(), source, measure, &out)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(report.format, Format::LeanProfile, "{}", path.display());
     (Recording::open(&out).unwrap(), report.warnings)
 }
@@ -119,7 +116,11 @@ fn every_sample_imports_undirected_with_an_event_per_timed_header_and_took_line(
             "{name}"
         );
         let heartbeats = is_heartbeats(&path);
-        let measure = if heartbeats { Measure::Heartbeats } else { Measure::Time };
+        let measure = if heartbeats {
+            Measure::Heartbeats
+        } else {
+            Measure::Time
+        };
         let (rec, _) = import(&path, measure, None);
         assert_eq!(rec.header.measure, measure, "{name}");
         let lines = printed_lines(&text);
@@ -131,9 +132,18 @@ fn every_sample_imports_undirected_with_an_event_per_timed_header_and_took_line(
         let headers: Vec<u64> = lines
             .iter()
             .filter_map(|l| header_number(l))
-            .map(|v| if heartbeats { v.round() as u64 } else { (v * 1e9).round() as u64 })
+            .map(|v| {
+                if heartbeats {
+                    v.round() as u64
+                } else {
+                    (v * 1e9).round() as u64
+                }
+            })
             .collect();
-        assert!(!took.is_empty() || !headers.is_empty() || name.contains("guard_msgs"), "{name}");
+        assert!(
+            !took.is_empty() || !headers.is_empty() || name.contains("guard_msgs"),
+            "{name}"
+        );
         let events = |pick: &dyn Fn(&str) -> bool| {
             sorted(
                 (0..rec.len() as u32)
@@ -142,7 +152,11 @@ fn every_sample_imports_undirected_with_an_event_per_timed_header_and_took_line(
                     .collect(),
             )
         };
-        assert_eq!(events(&|c| c == "profiler"), sorted(took), "{name}: took lines");
+        assert_eq!(
+            events(&|c| c == "profiler"),
+            sorted(took),
+            "{name}: took lines"
+        );
         let traced: Vec<u64> = events(&|c| c != "profiler" && c != "profiler output")
             .into_iter()
             .filter(|&d| d > 0)
@@ -165,19 +179,30 @@ fn heartbeat_trees_warn_as_time_and_read_as_heartbeats() {
             + 1;
         let w = warnings.join("\n");
         assert!(
-            w.contains(&format!("line {first}: `[")) && w.contains("import with --measure heartbeats"),
+            w.contains(&format!("line {first}: `["))
+                && w.contains("import with --measure heartbeats"),
             "{name}: {w}"
         );
         let (rec, warnings) = import(&path, Measure::Heartbeats, None);
         assert_eq!(rec.header.measure, Measure::Heartbeats);
-        assert!(!warnings.join("\n").contains("--measure heartbeats"), "{warnings:?}");
+        assert!(
+            !warnings.join("\n").contains("--measure heartbeats"),
+            "{warnings:?}"
+        );
     }
     // the summary of such an import counts heartbeats
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("hb.lsrec");
     let sample = common::shared("lean-output-real").join(HEARTBEAT_SAMPLES[0]);
     let o = Command::new(common::leanscope_bin())
-        .args(["import".as_ref(), sample.as_os_str(), "--measure".as_ref(), "heartbeats".as_ref(), "-o".as_ref(), out.as_os_str()])
+        .args([
+            "import".as_ref(),
+            sample.as_os_str(),
+            "--measure".as_ref(),
+            "heartbeats".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", common::text(&o.stderr));
@@ -186,16 +211,25 @@ fn heartbeat_trees_warn_as_time_and_read_as_heartbeats() {
         .output()
         .unwrap();
     let summary = common::text(&o.stdout);
-    assert!(summary.contains("315 M hb") && summary.contains("79.7 M hb"), "{summary}");
+    assert!(
+        summary.contains("315 M hb") && summary.contains("79.7 M hb"),
+        "{summary}"
+    );
     // without the flag the CLI warns on stderr, naming the line
     let o = Command::new(common::leanscope_bin())
-        .args(["import".as_ref(), sample.as_os_str(), "-o".as_ref(), out.as_os_str()])
+        .args([
+            "import".as_ref(),
+            sample.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ])
         .output()
         .unwrap();
     let stderr = common::text(&o.stderr);
     assert!(o.status.success());
     assert!(
-        stderr.contains("warning:") && stderr.contains("line 1: `[79702772.000000]` would be 922 days"),
+        stderr.contains("warning:")
+            && stderr.contains("line 1: `[79702772.000000]` would be 922 days"),
         "{stderr}"
     );
     // a seconds tree read as heartbeats warns too
@@ -203,19 +237,32 @@ fn heartbeat_trees_warn_as_time_and_read_as_heartbeats() {
         .join("FLT-AdeleRing-padicEquiv-trace-profiler-comment.EXCERPT-lines469-480.txt");
     let (_, warnings) = import(&adele, Measure::Heartbeats, None);
     assert!(
-        warnings.join("\n").contains("line 3: `[0.044870]` is not a whole count of heartbeats"),
+        warnings
+            .join("\n")
+            .contains("line 3: `[0.044870]` is not a whole count of heartbeats"),
         "{warnings:?}"
     );
 }
 
 #[test]
 fn heartbeats_of_profiler_lines_alone_is_an_error() {
-    let path = common::shared("lean-output-real").join("LNSym-MemCpyVCG-profiler-comment.EXCERPT-lines600-607.txt");
+    let path = common::shared("lean-output-real")
+        .join("LNSym-MemCpyVCG-profiler-comment.EXCERPT-lines600-607.txt");
     let tmp = tempfile::tempdir().unwrap();
-    let e = interop::import_file_measured(&path, None, ImportOptions::default(), None, Measure::Heartbeats, &tmp.path().join("x.lsrec"))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("--measure heartbeats: no trace tree") && e.contains("line 2"), "{e}");
+    let e = interop::import_file_measured(
+        &path,
+        None,
+        ImportOptions::default(),
+        None,
+        Measure::Heartbeats,
+        &tmp.path().join("x.lsrec"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("--measure heartbeats: no trace tree") && e.contains("line 2"),
+        "{e}"
+    );
     assert!(!tmp.path().join("x.lsrec").exists());
 }
 
@@ -231,22 +278,35 @@ fn printed_positions_hold_what_was_printed_there_and_land_in_the_source() {
         rec.label(at),
         "././././SSA/Projects/InstCombine/tests/proofs/g2012h08h28hudiv_ashl_proof.lean:11:75"
     );
-    let bv = (0..rec.len() as u32).find(|&i| rec.label(i) == "Preparing LRAT reflection term").unwrap();
+    let bv = (0..rec.len() as u32)
+        .find(|&i| rec.label(i) == "Preparing LRAT reflection term")
+        .unwrap();
     assert_eq!(rec.parent(bv), Some(at));
-    assert_eq!(rec.inclusive_ns(at), rec.inclusive_ns(bv) + 0, "untimed roots add nothing");
+    assert_eq!(
+        rec.inclusive_ns(at),
+        rec.inclusive_ns(bv),
+        "untimed roots add nothing"
+    );
     // the AIG line is an untimed child inside the timed tree
-    let aig = (0..rec.len() as u32).find(|&i| rec.label(i) == "AIG has 231725 nodes.").unwrap();
+    let aig = (0..rec.len() as u32)
+        .find(|&i| rec.label(i) == "AIG has 231725 nodes.")
+        .unwrap();
     assert_eq!(rec.parent(aig), Some(bv));
     // a bare `lean`'s log: each tree under the error message it was appended to
-    let lean = common::shared("lean-output-real")
-        .join("lean-mlir-bv-evaluation-HackersDelight-ch2_3LogicalArithmeticIneq_4_r0-lean-log.txt");
+    let lean = common::shared("lean-output-real").join(
+        "lean-mlir-bv-evaluation-HackersDelight-ch2_3LogicalArithmeticIneq_4_r0-lean-log.txt",
+    );
     let text = std::fs::read_to_string(&lean).unwrap();
     let (rec, _) = import(&lean, Measure::Time, None);
-    let roots: Vec<u32> = (0..rec.len() as u32).filter(|&i| rec.label(i) == "Normalizing goal").collect();
+    let roots: Vec<u32> = (0..rec.len() as u32)
+        .filter(|&i| rec.label(i) == "Normalizing goal")
+        .collect();
     assert_eq!(roots.len(), text.matches("[bv] [").count());
     for r in &roots {
         let p = rec.parent(*r).expect("under a position");
-        assert!(rec.label(p).starts_with("SSA/Projects/InstCombine/HackersDelight/ch2_3LogicalArithmeticIneq.lean:"));
+        assert!(rec.label(p).starts_with(
+            "SSA/Projects/InstCombine/HackersDelight/ch2_3LogicalArithmeticIneq.lean:"
+        ));
     }
     // with --source, a position becomes a range; a tree naming a declaration lands on it
     let tmp = tempfile::tempdir().unwrap();
@@ -258,8 +318,12 @@ fn printed_positions_hold_what_was_printed_there_and_land_in_the_source() {
     .unwrap();
     let src = LeanSource::read(&src_path).unwrap();
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/shared-text");
-    let (rec, _) = import(&fixture.join("lake-build-took-and-old-trace.txt"), Measure::Time, Some(&src));
-    let placed: Vec<(&str, Option<(u32, u32)>, &str)> = (0..rec.len() as u32)
+    let (rec, _) = import(
+        &fixture.join("lake-build-took-and-old-trace.txt"),
+        Measure::Time,
+        Some(&src),
+    );
+    let placed: Vec<Placed> = (0..rec.len() as u32)
         .map(|i| {
             (
                 rec.label(i),
@@ -270,18 +334,33 @@ fn printed_positions_hold_what_was_printed_there_and_land_in_the_source() {
         .collect();
     assert_eq!(placed[0], ("././Demo/Foo.lean:3:0", Some((2, 0)), "exact"));
     assert_eq!(placed[1], ("elaboration", Some((2, 0)), "inherited"));
-    assert!(placed.contains(&("././Demo/Foo.lean:7:2", Some((6, 2)), "exact")), "{placed:?}");
-    let (rec, _) = import(&fixture.join("commented-tree-no-selector.txt"), Measure::Time, Some(&src));
-    let kernel = (0..rec.len() as u32).find(|&i| rec.class(i) == "Kernel").unwrap();
+    assert!(
+        placed.contains(&("././Demo/Foo.lean:7:2", Some((6, 2)), "exact")),
+        "{placed:?}"
+    );
+    let (rec, _) = import(
+        &fixture.join("commented-tree-no-selector.txt"),
+        Measure::Time,
+        Some(&src),
+    );
+    let kernel = (0..rec.len() as u32)
+        .find(|&i| rec.class(i) == "Kernel")
+        .unwrap();
     assert_eq!(rec.range(kernel).map(|r| r.start_line), Some(2));
-    assert_eq!(recording::model::declaration_times(&rec)[0].is_some(), true);
+    assert!(recording::model::declaration_times(&rec)[0].is_some());
 }
 
 #[test]
 fn infoview_copies_lose_their_markers_and_resolve_empty_classes() {
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/shared-text");
-    let (rec, warnings) = import(&fixture.join("infoview-copy-nested.txt"), Measure::Time, None);
-    let got: Vec<(&str, &str)> = (0..rec.len() as u32).map(|i| (rec.class(i), rec.label(i))).collect();
+    let (rec, warnings) = import(
+        &fixture.join("infoview-copy-nested.txt"),
+        Measure::Time,
+        None,
+    );
+    let got: Vec<(&str, &str)> = (0..rec.len() as u32)
+        .map(|i| (rec.class(i), rec.label(i)))
+        .collect();
     assert_eq!(
         got,
         [
@@ -294,7 +373,10 @@ fn infoview_copies_lose_their_markers_and_resolve_empty_classes() {
         ]
     );
     // panel headers are the infoview's, not skipped prose
-    assert!(warnings.iter().all(|w| !w.contains("Messages (")), "{warnings:?}");
+    assert!(
+        warnings.iter().all(|w| !w.contains("Messages (")),
+        "{warnings:?}"
+    );
     // a wrapped declaration name joins its header
     let wrapped = common::shared("lean-output-real")
         .join("FLT-BaseChange-baseChange_bijective-useHeartbeats-comment.EXCERPT-lines361-362.txt");

@@ -284,9 +284,3 @@ impl<'s> Placer<'s> {
             .find(|d| d.range.start_line <= line && line <= d.range.end_line)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-}

@@ -17,8 +17,8 @@
 //! Everything here is pure parsing: no processes, no files except what a caller hands in. Times
 //! are integer nanoseconds throughout.
 
-pub mod lean_profile;
 pub mod infoview;
+pub mod lean_profile;
 pub mod messages;
 pub mod prefixes;
 pub mod profiler_lines;

@@ -160,12 +160,18 @@ mod tests {
         assert_eq!(h.position, pos("A/B.lean", 16, 2));
         assert_eq!(rest, "no goals");
         let (h, rest) = message_head("day12.lean:312:0").unwrap();
-        assert_eq!((h.severity, h.position, rest), (None, pos("day12.lean", 312, 0), ""));
+        assert_eq!(
+            (h.severity, h.position, rest),
+            (None, pos("day12.lean", 312, 0), "")
+        );
         let (h, rest) = message_head("error: Lean exited with code 1").unwrap();
         assert_eq!((h.severity, h.position), (Some("error"), None));
         assert_eq!(rest, "Lean exited with code 1");
         let (h, rest) = message_head("info: [Elab.step] trivial").unwrap();
-        assert_eq!((h.severity, h.position, rest), (Some("info"), None, "[Elab.step] trivial"));
+        assert_eq!(
+            (h.severity, h.position, rest),
+            (Some("info"), None, "[Elab.step] trivial")
+        );
         for other in [
             "hello world",
             "a b.lean:1:2: x",

@@ -639,8 +639,9 @@ mod tests {
 
     #[test]
     fn infoview_empty_class_is_the_parents() {
-        let forest = parse_trace_text("[Elab.step] [0.5] a\n  [] [0.2] b\n    [Meta] [0.1] c\n      [] d")
-            .expect("parses");
+        let forest =
+            parse_trace_text("[Elab.step] [0.5] a\n  [] [0.2] b\n    [Meta] [0.1] c\n      [] d")
+                .expect("parses");
         let classes: Vec<&str> = (0..forest.len()).map(|i| forest.class(i)).collect();
         assert_eq!(classes, ["Elab.step", "Elab.step", "Meta", "Meta"]);
         assert_eq!(forest.nodes()[3].line, 4);

@@ -3,9 +3,12 @@
 //! of its first header, the infoview's fold markers, `#guard_msgs`' `⏎`) before
 //! [`crate::capture::lean_output::trace_text`] reads them.
 
+use super::super::error::{InteropError, Result};
+use super::FORMAT;
 use crate::capture::lean_output::infoview::strip_fold_marker;
 use crate::capture::lean_output::prefixes::{line_comment, TextPosition};
 use crate::capture::lean_output::trace_text::parse_trace_text;
+use crate::limits::Limit;
 
 /// `#guard_msgs` marks trailing whitespace with this character.
 pub const GUARD_MSGS_EOL: char = '⏎';
@@ -85,6 +88,19 @@ impl Block {
         continues
     }
 
+    /// Refuses a tree whose text grew past `limit` (at input line `number`), rather than
+    /// buffering pasted text without bound.
+    pub fn check_size(&self, number: u64, limit: Limit) -> Result<()> {
+        if self.text.len() as u64 > limit.value {
+            return Err(InteropError::over(
+                FORMAT,
+                format!("line {number} (a trace tree from line {})", self.first_line),
+                limit,
+            ));
+        }
+        Ok(())
+    }
+
     fn push(&mut self, line: &str) {
         if self.guard_msgs {
             self.text.push_str(&line.replace(GUARD_MSGS_EOL, ""));
@@ -118,7 +134,10 @@ mod tests {
         assert!(b.continue_with("      have foo := x"));
         assert!(b.continue_with("      sorry ▶"));
         assert!(!b.continue_with("  -/"));
-        assert_eq!(b.text, "[Elab.step] [3.587504s] \n    have foo := x\n    sorry");
+        assert_eq!(
+            b.text,
+            "[Elab.step] [3.587504s] \n    have foo := x\n    sorry"
+        );
     }
 
     #[test]
@@ -129,6 +148,24 @@ mod tests {
         assert!(!b.continue_with("[D] [1.0] uncommented"));
         assert!(!b.continue_with("-- prose"));
         assert_eq!(b.text, "[A] [1.0] a\n[B] [2.0] b\n  [C] [0.5] c");
+    }
+
+    #[test]
+    fn a_tree_past_the_limit_is_refused() {
+        let limit = crate::limit!(
+            crate::limits::MAX_LEAN_LOG_LINE_BYTES,
+            "a trace tree's text"
+        )
+        .with_value(20);
+        let mut b = Block::start(3, "[A] [1.0] a", false, framing(false)).unwrap();
+        assert!(b.continue_with("  [B] [0.5] b"));
+        assert!(b.check_size(4, limit).is_ok(), "{} bytes", b.text.len());
+        assert!(b.continue_with("  [C] [0.5] c"));
+        let e = b.check_size(5, limit).unwrap_err().to_string();
+        assert!(
+            e.contains("line 5 (a trace tree from line 3)") && e.contains("over the limit of 20"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -106,8 +106,11 @@ mod tests {
     #[test]
     fn fractions_are_not_heartbeats() {
         assert!(check(Measure::Heartbeats, "[A] [52000.000000] x").is_none());
-        let (line, why) =
-            check(Measure::Heartbeats, "[A] [52000.000000] x\n  [B] [0.044870] y").unwrap();
+        let (line, why) = check(
+            Measure::Heartbeats,
+            "[A] [52000.000000] x\n  [B] [0.044870] y",
+        )
+        .unwrap();
         assert_eq!(line, 2);
         assert!(why.contains("`[0.044870]` is not a whole count"), "{why}");
     }

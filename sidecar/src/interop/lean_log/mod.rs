@@ -43,20 +43,20 @@ use skipped::{excerpt, Skipped};
 use super::error::{InteropError, Result};
 use super::read_line_bounded;
 use super::sink::{SinkEvent, TraceSink};
+use crate::capture::declarations::{declaration_named_by, public_name};
+use crate::capture::lean_output::infoview;
 use crate::capture::lean_output::messages::{
     parse_message_line, LeanMessage, Position, Severity as LeanSeverity, SourceText,
-};
-use crate::capture::lean_output::profiler_lines::{
-    parse_took_line, ProfilerLine, ProfilerLineKind, ProfilerLineReader,
 };
 use crate::capture::lean_output::prefixes::{
     is_comment_delimiter, is_lake_status, line_comment, message_head, TextPosition,
 };
+use crate::capture::lean_output::profiler_lines::{
+    parse_took_line, ProfilerLine, ProfilerLineKind, ProfilerLineReader,
+};
 use crate::capture::lean_output::trace_text::{parse_trace_text, TraceForest};
-use crate::capture::lean_output::infoview;
 #[cfg(doc)]
 use crate::capture::lean_output::{messages, profiler_lines, trace_text};
-use crate::capture::declarations::{declaration_named_by, public_name};
 use crate::limit;
 use crate::limits::MAX_LEAN_LOG_LINE_BYTES;
 
@@ -64,7 +64,6 @@ pub const FORMAT: &str = "Lean output";
 
 /// The class of the event that holds the `took` lines Lean printed at one position.
 pub const POSITION_CLASS: &str = "profiler output";
-
 
 /// What a log says besides its events.
 #[derive(Debug, Default)]
@@ -138,6 +137,8 @@ pub fn import<R: BufRead>(
     let mut saw_cumulative = false;
     let mut last_profiler_line = 0u64;
     let line_limit = limit!(MAX_LEAN_LOG_LINE_BYTES, "the line's length");
+    // a pasted tree is held as one message's text is
+    let tree_limit = limit!(MAX_LEAN_LOG_LINE_BYTES, "a trace tree's text");
     while read_line_bounded(&mut input, &mut buf, line_limit, FORMAT, number + 1)? {
         number += 1;
         cut_off = !buf.ends_with(b"\n");
@@ -151,6 +152,7 @@ pub fn import<R: BufRead>(
         let line = text.trim_end_matches(['\n', '\r']);
         if let Some(b) = block.as_mut() {
             if b.continue_with(line) {
+                b.check_size(number, tree_limit)?;
                 continue;
             }
             let done = block.take().expect("checked");
@@ -175,8 +177,7 @@ pub fn import<R: BufRead>(
             Some(rest) => (rest, true),
             None => (line, false),
         };
-        if infoview::is_panel_header(body) || is_lake_status(body) || is_comment_delimiter(body)
-        {
+        if infoview::is_panel_header(body) || is_lake_status(body) || is_comment_delimiter(body) {
             im.end_message()?;
             if !infoview::is_panel_header(body) {
                 im.other.add(number, format!("`{}`", excerpt(line)));
@@ -231,7 +232,8 @@ pub fn import<R: BufRead>(
             block = Some(b);
             continue;
         }
-        let position_line = rest.trim().is_empty() && head.as_ref().is_some_and(|h| h.position.is_some());
+        let position_line =
+            rest.trim().is_empty() && head.as_ref().is_some_and(|h| h.position.is_some());
         if line.trim().is_empty() || position_line {
             continue;
         }
@@ -342,10 +344,8 @@ impl Importer<'_, '_> {
             .count();
         let range = self.range(line, m.pos, m.end_pos);
         if !took.is_empty() && self.measure != Measure::Time {
-            self.not_measured.add(
-                line,
-                format!("{} `took` lines in this message", took.len()),
-            );
+            self.not_measured
+                .add(line, format!("{} `took` lines in this message", took.len()));
         } else if !took.is_empty() {
             self.profiler_lines += took.len() as u64;
             let label = self.position_label(m);
@@ -406,7 +406,8 @@ impl Importer<'_, '_> {
     /// A `took` line of the text: under the position printed before it, if any.
     fn took_line(&mut self, line: u64, took: ProfilerLine) -> Result<()> {
         if self.measure != Measure::Time {
-            self.not_measured.add(line, format!("`{}`", excerpt(&took.category)));
+            self.not_measured
+                .add(line, format!("`{}`", excerpt(&took.category)));
             return Ok(());
         }
         self.profiler_lines += 1;
