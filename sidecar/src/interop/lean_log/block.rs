@@ -156,14 +156,14 @@ mod tests {
             crate::limits::MAX_LEAN_LOG_LINE_BYTES,
             "a trace tree's text"
         )
-        .with_value(20);
+        .with_value(30);
         let mut b = Block::start(3, "[A] [1.0] a", false, framing(false)).unwrap();
         assert!(b.continue_with("  [B] [0.5] b"));
         assert!(b.check_size(4, limit).is_ok(), "{} bytes", b.text.len());
         assert!(b.continue_with("  [C] [0.5] c"));
         let e = b.check_size(5, limit).unwrap_err().to_string();
         assert!(
-            e.contains("line 5 (a trace tree from line 3)") && e.contains("over the limit of 20"),
+            e.contains("line 5 (a trace tree from line 3)") && e.contains("over the limit of 30"),
             "{e}"
         );
     }
