@@ -2,10 +2,9 @@
 //! `../shared/lean-output-real/` ([`common::shared`], read at test time) and the small explained
 //! fixtures in `fixtures/shared-text/` import with no `--format`, and every timed trace header and
 //! every `took` line in them becomes an event, counted here from the text with a rule of this
-//! test's own; heartbeat-valued trees import as heartbeats with `--measure heartbeats` and warn
-//! without it; positions and named declarations land in `--source`; text that is not Lean's is
-//! an error naming a line.
-
+//! test's own; heartbeat-valued trees import as heartbeats with `--measure heartbeats` (`summary`
+//! and `query` then count heartbeats) and warn without it; positions and named declarations land
+//! in `--source`; text that is not Lean's is an error naming a line.
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -211,6 +210,20 @@ fn heartbeat_trees_warn_as_time_and_read_as_heartbeats() {
         .output()
         .unwrap();
     let summary = common::text(&o.stdout);
+    let o = Command::new(common::leanscope_bin())
+        .args([
+            "query".as_ref(),
+            out.as_os_str(),
+            "--kind".as_ref(),
+            "file".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let query = common::text(&o.stdout);
+    assert!(
+        query.contains("durationHeartbeats") && query.contains("\t394355536\t"),
+        "{query}"
+    );
     assert!(
         summary.contains("315 M hb") && summary.contains("79.7 M hb"),
         "{summary}"
