@@ -5,6 +5,7 @@
 //! test's own; heartbeat-valued trees import as heartbeats with `--measure heartbeats` (`summary`
 //! and `query` then count heartbeats) and warn without it; positions and named declarations land
 //! in `--source`; text that is not Lean's is an error naming a line.
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -361,6 +362,39 @@ fn printed_positions_hold_what_was_printed_there_and_land_in_the_source() {
         .unwrap();
     assert_eq!(rec.range(kernel).map(|r| r.start_line), Some(2));
     assert!(recording::model::declaration_times(&rec)[0].is_some());
+}
+
+#[test]
+fn a_json_trace_message_keeps_its_position_without_a_source() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/lean-output/clean/stdout.traces");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut want: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["data"].as_str().is_some_and(|d| d.starts_with('[')))
+        .map(|v| {
+            format!(
+                "{}:{}:{}",
+                v["fileName"].as_str().unwrap(),
+                v["pos"]["line"],
+                v["pos"]["column"]
+            )
+        })
+        .collect();
+    assert!(!want.is_empty());
+    let (rec, _) = import(&path, Measure::Time, None);
+    let mut got: Vec<String> = rec
+        .roots()
+        .filter(|&i| {
+            rec.class(i) == "profiler output"
+                && rec.children(i).iter().any(|&c| rec.class(c) != "profiler")
+        })
+        .map(|i| rec.label(i).to_string())
+        .collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
 }
 
 #[test]

@@ -20,8 +20,8 @@
 //! declaration of `--source`. What the headers' numbers count is [`measure`]'s question.
 //!
 //! Only durations are known, so events are laid out one after another on one thread. The
-//! `took` lines of a message become children of one event at the message's position; its label
-//! is Lean's `FILE:LINE:COLUMN`. Given the source file the log was made from, every position
+//! `took` lines of a message, and the trees of a trace message, become children of one event at
+//! the message's position; its label is Lean's `FILE:LINE:COLUMN`. Given the source file the log was made from, every position
 //! becomes an exact range in it (Lean's codepoint columns converted to UTF-16). The cumulative
 //! block goes to the recording's header (see `recording::model::accounting`), not to events.
 //! Lines that are none of these are counted, and the first few named, in the recording's notes.
@@ -56,7 +56,7 @@ use crate::capture::lean_output::profiler_lines::{
 };
 use crate::capture::lean_output::trace_text::{parse_trace_text, TraceForest};
 #[cfg(doc)]
-use crate::capture::lean_output::{messages, profiler_lines, trace_text};
+use crate::capture::lean_output::{messages, prefixes, profiler_lines, trace_text};
 use crate::limit;
 use crate::limits::MAX_LEAN_LOG_LINE_BYTES;
 
@@ -322,8 +322,14 @@ impl Importer<'_, '_> {
         if is_trace {
             return match parse_trace_text(&m.data) {
                 Ok(forest) => {
+                    // under an event at the message's position, as its `took` lines are
                     let range = self.range(line, m.pos, m.end_pos);
-                    self.forest(&forest, line, range, None)
+                    let at = TextPosition {
+                        file: m.file_name.clone(),
+                        line: m.pos.line,
+                        column: m.pos.column,
+                    };
+                    self.forest(&forest, line, range, Some(&at))
                 }
                 Err(e) => {
                     self.bad_traces
