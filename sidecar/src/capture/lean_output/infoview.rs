@@ -1,6 +1,6 @@
 //! What a copy of VS Code's infoview adds to Lean's text (vscode-lean4's
-//! `lean4-infoview/src/infoview/traceExplorer.tsx` and `messages.tsx`; see fixtures/README.md,
-//! "Shared text"):
+//! `lean4-infoview/src/infoview/traceExplorer.tsx`, `info.tsx` and `messages.tsx`; see
+//! fixtures/README.md, "Shared text"):
 //!
 //! - a fold marker after a trace node that has children: ` ▶` (folded) or ` ▼` (open), at the
 //!   end of the node's last line of text;
