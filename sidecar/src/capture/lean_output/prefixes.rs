@@ -3,9 +3,12 @@
 //!
 //! - `-- ` when output is pasted behind line comments in a Lean file;
 //! - `info: ` / `warning: ` / `error: ` from `lake build`, followed by Lean's position
-//!   `FILE:LINE:COLUMN: ` (`info: ././A/B.lean:11:75: [Meta.Tactic.bv] …`);
-//! - `FILE:LINE:COLUMN: error: ` from a bare `lean FILE` (Lean's `mkErrorStringWithPos`; an
-//!   information message has no severity word there);
+//!   `FILE:LINE:COLUMN: ` (`info: ././A/B.lean:11:75: [Meta.Tactic.bv] …`; Lake's
+//!   `logSerialMessage`, which may add the end position, `FILE:L:C-L:C: `);
+//! - `FILE:LINE:COLUMN: error: ` from a bare `lean FILE` (Lean's `SerialMessage.toString` and
+//!   `mkErrorStringWithPos`, in `src/Lean/Message.lean`; recent releases name the error,
+//!   `error(lean.unknownIdentifier): `; an information message, a trace's among them, is printed
+//!   as its text alone, with no position);
 //! - `info: ` alone from a `#guard_msgs` block.
 //!
 //! The readers of the text behind them ([`super::trace_text`], [`super::profiler_lines`]) are
@@ -18,6 +21,8 @@ pub struct TextPosition {
     pub file: String,
     pub line: u32,
     pub column: u32,
+    /// The end (`-LINE:COLUMN`), when printed.
+    pub end: Option<(u32, u32)>,
 }
 
 impl std::fmt::Display for TextPosition {
@@ -60,12 +65,28 @@ pub fn line_comment(line: &str) -> Option<&str> {
     rest.strip_prefix(' ')
 }
 
-/// `info: `, `warning: ` or `error: ` at the start of `text`, and the rest.
+/// `info: `, `warning: ` or `error: ` (also with the error's name, `error(lean.x): `) at the
+/// start of `text`, and the rest.
 fn severity(text: &str) -> Option<(&'static str, &str)> {
     SEVERITIES.iter().find_map(|s| {
-        let rest = text.strip_prefix(s)?.strip_prefix(':')?;
+        let mut rest = text.strip_prefix(s)?;
+        if let Some(named) = rest.strip_prefix('(') {
+            let close = named.find(')')?;
+            if named[..close].contains(char::is_whitespace) {
+                return None;
+            }
+            rest = &named[close + 1..];
+        }
+        let rest = rest.strip_prefix(':')?;
         Some((*s, rest.strip_prefix(' ').unwrap_or(rest)))
     })
+}
+
+/// Leading ASCII digits of `text` as a number, and the rest.
+fn number(text: &str) -> Option<(u32, &str)> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (n, rest) = text.split_at(digits);
+    Some((n.parse().ok()?, rest))
 }
 
 /// `FILE.lean:LINE:COLUMN` then `: ` or the end of the text, and the rest.
@@ -75,10 +96,15 @@ fn position(text: &str) -> Option<(TextPosition, &str)> {
     if file.is_empty() || file.contains(char::is_whitespace) {
         return None;
     }
-    let after = &text[dot + ".lean:".len()..];
-    let (line, after) = after.split_once(':')?;
-    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-    let (column, rest) = after.split_at(digits);
+    let (line, after) = number(&text[dot + ".lean:".len()..])?;
+    let (column, mut rest) = number(after.strip_prefix(':')?)?;
+    let mut end = None;
+    if let Some(e) = rest.strip_prefix('-') {
+        let (end_line, e) = number(e)?;
+        let (end_column, e) = number(e.strip_prefix(':')?)?;
+        end = Some((end_line, end_column));
+        rest = e;
+    }
     let rest = if rest.is_empty() {
         rest
     } else {
@@ -87,8 +113,9 @@ fn position(text: &str) -> Option<(TextPosition, &str)> {
     Some((
         TextPosition {
             file: file.to_string(),
-            line: line.parse().ok().filter(|&l| l > 0)?,
-            column: column.parse().ok()?,
+            line: Some(line).filter(|&l| l > 0)?,
+            column,
+            end,
         },
         rest,
     ))
@@ -138,6 +165,7 @@ mod tests {
             file: file.into(),
             line,
             column,
+            end: None,
         })
     }
 
@@ -172,12 +200,24 @@ mod tests {
             (h.severity, h.position, rest),
             (Some("info"), None, "[Elab.step] trivial")
         );
+        let (h, rest) = message_head("A.lean:1:2-3:4: error(lean.unknownIdentifier): x").unwrap();
+        assert_eq!(h.severity, Some("error"));
+        assert_eq!(
+            h.position.map(|p| (p.line, p.column, p.end)),
+            Some((1, 2, Some((3, 4))))
+        );
+        assert_eq!(rest, "x");
+        let (h, rest) = message_head("info: A.lean:5:0-5:9: [bv] [0.1] y").unwrap();
+        assert_eq!(h.position.and_then(|p| p.end), Some((5, 9)));
+        assert_eq!(rest, "[bv] [0.1] y");
         for other in [
             "hello world",
             "a b.lean:1:2: x",
             "x.lean:0:1: zero line",
             "x.lean:a:1",
             "informal: x",
+            "A.lean:1:2-3: x",
+            "error(a b): x",
         ] {
             assert_eq!(message_head(other), None, "{other}");
         }

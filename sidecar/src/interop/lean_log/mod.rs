@@ -328,6 +328,7 @@ impl Importer<'_, '_> {
                         file: m.file_name.clone(),
                         line: m.pos.line,
                         column: m.pos.column,
+                        end: None,
                     };
                     self.forest(&forest, line, range, Some(&at))
                 }
@@ -456,7 +457,8 @@ impl Importer<'_, '_> {
             line: pos.line,
             column: pos.column,
         };
-        self.range(u64::from(pos.line), at, None)
+        let end = pos.end.map(|(line, column)| Position { line, column });
+        self.range(u64::from(pos.line), at, end)
     }
 
     /// The event at a printed position that holds what was printed there.
