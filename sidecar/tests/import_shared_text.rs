@@ -451,6 +451,7 @@ fn text_that_is_not_leans_is_an_error_naming_a_line() {
         "Just some notes.\nNothing [here] [is] timed.\n",
         "-- a comment\n/- another -/\nFoo.lean:3:0\n",
         "Bitwuzla provided a counter example after 70.996756ms\n",
+        "Foo.lean:3:0\nMessages (1)\n",
     ] {
         assert_eq!(interop::detect_bytes(text.as_bytes()), None, "{text}");
         let e = interop::import_from_bytes(text.as_bytes(), Format::LeanProfile)

@@ -9,7 +9,8 @@ use leanscope::interop::{self, Format, ImportOptions};
 pub struct Args {
     /// A Chrome/Perfetto trace, Firefox profile (Lean's trace.profiler.output),
     /// folded stacks, or Lean's output: a `lake env lean --profile [--json]` log
-    /// (stdout and stderr merged, or stdout alone) or `trace.profiler` text.
+    /// (stdout and stderr merged, or stdout alone) or `trace.profiler` text, also as users
+    /// share it (infoview copies, comments, `lake build` logs).
     file: PathBuf,
     /// The recording to write.
     #[arg(long, short)]

@@ -93,6 +93,8 @@ struct Importer<'s, 'k> {
     unplaced: Skipped,
     not_measured: Skipped,
     measure_warnings: Skipped,
+    /// The first line that is not blank (named when nothing in the input is Lean's).
+    first_text: Option<String>,
     bad_messages: Skipped,
     bad_traces: Skipped,
     other: Skipped,
@@ -125,6 +127,7 @@ pub fn import<R: BufRead>(
         unplaced: Skipped::default(),
         not_measured: Skipped::default(),
         measure_warnings: Skipped::default(),
+        first_text: None,
         bad_messages: Skipped::default(),
         bad_traces: Skipped::default(),
         other: Skipped::default(),
@@ -150,6 +153,9 @@ pub fn import<R: BufRead>(
             )
         })?;
         let line = text.trim_end_matches(['\n', '\r']);
+        if im.first_text.is_none() && !line.trim().is_empty() {
+            im.first_text = Some(format!("line {number}: `{}`", excerpt(line)));
+        }
         if let Some(b) = block.as_mut() {
             if b.continue_with(line) {
                 b.check_size(number, tree_limit)?;
@@ -622,6 +628,7 @@ impl Importer<'_, '_> {
                 .first()
                 .or(self.bad_traces.named.first())
                 .or(self.other.named.first())
+                .or(self.first_text.as_ref())
                 .cloned()
                 .unwrap_or_else(|| "the input is empty".into());
             return Err(InteropError::invalid(
