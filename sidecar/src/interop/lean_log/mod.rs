@@ -27,8 +27,10 @@
 //! Lines that are none of these are counted, and the first few named, in the recording's notes.
 
 mod block;
+mod finish;
 pub mod measure;
 mod skipped;
+mod trees;
 
 use std::io::BufRead;
 
@@ -43,7 +45,6 @@ use skipped::{excerpt, Skipped};
 use super::error::{InteropError, Result};
 use super::read_line_bounded;
 use super::sink::{SinkEvent, TraceSink};
-use crate::capture::declarations::{declaration_named_by, public_name};
 use crate::capture::lean_output::infoview;
 use crate::capture::lean_output::messages::{
     parse_message_line, LeanMessage, Position, Severity as LeanSeverity, SourceText,
@@ -54,7 +55,7 @@ use crate::capture::lean_output::prefixes::{
 use crate::capture::lean_output::profiler_lines::{
     parse_took_line, ProfilerLine, ProfilerLineKind, ProfilerLineReader,
 };
-use crate::capture::lean_output::trace_text::{parse_trace_text, TraceForest};
+use crate::capture::lean_output::trace_text::parse_trace_text;
 #[cfg(doc)]
 use crate::capture::lean_output::{messages, prefixes, profiler_lines, trace_text};
 use crate::limit;
@@ -483,206 +484,5 @@ impl Importer<'_, '_> {
             thread: self.thread,
             range,
         })
-    }
-
-    fn trace_block(&mut self, b: &Block) -> Result<()> {
-        match parse_trace_text(&b.text) {
-            Ok(forest) => {
-                let range = b.position.as_ref().and_then(|p| self.text_range(p));
-                self.forest(&forest, b.first_line, range, b.position.as_ref())?;
-            }
-            Err(e) => self.bad_traces.add(
-                b.first_line,
-                format!("the trace tree starting here (its lines counted from 1): {e}"),
-            ),
-        }
-        Ok(())
-    }
-
-    /// The trees of a trace (its first line is input line `first_line`), each root at the
-    /// cursor, children laid out from their parent's start; the roots take `range` and their
-    /// descendants inherit it. With a printed `position` the roots are children of one event
-    /// there.
-    fn forest(
-        &mut self,
-        forest: &TraceForest,
-        first_line: u64,
-        range: Option<(SourceRange, RangeKind)>,
-        position: Option<&TextPosition>,
-    ) -> Result<()> {
-        let roots: Vec<usize> = forest.roots().collect();
-        let mut ends: Vec<usize> = roots.iter().skip(1).copied().collect();
-        ends.push(forest.len());
-        let mut total = 0u64;
-        for (&root, &end) in roots.iter().zip(&ends) {
-            if let Some((line, why)) = measure::contradiction(self.measure, forest, root, end) {
-                self.measure_warnings
-                    .add(first_line + u64::from(line) - 1, why);
-            }
-            let value = forest.node(root).and_then(|n| n.timing);
-            total = total.saturating_add(value.map_or(0, |t| measure::value(self.measure, t)));
-        }
-        let (parent, range) = match position {
-            Some(pos) => {
-                let p = self.position_event(pos, total, range)?;
-                (Some(p), range.map(|(r, _)| (r, RangeKind::Inherited)))
-            }
-            None => (None, range),
-        };
-        for root in roots {
-            let start = self.at;
-            let dur = self.node(forest, root, parent, start, range)?;
-            self.at = start.saturating_add(dur);
-        }
-        Ok(())
-    }
-
-    /// The range of the source's declaration a root's header names, if any.
-    fn declaration_range(&self, class: &str, text: &str) -> Option<(SourceRange, RangeKind)> {
-        let text = recording::status_emoji::strip(text).replace('\n', " ");
-        let text = text.trim();
-        // `Elab.definition.*` steps (`definition.*` as an infoview copy shortens it) are
-        // tagged with the declaration's name, which is their text
-        let named = if class.starts_with("Elab.definition") || class.starts_with("definition.") {
-            Some(text).filter(|t| !t.contains(' '))
-        } else {
-            declaration_named_by(class, None, text)
-        }?;
-        let name = public_name(named);
-        let d = self.declarations.iter().find(|d| d.name == name)?;
-        Some((d.range, RangeKind::Inherited))
-    }
-
-    fn node(
-        &mut self,
-        forest: &TraceForest,
-        id: usize,
-        parent: Option<u32>,
-        start: u64,
-        range: Option<(SourceRange, RangeKind)>,
-    ) -> Result<u64> {
-        let Some(n) = forest.node(id) else {
-            return Ok(0);
-        };
-        let dur = n.timing.map_or(0, |t| measure::value(self.measure, t));
-        // placed where the parent is, else on the declaration the header names (its
-        // descendants inherit that)
-        let (own_range, range) = match range {
-            Some((r, _)) if parent.is_some() => (Some((r, RangeKind::Inherited)), range),
-            Some(_) => (range, range),
-            None => {
-                let named = self.declaration_range(forest.class(id), &n.text);
-                (named, named)
-            }
-        };
-        let index = self.push(SinkEvent {
-            parent,
-            class: forest.class(id),
-            label: &n.text,
-            start_ns: start,
-            duration_ns: dur,
-            thread: self.thread,
-            range: own_range,
-        })?;
-        let mut at = start;
-        let children: Vec<usize> = forest.children(id).collect();
-        for c in children {
-            let d = self.node(forest, c, Some(index), at, range)?;
-            // a child never ends after its parent, even if rounding says so
-            at = at.saturating_add(d).min(start.saturating_add(dur));
-        }
-        Ok(dur)
-    }
-
-    fn finish(
-        mut self,
-        lines: u64,
-        cut_off: bool,
-        saw_cumulative: bool,
-        last_profiler_line: u64,
-    ) -> Result<LeanLog> {
-        if self.measure != Measure::Time && self.events == 0 {
-            return Err(InteropError::invalid(
-                FORMAT,
-                format!("{lines} lines"),
-                format!(
-                    "--measure {}: no trace tree to read as {} (`took` lines and the cumulative block are times{})",
-                    self.measure.as_str(),
-                    self.measure.as_str(),
-                    self.not_measured.named.first().map(|n| format!("; {n}")).unwrap_or_default()
-                ),
-            ));
-        }
-        if self.measure != Measure::Time && !self.log.cumulative.is_empty() {
-            self.log.cumulative.clear();
-            self.sink.notes.push(format!(
-                "the `cumulative profiling times:` block is left out: its times do not fit a recording measured in {}",
-                self.measure.as_str()
-            ));
-        }
-        let nothing = self.events == 0 && !saw_cumulative && self.log.diagnostics.is_empty();
-        if nothing {
-            let why = self
-                .bad_messages
-                .named
-                .first()
-                .or(self.bad_traces.named.first())
-                .or(self.other.named.first())
-                .or(self.first_text.as_ref())
-                .cloned()
-                .unwrap_or_else(|| "the input is empty".into());
-            return Err(InteropError::invalid(
-                FORMAT,
-                if lines == 0 { "line 1".to_string() } else { format!("{lines} lines") },
-                format!(
-                    "no `… took …` line, Lean JSON message, trace tree or `cumulative profiling times:` block: not Lean's output ({why})"
-                ),
-            ));
-        }
-        let notes = &mut self.sink.notes;
-        if cut_off {
-            notes.push(format!(
-                "line {lines}, the last, has no newline: the log was cut off there (truncated)"
-            ));
-        }
-        if self.profiler_lines > 0 && !saw_cumulative && self.measure == Measure::Time {
-            notes.push(format!(
-                "no `cumulative profiling times:` block after the last profiler line (line {last_profiler_line}): the log is truncated, or Lean stopped before printing it; Lean's cumulative times are unknown"
-            ));
-        }
-        if self.events == 0 {
-            notes.push(
-                "the log holds no profiler output (no `… took …` line, no timed trace): nothing was timed".into(),
-            );
-        }
-        for (skipped, what) in [
-            (
-                &self.measure_warnings,
-                "trace trees' numbers do not fit what they were read as",
-            ),
-            (
-                &self.not_measured,
-                "lines hold times, which a recording of heartbeats leaves out (import without --measure heartbeats to see them)",
-            ),
-            (
-                &self.bad_messages,
-                "lines that start with `{` but are not Lean JSON messages were skipped",
-            ),
-            (
-                &self.bad_traces,
-                "trace trees could not be read and were skipped",
-            ),
-            (
-                &self.other,
-                "lines that are not Lean profiler output were skipped",
-            ),
-            (
-                &self.unplaced,
-                "positions lie outside the given source file; their events have no range",
-            ),
-        ] {
-            notes.extend(skipped.note(what));
-        }
-        Ok(self.log)
     }
 }
