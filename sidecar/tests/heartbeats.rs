@@ -460,7 +460,23 @@ fn import_reads_a_heartbeat_profile_in_heartbeats() {
         "{}",
         text(&o.stderr)
     );
-    // Heartbeats are only read from a Lean Firefox profile.
+    // Heartbeats are only read from Lean's output: a log of a time run warns, naming the line
+    // of each tree whose numbers are seconds (sidecar/tests/import_shared_text.rs has the rest).
+    let o = w.run(&[
+        "import",
+        w.fixtures.join("clean/stdout.traces").to_str().unwrap(),
+        "--measure",
+        "heartbeats",
+        "-o",
+        w.path("log.lsrec").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("is not a whole count of heartbeats"),
+        "{}",
+        text(&o.stderr)
+    );
+    // a log with profiler lines only has nothing to read as heartbeats
     let o = w.run(&[
         "import",
         w.fixtures.join("clean/stdout").to_str().unwrap(),
@@ -471,7 +487,23 @@ fn import_reads_a_heartbeat_profile_in_heartbeats() {
     ]);
     assert!(!o.status.success());
     assert!(
-        text(&o.stderr).contains("--measure heartbeats reads only Lean's Firefox profile"),
+        text(&o.stderr).contains("--measure heartbeats: no trace tree to read as heartbeats"),
+        "{}",
+        text(&o.stderr)
+    );
+    let folded = w.path("stacks.folded");
+    std::fs::write(&folded, "main;work 12\n").unwrap();
+    let o = w.run(&[
+        "import",
+        folded.to_str().unwrap(),
+        "--measure",
+        "heartbeats",
+        "-o",
+        w.path("folded.lsrec").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("--measure heartbeats reads only Lean's output"),
         "{}",
         text(&o.stderr)
     );

@@ -404,11 +404,12 @@ fn bad_input_is_an_error_or_a_warning_naming_the_line() {
         )) && notes.contains(&format!("line {lines}, the last, has no newline")),
         "{notes}"
     );
-    // a trace whose lines have no known header
-    let e = import_text("  [Elab.step] indented first\n  more\n")
+    // a trace whose lines have no known header (an indented header is a pasted tree's, read
+    // at its indentation: see import_shared_text.rs)
+    let e = import_text("  [Elab.step indented first\n  more\n")
         .unwrap_err()
         .to_string();
-    assert!(e.contains("line 1: `  [Elab.step] indented first`"), "{e}");
+    assert!(e.contains("line 1: `  [Elab.step indented first`"), "{e}");
     // a trace tree that breaks after its header: kept out, and named
     let rec = import_text("import took 1ms\n[Elab.command] [0.1] x\n   odd indentation\n").unwrap();
     assert!(

@@ -444,6 +444,39 @@ fn full_name(namespaces: &[(String, usize)], raw: &str) -> String {
     parts.join(".")
 }
 
+/// The name a declaration has in the source: Lean names a private declaration `X` of module `M`
+/// `_private.M.0.X`.
+pub fn public_name(name: &str) -> &str {
+    name.strip_prefix("_private.")
+        .and_then(|rest| rest.split_once(".0.").map(|(_, x)| x))
+        .unwrap_or(name)
+}
+
+/// The declaration a trace node names, if it names one: `Kernel` checks
+/// (`typechecking declarations [X, …]`: the first), asynchronous proofs (`elaborating proof of
+/// X`), and `Elab.definition.*` steps (tagged with the declaration's name).
+pub fn declaration_named_by<'a>(
+    class: &str,
+    tag: Option<&'a str>,
+    text: &'a str,
+) -> Option<&'a str> {
+    if class == "Kernel" {
+        let names = text.strip_prefix("typechecking declarations [")?;
+        let end = names.find([',', ']'])?;
+        return Some(names[..end].trim()).filter(|n| !n.is_empty());
+    }
+    if let Some(name) = text.strip_prefix(ASYNC_PROOF_PREFIX) {
+        return Some(name.trim()).filter(|n| !n.is_empty());
+    }
+    if class.starts_with("Elab.definition") {
+        return tag;
+    }
+    None
+}
+
+/// Lean's node for asynchronous proof elaboration: `elaborating proof of NAME`.
+pub const ASYNC_PROOF_PREFIX: &str = "elaborating proof of ";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -568,5 +601,34 @@ mod tests {
             .map(|c| (c.start_line, c.end_line, c.end_col))
             .collect();
         assert_eq!(extents, vec![(0, 0, 11), (1, 1, 11), (2, 2, 27), (5, 5, 8)]);
+    }
+
+    #[test]
+    fn names_lean_gives_declarations() {
+        assert_eq!(
+            public_name("_private.Demo.Shapes.0.Demo.Shapes.secret"),
+            "Demo.Shapes.secret"
+        );
+        assert_eq!(public_name("Demo.Shapes.open"), "Demo.Shapes.open");
+        assert_eq!(
+            declaration_named_by("Kernel", None, "typechecking declarations [Demo.a, Demo.b]"),
+            Some("Demo.a")
+        );
+        assert_eq!(
+            declaration_named_by("Kernel", None, "typechecking declaration"),
+            None
+        );
+        assert_eq!(
+            declaration_named_by("Elab.async", None, "elaborating proof of Demo.x"),
+            Some("Demo.x")
+        );
+        assert_eq!(
+            declaration_named_by("Elab.definition.header", Some("Demo.y"), ""),
+            Some("Demo.y")
+        );
+        assert_eq!(
+            declaration_named_by("Elab.step", Some("Lean.Parser.Tactic.simp"), "simp"),
+            None
+        );
     }
 }

@@ -9,9 +9,10 @@ use std::collections::HashMap;
 
 use recording::{ClockKind, Thread};
 
+use super::declarations::{declaration_named_by, public_name};
 use super::events::{node_label, split_node_name, Built, Event, EventSink};
 use super::lean_output::lean_profile::{FirefoxProfile, ProfileThread};
-use super::placer::{declaration_named_by, public_name, Placement, Placer};
+use super::placer::{Placement, Placer};
 
 /// Lean's root node on the main thread, spanning the whole file.
 const FRONTEND_CLASS: &str = "runFrontend";

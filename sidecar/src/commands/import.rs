@@ -9,7 +9,8 @@ use leanscope::interop::{self, Format, ImportOptions};
 pub struct Args {
     /// A Chrome/Perfetto trace, Firefox profile (Lean's trace.profiler.output),
     /// folded stacks, or Lean's output: a `lake env lean --profile [--json]` log
-    /// (stdout and stderr merged, or stdout alone) or `trace.profiler` text.
+    /// (stdout and stderr merged, or stdout alone) or `trace.profiler` text, also as users
+    /// share it (infoview copies, comments, `lake build` logs).
     file: PathBuf,
     /// The recording to write.
     #[arg(long, short)]
@@ -24,8 +25,9 @@ pub struct Args {
     /// the log's positions become exact ranges in it.
     #[arg(long)]
     source: Option<PathBuf>,
-    /// What the input's times count: `time`, or `heartbeats` for Lean's Firefox profile written
-    /// with `trace.profiler.useHeartbeats=true` (its "milliseconds" are heartbeats × 1000).
+    /// What the input's times count: `time`, or `heartbeats` for Lean's output of a
+    /// `trace.profiler.useHeartbeats=true` run: its Firefox profile (whose "milliseconds" are
+    /// heartbeats × 1000) or its trace trees as text (`[79702772.000000]`).
     #[arg(long, default_value = "time", value_parser = super::profile::parse_measure)]
     measure: recording::Measure,
 }

@@ -139,11 +139,15 @@ pub fn detect_bytes(head: &[u8]) -> Option<Format> {
 
 /// Whether the start of a file is Lean's output: a JSON message line of
 /// `lean --json`, a profiler line (`… took 12ms`, `cumulative profiling
-/// times:`), or a trace tree's header (`[Elab.command] …`, also quoted by
-/// `#guard_msgs` as `info: [Elab.command] …`) at the start of a line.
+/// times:`), a trace tree's header (`[Elab.command] …`, also quoted by
+/// `#guard_msgs` as `info: [Elab.command] …`) at the start of the first line, or anywhere a
+/// timed header or `took` line behind what users put in front of shared output (`-- `,
+/// indentation, `info: FILE:L:C: `, see [`lean_log`]).
 fn is_lean_output(head: &[u8]) -> bool {
     use crate::capture::lean_output::messages::parse_message_line;
+    use crate::capture::lean_output::prefixes::{line_comment, message_head};
     use crate::capture::lean_output::profiler_lines::{parse_took_line, CUMULATIVE_HEADER};
+    use crate::capture::lean_output::trace_text::parse_trace_text;
     let text = String::from_utf8_lossy(head);
     let mut lines = text.lines().filter(|l| !l.trim().is_empty()).peekable();
     let Some(&first) = lines.peek() else {
@@ -157,12 +161,29 @@ fn is_lean_output(head: &[u8]) -> bool {
     let trace = first.strip_prefix("info: ").unwrap_or(first);
     if trace.starts_with('[')
         && !trace.starts_with("[{")
-        && crate::capture::lean_output::trace_text::parse_trace_text(trace.trim_end_matches('⏎'))
-            .is_ok()
+        && parse_trace_text(trace.trim_end_matches('⏎')).is_ok()
     {
         return true;
     }
-    lines.any(|l| l == CUMULATIVE_HEADER || (!l.starts_with('{') && parse_took_line(l).is_some()))
+    let timed_header = |l: &str| {
+        let l = crate::capture::lean_output::infoview::strip_fold_marker(l.trim_start());
+        l.starts_with('[')
+            && parse_trace_text(l)
+                .ok()
+                .and_then(|f| f.node(0).map(|n| n.timing.is_some()))
+                .unwrap_or(false)
+    };
+    lines.any(|l| {
+        if l == CUMULATIVE_HEADER {
+            return true;
+        }
+        if l.starts_with('{') {
+            return false;
+        }
+        let l = line_comment(l).unwrap_or(l);
+        let l = message_head(l).map_or(l, |(_, rest)| rest);
+        parse_took_line(l).is_some() || timed_header(l)
+    })
 }
 
 /// Reads one line (with its `\n`) into `buf`, refusing lines longer than
@@ -359,9 +380,9 @@ pub fn import_reader_placed<R: Read, W: Write>(
     spill_dir: &Path,
     out: W,
 ) -> Result<(W, ImportReport)> {
-    if measure == Measure::Heartbeats && format != Format::Firefox {
+    if measure == Measure::Heartbeats && !matches!(format, Format::Firefox | Format::LeanProfile) {
         return Err(InteropError::Unrecognized(format!(
-            "{name}: --measure heartbeats reads only Lean's Firefox profile (trace.profiler.output with trace.profiler.useHeartbeats=true), not a {}",
+            "{name}: --measure heartbeats reads only Lean's output (trace.profiler with trace.profiler.useHeartbeats=true: its Firefox profile, or its trace trees as text), not a {}",
             format.name()
         )));
     }
@@ -433,10 +454,14 @@ pub fn import_reader_placed<R: Read, W: Write>(
                 BufReader::with_capacity(1 << 16, file),
                 &mut sink,
                 source.map(|s| s.text.as_str()),
+                measure,
             )?;
             header.clock = ClockKind::DurationsOnly;
-            header.clock_description =
-                "durations Lean printed (profiler lines: three significant digits; trace headers: microseconds), laid out back to back".into();
+            header.measure = measure;
+            header.clock_description = match measure {
+                Measure::Time => "durations Lean printed (profiler lines: three significant digits; trace headers: microseconds), laid out back to back".into(),
+                Measure::Heartbeats => "heartbeats Lean printed in trace headers (trace.profiler.useHeartbeats), laid out back to back".into(),
+            };
             header.cumulative_times = log.cumulative;
             if log
                 .diagnostics

@@ -16,6 +16,11 @@
 //! (`Float.toString` of the difference of two `IO.getNumHeartbeats`, e.g. `[52000.000000]`);
 //! nothing in the text tells them apart, so callers that set that option read
 //! [`TraceTiming::whole_units`] instead of [`TraceTiming::nanoseconds`].
+//!
+//! Copies of the infoview ([`super::infoview`]) differ in two ways this reader accepts: a
+//! child's class may be shown relative to its parent's, and `[]` (the parent's own class) is
+//! read as the parent's class; and a declaration name the copy wrapped onto the next line (one
+//! identifier at `2·d + 2` right after a one-line header) joins its header's text with a space.
 
 use super::siblings::{Siblings, SubtreeEnd};
 use crate::decimal::decimal_to_ns;
@@ -58,6 +63,8 @@ pub struct TraceNode {
     pub depth: u32,
     /// Children Lean left out (`N more entries... (increase `maxTraceChildren` to see more)`).
     pub omitted_children: u64,
+    /// The 1-based line of the text the node's header is on.
+    pub line: u32,
 }
 
 /// All trees of one trace message. Nodes are stored in the order Lean printed them (depth-first
@@ -144,7 +151,8 @@ fn parse_header(rest: &str) -> Option<Header<'_>> {
     let inner = rest.strip_prefix('[')?;
     let close = inner.find(']')?;
     let class = &inner[..close];
-    if class.is_empty() || class.chars().any(|c| c == '[' || c.is_whitespace()) {
+    // an empty class is the infoview's `[]`: the caller resolves it against the parent
+    if class.chars().any(|c| c == '[' || c.is_whitespace()) {
         return None;
     }
     let after = &inner[close + 1..];
@@ -215,7 +223,7 @@ pub fn parse_trace_text(text: &str) -> Result<TraceForest, TraceTextError> {
         let indent = line.len() - rest.len();
         let Some(&top) = builder.open.last() else {
             let header = match (indent, parse_header(rest)) {
-                (0, Some(h)) => h,
+                (0, Some(h)) if !h.class.is_empty() => h,
                 _ => {
                     return Err(TraceTextError::NotAHeader {
                         line: line_number,
@@ -235,7 +243,10 @@ pub fn parse_trace_text(text: &str) -> Result<TraceForest, TraceTextError> {
         }
         if indent >= continuation_indent {
             let node = &mut builder.forest.nodes[top];
-            node.text.push('\n');
+            // a header with an empty message (`[Elab.step] `) has its text on the next lines
+            if !node.text.is_empty() {
+                node.text.push('\n');
+            }
             node.text.push_str(&line[continuation_indent..]);
             continue;
         }
@@ -254,6 +265,11 @@ pub fn parse_trace_text(text: &str) -> Result<TraceForest, TraceTextError> {
             if let Some(&parent) = builder.open.last() {
                 builder.forest.nodes[parent].omitted_children += count;
             }
+        } else if indent == 2 * depth + 2 && is_wrapped_name(&builder.forest.nodes[top], rest) {
+            // an infoview copy wrapped the header's last word (a declaration name)
+            let node = &mut builder.forest.nodes[top];
+            node.text.push(' ');
+            node.text.push_str(rest);
         } else if indent == 2 * depth + 2 {
             // `ppDedent` (a `where` clause): a line of the open node's text one indentation
             // step left of its other lines, where no child header is
@@ -272,6 +288,19 @@ pub fn parse_trace_text(text: &str) -> Result<TraceForest, TraceTextError> {
         return Err(TraceTextError::Empty);
     }
     Ok(builder.forest)
+}
+
+/// Lean's words that `ppDedent` puts at `2·d + 2` (the start of a clause, never a name).
+const DEDENTED_KEYWORDS: [&str; 4] = ["where", "deriving", "termination_by", "decreasing_by"];
+
+/// Whether `rest`, at `2·d + 2` right after `node`'s one-line header, is a declaration name
+/// wrapped by a copy: one word with a `.` (a qualified name) that is not a keyword.
+fn is_wrapped_name(node: &TraceNode, rest: &str) -> bool {
+    !node.text.is_empty()
+        && !node.text.contains('\n')
+        && !rest.contains(char::is_whitespace)
+        && rest.contains('.')
+        && !DEDENTED_KEYWORDS.contains(&rest)
 }
 
 #[derive(Default)]
@@ -310,12 +339,26 @@ impl Builder {
                 limit: MAX_TRACE_DEPTH,
             });
         }
-        let class = match self.class_ids.get(header.class) {
+        let parent = self.open.last().copied();
+        let class_name = match (header.class, parent) {
+            ("", Some(p)) => {
+                let c = self.forest.nodes[p].class as usize;
+                self.forest.classes[c].clone()
+            }
+            ("", None) => {
+                return Err(TraceTextError::NotAHeader {
+                    line,
+                    found: "[]".into(),
+                })
+            }
+            (c, _) => c.to_string(),
+        };
+        let class = match self.class_ids.get(class_name.as_str()) {
             Some(&c) => c,
             None => {
                 let c = self.forest.classes.len() as u32;
-                self.forest.classes.push(header.class.to_string());
-                self.class_ids.insert(header.class.to_string(), c);
+                self.forest.classes.push(class_name.clone());
+                self.class_ids.insert(class_name, c);
                 c
             }
         };
@@ -328,6 +371,7 @@ impl Builder {
             end: id as u32 + 1,
             depth: depth as u32,
             omitted_children: 0,
+            line: line as u32,
         });
         self.open.push(id);
         Ok(())
@@ -591,5 +635,36 @@ mod tests {
                 limit: MAX_TRACE_NODES
             })
         );
+    }
+
+    #[test]
+    fn infoview_empty_class_is_the_parents() {
+        let forest =
+            parse_trace_text("[Elab.step] [0.5] a\n  [] [0.2] b\n    [Meta] [0.1] c\n      [] d")
+                .expect("parses");
+        let classes: Vec<&str> = (0..forest.len()).map(|i| forest.class(i)).collect();
+        assert_eq!(classes, ["Elab.step", "Elab.step", "Meta", "Meta"]);
+        assert_eq!(forest.nodes()[3].line, 4);
+        // a root has no parent to resolve against
+        assert!(matches!(
+            parse_trace_text("[] [0.1] x"),
+            Err(TraceTextError::NotAHeader { line: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn a_wrapped_declaration_name_joins_its_header() {
+        let forest = parse_trace_text(
+            "[Elab.async] [477266413.000000] ✅️ elaborating proof of\n  A.B.baseChange_bijective",
+        )
+        .expect("parses");
+        assert_eq!(forest.len(), 1);
+        assert_eq!(
+            forest.nodes()[0].text,
+            "✅️ elaborating proof of A.B.baseChange_bijective"
+        );
+        // `where` stays a line of its own
+        let forest = parse_trace_text("[Elab.command] [0.1] def f := g\n  where").unwrap();
+        assert_eq!(forest.nodes()[0].text, "def f := g\nwhere");
     }
 }

@@ -9,42 +9,62 @@
 //! (`[Elab.command] [0.183] …` with indented children). A `#guard_msgs` block (`info: ` before
 //! the first header, `⏎` marking trailing whitespace) is read as the trace it quotes.
 //!
+//! Text users share is read the same way once its framing is split off
+//! ([`prefixes`], [`infoview`], [`block`]): `-- ` comments and the indentation of a pasted
+//! block, `lake build`'s `info:`/`error:` heads, a bare `lean`'s `FILE:L:C: error:`, the
+//! infoview's fold markers and panel headers. A printed position `FILE:LINE:COLUMN` lasts until
+//! the next message head (or a `lake` status line, a comment delimiter, an infoview panel
+//! header): the `took` lines and trees printed under it become children of one event labelled
+//! with it, placed in `--source` when given. A tree without a position whose header names a
+//! declaration (a kernel check, an asynchronous proof, a definition step) is placed on that
+//! declaration of `--source`. What the headers' numbers count is [`measure`]'s question.
+//!
 //! Only durations are known, so events are laid out one after another on one thread. The
-//! `took` lines of a message become children of one event at the message's position; its label
-//! is Lean's `FILE:LINE:COLUMN`. Given the source file the log was made from, every position
+//! `took` lines of a message, and the trees of a trace message, become children of one event at
+//! the message's position; its label is Lean's `FILE:LINE:COLUMN`. Given the source file the log was made from, every position
 //! becomes an exact range in it (Lean's codepoint columns converted to UTF-16). The cumulative
 //! block goes to the recording's header (see `recording::model::accounting`), not to events.
 //! Lines that are none of these are counted, and the first few named, in the recording's notes.
 
+mod block;
+mod finish;
+pub mod measure;
+mod skipped;
+mod trees;
+
 use std::io::BufRead;
 
 use recording::model::accounting::PROFILER_CLASS;
-use recording::{CumulativeTime, Diagnostic, RangeKind, Severity, SourceRange};
+use recording::{
+    CumulativeTime, Declaration, Diagnostic, Measure, RangeKind, Severity, SourceRange,
+};
+
+use block::{Block, Framing};
+use skipped::{excerpt, Skipped};
 
 use super::error::{InteropError, Result};
 use super::read_line_bounded;
 use super::sink::{SinkEvent, TraceSink};
+use crate::capture::lean_output::infoview;
 use crate::capture::lean_output::messages::{
     parse_message_line, LeanMessage, Position, Severity as LeanSeverity, SourceText,
+};
+use crate::capture::lean_output::prefixes::{
+    is_comment_delimiter, is_lake_status, line_comment, message_head, TextPosition,
 };
 use crate::capture::lean_output::profiler_lines::{
     parse_took_line, ProfilerLine, ProfilerLineKind, ProfilerLineReader,
 };
-use crate::capture::lean_output::trace_text::{parse_trace_text, TraceForest};
+use crate::capture::lean_output::trace_text::parse_trace_text;
 #[cfg(doc)]
-use crate::capture::lean_output::{messages, profiler_lines, trace_text};
+use crate::capture::lean_output::{messages, prefixes, profiler_lines, trace_text};
 use crate::limit;
-use crate::limits::{MAX_LEAN_LOG_LINE_BYTES, MAX_NAMED_LINES};
+use crate::limits::MAX_LEAN_LOG_LINE_BYTES;
 
 pub const FORMAT: &str = "Lean output";
 
 /// The class of the event that holds the `took` lines Lean printed at one position.
 pub const POSITION_CLASS: &str = "profiler output";
-
-/// `#guard_msgs` writes this before an information message's text.
-const GUARD_MSGS_INFO: &str = "info: ";
-/// `#guard_msgs` marks trailing whitespace with this character.
-const GUARD_MSGS_EOL: char = '⏎';
 
 /// What a log says besides its events.
 #[derive(Debug, Default)]
@@ -55,45 +75,6 @@ pub struct LeanLog {
     pub file_name: Option<String>,
 }
 
-/// Lines set aside, with the first few named.
-#[derive(Default)]
-struct Skipped {
-    count: u64,
-    named: Vec<String>,
-}
-
-impl Skipped {
-    fn add(&mut self, line: u64, why: String) {
-        self.count += 1;
-        if self.named.len() < MAX_NAMED_LINES {
-            self.named.push(format!("line {line}: {why}"));
-        }
-    }
-
-    fn note(&self, what: &str) -> Option<String> {
-        (self.count > 0).then(|| {
-            let more = self.count - self.named.len() as u64;
-            format!(
-                "{} {what}: {}{}",
-                self.count,
-                self.named.join("; "),
-                if more > 0 {
-                    format!("; and {more} more")
-                } else {
-                    String::new()
-                }
-            )
-        })
-    }
-}
-
-/// A trace tree being collected from plain-text lines.
-struct Block {
-    first_line: u64,
-    text: String,
-    guard_msgs: bool,
-}
-
 struct Importer<'s, 'k> {
     sink: &'k mut TraceSink,
     thread: u32,
@@ -101,33 +82,32 @@ struct Importer<'s, 'k> {
     source: Option<SourceText<'s>>,
     source_text: &'s str,
     log: LeanLog,
+    measure: Measure,
+    /// The source's declarations (trees that name one are placed on it).
+    declarations: Vec<Declaration>,
+    /// The position printed last, while its message lasts.
+    position: Option<TextPosition>,
+    /// `took` lines printed under `position`, not yet pushed.
+    took_group: Vec<ProfilerLine>,
     events: u64,
     profiler_lines: u64,
     unplaced: Skipped,
+    not_measured: Skipped,
+    measure_warnings: Skipped,
+    /// The first line that is not blank (named when nothing in the input is Lean's).
+    first_text: Option<String>,
     bad_messages: Skipped,
     bad_traces: Skipped,
     other: Skipped,
 }
 
-fn excerpt(text: &str) -> String {
-    let mut s: String = text.chars().take(60).collect();
-    if s.len() < text.len() {
-        s.push('…');
-    }
-    s
-}
-
-/// Is `line` the first line of a trace tree (`[class] …`)?
-fn is_trace_header(line: &str) -> bool {
-    line.starts_with('[') && parse_trace_text(line).is_ok()
-}
-
 /// Imports a Lean log into `sink`. `source` is the text of the file the log was made from,
-/// if known: positions become ranges in it.
+/// if known: positions become ranges in it. `measure` is what trace headers' numbers count.
 pub fn import<R: BufRead>(
     mut input: R,
     sink: &mut TraceSink,
     source: Option<&str>,
+    measure: Measure,
 ) -> Result<LeanLog> {
     let thread = sink.add_thread(0, "Lean output".into())?;
     let mut im = Importer {
@@ -137,9 +117,18 @@ pub fn import<R: BufRead>(
         source: source.map(SourceText::new),
         source_text: source.unwrap_or(""),
         log: LeanLog::default(),
+        measure,
+        declarations: source
+            .map(crate::capture::declarations::scan)
+            .unwrap_or_default(),
+        position: None,
+        took_group: Vec::new(),
         events: 0,
         profiler_lines: 0,
         unplaced: Skipped::default(),
+        not_measured: Skipped::default(),
+        measure_warnings: Skipped::default(),
+        first_text: None,
         bad_messages: Skipped::default(),
         bad_traces: Skipped::default(),
         other: Skipped::default(),
@@ -152,6 +141,8 @@ pub fn import<R: BufRead>(
     let mut saw_cumulative = false;
     let mut last_profiler_line = 0u64;
     let line_limit = limit!(MAX_LEAN_LOG_LINE_BYTES, "the line's length");
+    // a pasted tree is held as one message's text is
+    let tree_limit = limit!(MAX_LEAN_LOG_LINE_BYTES, "a trace tree's text");
     while read_line_bounded(&mut input, &mut buf, line_limit, FORMAT, number + 1)? {
         number += 1;
         cut_off = !buf.ends_with(b"\n");
@@ -163,17 +154,19 @@ pub fn import<R: BufRead>(
             )
         })?;
         let line = text.trim_end_matches(['\n', '\r']);
+        if im.first_text.is_none() && !line.trim().is_empty() {
+            im.first_text = Some(format!("line {number}: `{}`", excerpt(line)));
+        }
         if let Some(b) = block.as_mut() {
-            let continues = line.starts_with(' ') || is_trace_header(line);
-            if continues {
-                b.text.push('\n');
-                push_trace_line(&mut b.text, line, b.guard_msgs);
+            if b.continue_with(line) {
+                b.check_size(number, tree_limit)?;
                 continue;
             }
             let done = block.take().expect("checked");
-            im.trace_block(&done);
+            im.trace_block(&done)?;
         }
         if line.starts_with('{') {
+            im.end_message()?;
             match parse_message_line(number, line) {
                 Ok(m) => im.message(number, &m)?,
                 Err(e) => im.bad_messages.add(
@@ -187,7 +180,26 @@ pub fn import<R: BufRead>(
             }
             continue;
         }
-        match profiler.line(number as usize, line).map_err(|e| {
+        let (body, commented) = match line_comment(line) {
+            Some(rest) => (rest, true),
+            None => (line, false),
+        };
+        if infoview::is_panel_header(body) || is_lake_status(body) || is_comment_delimiter(body) {
+            im.end_message()?;
+            if !infoview::is_panel_header(body) {
+                im.other.add(number, format!("`{}`", excerpt(line)));
+            }
+            continue;
+        }
+        let (head, rest) = match message_head(body) {
+            Some((h, rest)) => (Some(h), rest),
+            None => (None, body),
+        };
+        if let Some(h) = &head {
+            im.end_message()?;
+            im.position = h.position.clone();
+        }
+        match profiler.line(number as usize, rest).map_err(|e| {
             let at = format!("line {number}");
             let detail = e.to_string();
             let detail = detail
@@ -197,9 +209,8 @@ pub fn import<R: BufRead>(
             InteropError::invalid(FORMAT, at, detail)
         })? {
             ProfilerLineKind::Took(took) => {
-                im.profiler_lines += 1;
                 last_profiler_line = number;
-                im.push_took(None, &took, None)?;
+                im.took_line(number, took)?;
                 continue;
             }
             ProfilerLineKind::CumulativeHeader => {
@@ -215,21 +226,22 @@ pub fn import<R: BufRead>(
             }
             ProfilerLineKind::Other => {}
         }
-        let (header, guard_msgs) = match line.strip_prefix(GUARD_MSGS_INFO) {
-            Some(rest) if is_trace_header(rest.trim_end_matches(GUARD_MSGS_EOL)) => (rest, true),
-            _ => (line, false),
+        im.push_took_group()?;
+        let guard_msgs = head
+            .as_ref()
+            .is_some_and(|h| h.severity == Some("info") && h.position.is_none());
+        let framing = Framing {
+            commented,
+            guard_msgs,
+            position: im.position.clone(),
         };
-        if is_trace_header(header.trim_end_matches(GUARD_MSGS_EOL)) {
-            let mut text = String::new();
-            push_trace_line(&mut text, header, guard_msgs);
-            block = Some(Block {
-                first_line: number,
-                text,
-                guard_msgs,
-            });
+        if let Some(b) = Block::start(number, rest, head.is_some(), framing) {
+            block = Some(b);
             continue;
         }
-        if line.trim().is_empty() {
+        let position_line =
+            rest.trim().is_empty() && head.as_ref().is_some_and(|h| h.position.is_some());
+        if line.trim().is_empty() || position_line {
             continue;
         }
         im.other.add(
@@ -245,18 +257,10 @@ pub fn import<R: BufRead>(
         );
     }
     if let Some(done) = block.take() {
-        im.trace_block(&done);
+        im.trace_block(&done)?;
     }
+    im.end_message()?;
     im.finish(number, cut_off, saw_cumulative, last_profiler_line)
-}
-
-/// Appends one line of a trace tree, without `#guard_msgs`' markers.
-fn push_trace_line(text: &mut String, line: &str, guard_msgs: bool) {
-    if guard_msgs {
-        text.push_str(&line.replace(GUARD_MSGS_EOL, ""));
-    } else {
-        text.push_str(line);
-    }
 }
 
 impl Importer<'_, '_> {
@@ -325,8 +329,15 @@ impl Importer<'_, '_> {
         if is_trace {
             return match parse_trace_text(&m.data) {
                 Ok(forest) => {
+                    // under an event at the message's position, as its `took` lines are
                     let range = self.range(line, m.pos, m.end_pos);
-                    self.forest(&forest, range)
+                    let at = TextPosition {
+                        file: m.file_name.clone(),
+                        line: m.pos.line,
+                        column: m.pos.column,
+                        end: None,
+                    };
+                    self.forest(&forest, line, range, Some(&at))
                 }
                 Err(e) => {
                     self.bad_traces
@@ -346,7 +357,10 @@ impl Importer<'_, '_> {
             .filter(|l| !l.trim().is_empty() && parse_took_line(l).is_none())
             .count();
         let range = self.range(line, m.pos, m.end_pos);
-        if !took.is_empty() {
+        if !took.is_empty() && self.measure != Measure::Time {
+            self.not_measured
+                .add(line, format!("{} `took` lines in this message", took.len()));
+        } else if !took.is_empty() {
             self.profiler_lines += took.len() as u64;
             let label = self.position_label(m);
             let total = took
@@ -403,133 +417,72 @@ impl Importer<'_, '_> {
         }
     }
 
-    fn trace_block(&mut self, b: &Block) {
-        match parse_trace_text(&b.text) {
-            Ok(forest) => {
-                if let Err(e) = self.forest(&forest, None) {
-                    // only sink limits fail here; keep the first such error as a note
-                    self.bad_traces.add(b.first_line, e.to_string());
-                }
-            }
-            Err(e) => self.bad_traces.add(
-                b.first_line,
-                format!("the trace tree starting here (its lines counted from 1): {e}"),
-            ),
+    /// A `took` line of the text: under the position printed before it, if any.
+    fn took_line(&mut self, line: u64, took: ProfilerLine) -> Result<()> {
+        if self.measure != Measure::Time {
+            self.not_measured
+                .add(line, format!("`{}`", excerpt(&took.category)));
+            return Ok(());
         }
+        self.profiler_lines += 1;
+        if self.position.is_some() {
+            self.took_group.push(took);
+            return Ok(());
+        }
+        self.push_took(None, &took, None)?;
+        Ok(())
     }
 
-    /// The trees of a trace, each root at the cursor, children laid out from their parent's
-    /// start; the roots take `range` and their descendants inherit it.
-    fn forest(
-        &mut self,
-        forest: &TraceForest,
-        range: Option<(SourceRange, RangeKind)>,
-    ) -> Result<()> {
-        let roots: Vec<usize> = forest.roots().collect();
-        for root in roots {
-            let start = self.at;
-            let dur = self.node(forest, root, None, start, range)?;
-            self.at = start + dur;
+    /// The `took` lines printed under the current position, as children of one event there.
+    fn push_took_group(&mut self) -> Result<()> {
+        let group = std::mem::take(&mut self.took_group);
+        let Some(pos) = self.position.clone().filter(|_| !group.is_empty()) else {
+            return Ok(());
+        };
+        let total = group
+            .iter()
+            .fold(0u64, |s, t| s.saturating_add(t.nanoseconds));
+        let range = self.text_range(&pos);
+        let parent = self.position_event(&pos, total, range)?;
+        let inherited = range.map(|(r, _)| (r, RangeKind::Inherited));
+        for t in &group {
+            self.push_took(Some(parent), t, inherited)?;
         }
         Ok(())
     }
 
-    fn node(
-        &mut self,
-        forest: &TraceForest,
-        id: usize,
-        parent: Option<u32>,
-        start: u64,
-        range: Option<(SourceRange, RangeKind)>,
-    ) -> Result<u64> {
-        let Some(n) = forest.node(id) else {
-            return Ok(0);
-        };
-        let dur = n.timing.map_or(0, |t| t.nanoseconds);
-        let own_range = match (parent, range) {
-            (Some(_), Some((r, _))) => Some((r, RangeKind::Inherited)),
-            _ => range,
-        };
-        let index = self.push(SinkEvent {
-            parent,
-            class: forest.class(id),
-            label: &n.text,
-            start_ns: start,
-            duration_ns: dur,
-            thread: self.thread,
-            range: own_range,
-        })?;
-        let mut at = start;
-        let children: Vec<usize> = forest.children(id).collect();
-        for c in children {
-            let d = self.node(forest, c, Some(index), at, range)?;
-            // a child never ends after its parent, even if rounding says so
-            at = (at + d).min(start + dur);
-        }
-        Ok(dur)
+    /// The message that printed the current position ends.
+    fn end_message(&mut self) -> Result<()> {
+        self.push_took_group()?;
+        self.position = None;
+        Ok(())
     }
 
-    fn finish(
-        self,
-        lines: u64,
-        cut_off: bool,
-        saw_cumulative: bool,
-        last_profiler_line: u64,
-    ) -> Result<LeanLog> {
-        let nothing = self.events == 0 && !saw_cumulative && self.log.diagnostics.is_empty();
-        if nothing {
-            let why = self
-                .bad_messages
-                .named
-                .first()
-                .or(self.bad_traces.named.first())
-                .or(self.other.named.first())
-                .cloned()
-                .unwrap_or_else(|| "the input is empty".into());
-            return Err(InteropError::invalid(
-                FORMAT,
-                if lines == 0 { "line 1".to_string() } else { format!("{lines} lines") },
-                format!(
-                    "no `… took …` line, Lean JSON message, trace tree or `cumulative profiling times:` block: not Lean's output ({why})"
-                ),
-            ));
-        }
-        let notes = &mut self.sink.notes;
-        if cut_off {
-            notes.push(format!(
-                "line {lines}, the last, has no newline: the log was cut off there (truncated)"
-            ));
-        }
-        if self.profiler_lines > 0 && !saw_cumulative {
-            notes.push(format!(
-                "no `cumulative profiling times:` block after the last profiler line (line {last_profiler_line}): the log is truncated, or Lean stopped before printing it; Lean's cumulative times are unknown"
-            ));
-        }
-        if self.events == 0 {
-            notes.push(
-                "the log holds no profiler output (no `… took …` line, no timed trace): nothing was timed".into(),
-            );
-        }
-        for (skipped, what) in [
-            (
-                &self.bad_messages,
-                "lines that start with `{` but are not Lean JSON messages were skipped",
-            ),
-            (
-                &self.bad_traces,
-                "trace trees could not be read and were skipped",
-            ),
-            (
-                &self.other,
-                "lines that are not Lean profiler output were skipped",
-            ),
-            (
-                &self.unplaced,
-                "positions lie outside the given source file; their events have no range",
-            ),
-        ] {
-            notes.extend(skipped.note(what));
-        }
-        Ok(self.log)
+    /// The range of a position printed in the text, when a source is known.
+    fn text_range(&mut self, pos: &TextPosition) -> Option<(SourceRange, RangeKind)> {
+        let at = Position {
+            line: pos.line,
+            column: pos.column,
+        };
+        let end = pos.end.map(|(line, column)| Position { line, column });
+        self.range(u64::from(pos.line), at, end)
+    }
+
+    /// The event at a printed position that holds what was printed there.
+    fn position_event(
+        &mut self,
+        pos: &TextPosition,
+        total: u64,
+        range: Option<(SourceRange, RangeKind)>,
+    ) -> Result<u32> {
+        self.push(SinkEvent {
+            parent: None,
+            class: POSITION_CLASS,
+            label: &pos.to_string(),
+            start_ns: self.at,
+            duration_ns: total,
+            thread: self.thread,
+            range,
+        })
     }
 }
