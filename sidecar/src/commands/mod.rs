@@ -6,6 +6,7 @@ pub mod export;
 pub mod import;
 pub mod info;
 pub mod inputs;
+pub mod mcp;
 pub mod profile;
 pub mod profile_session;
 pub mod publish;

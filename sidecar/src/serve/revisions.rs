@@ -5,11 +5,10 @@
 //! answers its state, its workspace and, when complete, the diff view's
 //! document of the two sides' sessions.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use recording::compare::{Metric, Tolerance};
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::ProgressToken;
@@ -20,9 +19,8 @@ use super::errors;
 use super::uri::{optional_path, path_or_uri};
 use crate::capture::project::find_lake;
 use crate::capture::{timestamp, PROJECT_DIR};
-use crate::commands::compare::diff_document;
 use crate::revisions::plan::{PlanRequest, DEFAULT_MAX_FILES};
-use crate::revisions::profile::side_session;
+use crate::revisions::profile::{diff_of_workspace, side_session};
 use crate::revisions::report::{
     Side, State, Thresholds, DEFAULT_FLAG_ADDED_MS, DEFAULT_FLAG_MIN_INCREASE_MS,
     DEFAULT_FLAG_RATIO,
@@ -180,7 +178,7 @@ pub async fn compare_revisions(
     }
     let complete = report.state == State::Complete;
     let diff = if complete {
-        Some(diff_of(&workspace).map_err(errors::cannot_compare)?)
+        Some(diff_of_workspace(&workspace).map_err(errors::cannot_compare)?)
     } else {
         None
     };
@@ -204,17 +202,4 @@ pub async fn compare_revisions(
         error: report.error,
         diff,
     })
-}
-
-/// The diff view's document of a profiled workspace: the head session
-/// against the base session, as `leanscope view WORKSPACE` shows it.
-fn diff_of(ws: &Path) -> std::result::Result<serde_json::Value, String> {
-    diff_document(
-        &side_session(ws, Side::Base),
-        &side_session(ws, Side::Head),
-        Metric::TotalNs,
-        Tolerance::default(),
-        None,
-    )
-    .map_err(|e| format!("{e:#}"))
 }
