@@ -141,6 +141,20 @@ mod tests {
     }
 
     #[test]
+    fn a_long_summary_is_cut_at_a_line_end_or_a_character() {
+        let lines = "a line of text\n".repeat(500);
+        let cut = summary(lines);
+        assert!(
+            cut.len() <= MAX_SUMMARY_BYTES && cut.ends_with("the rest)"),
+            "{cut}"
+        );
+        assert!(cut.contains("text\n… (cut"));
+        let one = summary("é".repeat(3000));
+        assert!(one.len() <= MAX_SUMMARY_BYTES && one.starts_with("éé"));
+        assert_eq!(summary("short".into()), "short");
+    }
+
+    #[test]
     fn limits_are_checked() {
         assert_eq!(limit(None), Ok(DEFAULT_LIMIT));
         assert_eq!(limit(Some(3)), Ok(3));

@@ -165,15 +165,13 @@ pub async fn call(call: &Call, p: Params) -> Result<Reply, ToolError> {
         let m = rec.header.measure;
         let decl = &data["declaration"];
         let mut summary = format!(
-            "{} ({}, lines {}–{}): {} {} in all, {} {} outside its tactics.",
+            "{} ({}, lines {}–{}): {} in all, {} outside its tactics.",
             decl["name"].as_str().unwrap_or(""),
             decl["kind"].as_str().unwrap_or(""),
             decl["line"],
             decl["endLine"],
-            decl["total"],
-            unit(m),
-            decl["self"],
-            unit(m),
+            report::for_people(m, &decl["total"]),
+            report::for_people(m, &decl["self"]),
         );
         for t in data["tactics"]["rows"]
             .as_array()
@@ -183,10 +181,9 @@ pub async fn call(call: &Call, p: Params) -> Result<Reply, ToolError> {
         {
             let text = report::one_line(t["tactic"].as_str().unwrap_or(""), 60);
             summary.push_str(&format!(
-                "\n  line {}: {} {} {text}",
+                "\n  line {}: {} {text}",
                 t["line"],
-                t["total"],
-                unit(m)
+                report::for_people(m, &t["total"])
             ));
         }
         let errors = report::errors(&rec, limit);

@@ -179,10 +179,9 @@ pub fn headline(rec: &Recording, report: &Value) -> String {
             .take(3)
             .map(|r| {
                 format!(
-                    "{} ({} {}, line {})",
+                    "{} ({}, line {})",
                     one_line(r["name"].as_str().unwrap_or("?"), 80),
-                    r["total"],
-                    unit(m),
+                    for_people(m, &r["total"]),
                     r["line"]
                 )
             })
@@ -200,5 +199,16 @@ pub fn one_line(text: &str, max: usize) -> String {
     match flat.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &flat[..at]),
         None => flat,
+    }
+}
+
+/// A value of a report (in its unit) as people read it: `14.1 ms`, `9.00 M hb`.
+pub fn for_people(m: Measure, v: &Value) -> String {
+    let Some(x) = v.as_f64() else {
+        return "no time".into();
+    };
+    match m {
+        Measure::Time => m.format((x * 1e6).round() as u64),
+        Measure::Heartbeats => m.format(x.round() as u64),
     }
 }
