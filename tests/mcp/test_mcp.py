@@ -275,6 +275,10 @@ def test_lean_errors_and_a_missing_toolchain_are_tool_errors_that_say_what_to_do
             assert r.is_error
             assert text(r).startswith("no Lean toolchain: cannot find lake"), text(r)
             assert "pass lake" in text(r)
+        # The editor passes its leanscope.lakePath as --lake: the default of every capture.
+        async with world.session("--lake", str(world.bin / "lake")) as s:
+            r = await s.call_tool("profile_file", {"file": "Demo/Clean.lean"})
+            assert not r.is_error, text(r)
 
     run(main)
 

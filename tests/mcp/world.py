@@ -61,11 +61,11 @@ class World:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     @asynccontextmanager
-    async def session(self):
-        """A client session with `leanscope mcp` run in the project folder."""
+    async def session(self, *extra):
+        """A client session with `leanscope mcp EXTRA…` run in the project folder."""
         params = StdioServerParameters(
             command=str(_binary("leanscope")),
-            args=["mcp"],
+            args=["mcp", *extra],
             env=self.env,
             cwd=str(self.project),
         )

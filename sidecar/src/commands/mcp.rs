@@ -15,6 +15,10 @@ pub struct Args {
     /// its .leanscope/ (default: the current directory).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// The lake captures use when a tool call names none (default: lake on PATH, then
+    /// ~/.elan/bin/lake); the VS Code extension passes its `leanscope.lakePath`.
+    #[arg(long, value_name = "PATH")]
+    lake: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> Result<u8> {
@@ -24,5 +28,11 @@ pub fn run(a: Args) -> Result<u8> {
             return Ok(crate::exit::USAGE);
         }
     }
-    crate::mcp::run(a.root)
+    if let Some(l) = &a.lake {
+        if !l.is_file() {
+            eprintln!("leanscope: error: --lake {} is not a file", l.display());
+            return Ok(crate::exit::USAGE);
+        }
+    }
+    crate::mcp::run(a.root, a.lake)
 }

@@ -75,7 +75,7 @@ pub fn request(call: &Call, file: &str, how: &How) -> Result<CaptureRequest, Too
         }
     }
     let lake = match &how.lake {
-        None => None,
+        None => call.state.lake.clone(),
         Some(l) => {
             let p = call.state.path(l);
             if !p.is_file() {

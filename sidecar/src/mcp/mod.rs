@@ -215,7 +215,7 @@ impl ServerHandler for Server {
 
 /// Serves on stdin/stdout until the client closes them. Work still running then is
 /// stopped (Lean's process group too) before the process ends.
-pub fn run(root: Option<PathBuf>) -> anyhow::Result<u8> {
+pub fn run(root: Option<PathBuf>, lake: Option<PathBuf>) -> anyhow::Result<u8> {
     let root = match root {
         Some(r) => std::path::absolute(r)?,
         None => std::env::current_dir()?,
@@ -224,7 +224,9 @@ pub fn run(root: Option<PathBuf>) -> anyhow::Result<u8> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let state = Arc::new(State::new(root));
+    let mut state = State::new(root);
+    state.lake = lake.map(std::path::absolute).transpose()?;
+    let state = Arc::new(state);
     let server = Server {
         state: state.clone(),
     };

@@ -108,7 +108,11 @@ async fn running(call: &Call, p: Params, repo: PathBuf, head: String) -> Result<
         ));
     }
     let lake = find_lake(
-        p.lake.as_deref().map(|l| call.state.path(l)).as_deref(),
+        p.lake
+            .as_deref()
+            .map(|l| call.state.path(l))
+            .or_else(|| call.state.lake.clone())
+            .as_deref(),
         std::env::var("PATH").ok().as_deref(),
         std::env::var_os("HOME").map(PathBuf::from).as_deref(),
     )

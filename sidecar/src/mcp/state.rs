@@ -17,6 +17,8 @@ pub struct State {
     /// directory, or `--root`).
     pub root: PathBuf,
     pub running: Running,
+    /// The lake captures use when a call names none (`--lake`).
+    pub lake: Option<PathBuf>,
     written: Mutex<Vec<PathBuf>>,
 }
 
@@ -25,6 +27,7 @@ impl State {
         State {
             root,
             running: Running::default(),
+            lake: None,
             written: Mutex::new(Vec::new()),
         }
     }
