@@ -61,10 +61,16 @@ pub fn summary(text: String) -> String {
     }
     let mut end = 0;
     for (i, _) in text.match_indices('\n') {
-        if i + 40 > MAX_SUMMARY_BYTES {
+        if i + 64 > MAX_SUMMARY_BYTES {
             break;
         }
         end = i;
+    }
+    if end == 0 {
+        end = MAX_SUMMARY_BYTES - 64;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
     }
     format!(
         "{}\n… (cut; the structured result has the rest)",

@@ -2,7 +2,7 @@
 //! (`crate::capture::capture_file`) on a blocking thread, with MCP progress and
 //! cancellation, and its failures said as what to do next.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -39,12 +39,48 @@ impl From<MeasureArg> for Measure {
     }
 }
 
+/// The arguments `profile_file` and `profile_declaration` share.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureArgs {
+    /// The Lean file: an absolute path, or relative to the server's root folder.
+    pub file: String,
+    /// `time` (default) or `heartbeats`.
+    #[serde(default)]
+    pub measure: MeasureArg,
+    /// Steps below this are not recorded: milliseconds (default 10), or heartbeats with
+    /// measure `heartbeats` (default 1000000).
+    pub threshold: Option<u64>,
+    /// Rows of each list (default 10, at most 200).
+    pub limit: Option<usize>,
+    /// The project's lake (default: `--lake`, then lake on PATH, then ~/.elan/bin/lake).
+    pub lake: Option<String>,
+    /// Stop Lean after this many seconds.
+    pub timeout_seconds: Option<u64>,
+}
+
 /// How to capture, as the tools take it.
 pub struct How {
     pub measure: Measure,
     pub threshold: Option<u64>,
     pub lake: Option<String>,
     pub timeout_seconds: Option<u64>,
+}
+
+impl CaptureArgs {
+    /// The row limit, checked, and how to capture.
+    pub fn how(&self) -> Result<(usize, How), ToolError> {
+        let limit = super::bounds::limit(self.limit).map_err(ToolError::new)?;
+        Ok((
+            limit,
+            How {
+                measure: self.measure.into(),
+                threshold: self.threshold,
+                lake: self.lake.clone(),
+                timeout_seconds: self.timeout_seconds,
+            },
+        ))
+    }
 }
 
 /// The largest `timeoutSeconds`.
@@ -144,7 +180,7 @@ pub async fn run(
 }
 
 /// A capture's failure, with what to do.
-fn failure(file: &PathBuf, e: CaptureError) -> ToolError {
+fn failure(file: &Path, e: CaptureError) -> ToolError {
     let message = match &e {
         CaptureError::Project(ProjectError::NoLake { looked }) => format!(
             "no Lean toolchain: cannot find lake (looked for {looked}). Install Lean with elan (https://lean-lang.org/install), or pass lake: the path of the project's lake."

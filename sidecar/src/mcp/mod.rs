@@ -72,9 +72,29 @@ fn tool<P: JsonSchema + 'static>(name: &'static str, description: &'static str) 
     )
 }
 
-/// A tool's arguments, or a tool error that names what is wrong.
-fn arguments<P: DeserializeOwned>(name: &str, args: Option<JsonObject>) -> Result<P, ToolError> {
-    serde_json::from_value(Value::Object(args.unwrap_or_default())).map_err(|e| {
+/// A tool's arguments, or a tool error that names what is wrong. A field the input schema
+/// does not list is refused (the schemas say `additionalProperties: false`).
+fn arguments<P: DeserializeOwned + JsonSchema + 'static>(
+    name: &str,
+    args: Option<JsonObject>,
+) -> Result<P, ToolError> {
+    let args = args.unwrap_or_default();
+    let schema = rmcp::handler::server::common::schema_for_type::<P>();
+    let known = schema.get("properties").and_then(Value::as_object);
+    if let Some(unknown) = args
+        .keys()
+        .find(|k| known.is_some_and(|p| !p.contains_key(*k)))
+    {
+        let expected: Vec<String> = known
+            .into_iter()
+            .flat_map(|p| p.keys().map(|k| format!("`{k}`")))
+            .collect();
+        return Err(ToolError::new(format!(
+            "bad arguments for {name}: unknown field `{unknown}`, expected one of {}",
+            expected.join(", ")
+        )));
+    }
+    serde_json::from_value(Value::Object(args)).map_err(|e| {
         ToolError::new(format!(
             "bad arguments for {name}: {e}. The tool's input schema (tools/list) gives the names and types."
         ))

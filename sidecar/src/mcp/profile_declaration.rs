@@ -10,9 +10,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::call::Call;
-use super::capture::{self, How, MeasureArg};
+use super::capture::{self, CaptureArgs};
 use super::report::{self, amount, bounded, unit};
-use super::{bounds, Reply, ToolError};
+use super::{Reply, ToolError};
 
 pub const NAME: &str = "profile_declaration";
 
@@ -20,25 +20,14 @@ pub const NAME: &str = "profile_declaration";
 const NAMES_LISTED: usize = 20;
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct Params {
-    /// The Lean file holding the declaration: an absolute path, or relative to the server's
-    /// root folder.
-    pub file: String,
     /// The declaration's name: its full name (`Demo.Clean.double_add`) or its last
     /// components (`double_add`, `Clean.double_add`).
     pub declaration: String,
-    /// `time` (default) or `heartbeats`.
-    #[serde(default)]
-    pub measure: MeasureArg,
-    /// Steps below this are not recorded: milliseconds (default 10), or heartbeats.
-    pub threshold: Option<u64>,
-    /// Rows of each list (default 10, at most 200).
-    pub limit: Option<usize>,
-    /// The project's lake (default: lake on PATH, then ~/.elan/bin/lake).
-    pub lake: Option<String>,
-    /// Stop Lean after this many seconds.
-    pub timeout_seconds: Option<u64>,
+    #[serde(flatten)]
+    pub capture: CaptureArgs,
 }
 
 pub fn tool() -> rmcp::model::Tool {
@@ -147,14 +136,8 @@ fn breakdown(rec: &Recording, d: usize, limit: usize) -> Value {
 }
 
 pub async fn call(call: &Call, p: Params) -> Result<Reply, ToolError> {
-    let limit = bounds::limit(p.limit).map_err(ToolError::new)?;
-    let how = How {
-        measure: p.measure.into(),
-        threshold: p.threshold,
-        lake: p.lake,
-        timeout_seconds: p.timeout_seconds,
-    };
-    let req = capture::request(call, &p.file, &how)?;
+    let (limit, how) = p.capture.how()?;
+    let req = capture::request(call, &p.capture.file, &how)?;
     let r = capture::run(call, req, how.timeout_seconds).await?;
     let path = r.recording.clone();
     let name = p.declaration;

@@ -9,34 +9,23 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::call::Call;
-use super::capture::{self, How, MeasureArg};
+use super::capture::{self, CaptureArgs, How};
 use super::resources::uri_of_session;
-use super::{bounds, query, report, Reply, ToolError};
+use super::{query, report, Reply, ToolError};
 use crate::capture::{timestamp, PROJECT_DIR};
 use crate::session::engine::{plan_file, run_new, SessionEvent, SessionOptions};
 
 pub const NAME: &str = "profile_file";
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(extend("additionalProperties" = false))]
 pub struct Params {
-    /// The Lean file: an absolute path, or relative to the server's root folder.
-    pub file: String,
-    /// `time` (default) or `heartbeats`.
-    #[serde(default)]
-    pub measure: MeasureArg,
-    /// Steps below this are not recorded: milliseconds (default 10), or heartbeats with
-    /// measure `heartbeats` (default 1000000).
-    pub threshold: Option<u64>,
+    #[serde(flatten)]
+    pub capture: CaptureArgs,
     /// Capture the file this many times (after one discarded warm-up run) into a session
     /// and report medians; 1 (default) captures once into a recording.
     pub repeat: Option<u32>,
-    /// Rows of each list (default 10, at most 200).
-    pub limit: Option<usize>,
-    /// The project's lake (default: lake on PATH, then ~/.elan/bin/lake).
-    pub lake: Option<String>,
-    /// Stop Lean after this many seconds.
-    pub timeout_seconds: Option<u64>,
 }
 
 pub fn tool() -> rmcp::model::Tool {
@@ -50,14 +39,8 @@ pub fn tool() -> rmcp::model::Tool {
 }
 
 pub async fn call(call: &Call, p: Params) -> Result<Reply, ToolError> {
-    let limit = bounds::limit(p.limit).map_err(ToolError::new)?;
-    let how = How {
-        measure: p.measure.into(),
-        threshold: p.threshold,
-        lake: p.lake,
-        timeout_seconds: p.timeout_seconds,
-    };
-    let req = capture::request(call, &p.file, &how)?;
+    let (limit, how) = p.capture.how()?;
+    let req = capture::request(call, &p.capture.file, &how)?;
     let max = recording::limits::MAX_REPEATS;
     match p.repeat {
         None | Some(1) => {}

@@ -15,10 +15,7 @@ use crate::capture::project::find_lake;
 use crate::capture::{timestamp, PROJECT_DIR};
 use crate::revisions::plan::{plan, PlanRequest, DEFAULT_MAX_FILES};
 use crate::revisions::profile::{diff_of_workspace, side_session};
-use crate::revisions::report::{
-    Side, State, Thresholds, DEFAULT_FLAG_ADDED_MS, DEFAULT_FLAG_MIN_INCREASE_MS,
-    DEFAULT_FLAG_RATIO,
-};
+use crate::revisions::report::{Side, State, Thresholds};
 use crate::revisions::run::{run, RunRequest};
 
 pub const NAME: &str = "revisions";
@@ -153,11 +150,7 @@ async fn running(call: &Call, p: Params, repo: PathBuf, head: String) -> Result<
                     timeout_file,
                     timeout_build: Duration::from_secs(TIMEOUTS_S.1),
                     timeout_total: Duration::from_secs(TIMEOUTS_S.2),
-                    thresholds: Thresholds {
-                        ratio: DEFAULT_FLAG_RATIO,
-                        min_increase_ms: DEFAULT_FLAG_MIN_INCREASE_MS,
-                        added_ms: DEFAULT_FLAG_ADDED_MS,
-                    },
+                    thresholds: Thresholds::default(),
                     cancel,
                 };
                 run(&req, &mut |m| progress(m.to_owned()))

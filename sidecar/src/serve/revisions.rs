@@ -21,10 +21,7 @@ use crate::capture::project::find_lake;
 use crate::capture::{timestamp, PROJECT_DIR};
 use crate::revisions::plan::{PlanRequest, DEFAULT_MAX_FILES};
 use crate::revisions::profile::{diff_of_workspace, side_session};
-use crate::revisions::report::{
-    Side, State, Thresholds, DEFAULT_FLAG_ADDED_MS, DEFAULT_FLAG_MIN_INCREASE_MS,
-    DEFAULT_FLAG_RATIO,
-};
+use crate::revisions::report::{Side, State, Thresholds};
 use crate::revisions::run::{run, RunRequest};
 
 /// `--timeout-file`, `--timeout-build`, `--timeout-total` by default.
@@ -147,11 +144,7 @@ pub async fn compare_revisions(
             timeout_file,
             timeout_build,
             timeout_total,
-            thresholds: Thresholds {
-                ratio: DEFAULT_FLAG_RATIO,
-                min_increase_ms: DEFAULT_FLAG_MIN_INCREASE_MS,
-                added_ms: DEFAULT_FLAG_ADDED_MS,
-            },
+            thresholds: Thresholds::default(),
             cancel,
         };
         run(&req, &mut |m| {
