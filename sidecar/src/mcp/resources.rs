@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::state::State;
 use super::{bounds, query, report, ToolError};
 use crate::capture::PROJECT_DIR;
+use crate::viewer::server::route::percent_decode;
 
 pub const RECORDING: &str = "leanscope://recording";
 pub const SESSION: &str = "leanscope://session";
@@ -66,20 +67,7 @@ fn encode(path: &Path) -> String {
 }
 
 fn decode(s: &str) -> Option<PathBuf> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    let path = PathBuf::from(String::from_utf8(out).ok()?);
+    let path = PathBuf::from(percent_decode(s)?);
     path.is_absolute().then_some(path)
 }
 
