@@ -303,6 +303,48 @@ def test_revisions_plans_a_change(world):
     run(main)
 
 
+def test_revisions_runs_both_sides_and_compares_them(world):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    repo = world.dir / "rev"
+    (repo / "Demo").mkdir(parents=True)
+    (repo / "lakefile.toml").write_text(
+        'name = "demo"\ndefaultTargets = ["Demo"]\n\n[[lean_lib]]\nname = "Demo"\n')
+    (repo / "lean-toolchain").write_text("leanprover/lean4:v4.18.0\n")
+
+    def slow(ms):
+        (repo / "Demo/A.lean").write_text(
+            f"theorem slow : True := by\n  trivial -- leanscope-fake: cost {ms}ms\n")
+
+    slow(30)
+    subprocess.run(git + ["init", "-q"], cwd=repo, check=True)
+    subprocess.run(git + ["add", "-A"], cwd=repo, check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], cwd=repo, check=True)
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    subprocess.run(git + ["checkout", "-qb", "feature"], cwd=repo, check=True)
+    slow(400)
+    subprocess.run(git + ["commit", "-qam", "slower"], cwd=repo, check=True)
+
+    async def main():
+        progress = []
+
+        async def on_progress(p, total, message):
+            progress.append(message)
+
+        async with world.session() as s:
+            r = await s.call_tool("revisions", {"repo": str(repo), "base": base, "run": True},
+                                  progress_callback=on_progress)
+            assert not r.is_error, text(r)
+            d = data(r)
+            assert (d["state"], d["files"]) == ("complete", 1), d
+            assert os.path.isdir(d["headSession"]) and os.path.isdir(d["baseSession"])
+            rows = d["diff"]["comparison"]["matched"]
+            assert any(row["status"] == "regression" for row in rows), rows
+            assert progress, "a revision run reports its steps"
+
+    run(main)
+
+
 def test_a_hundred_calls_leave_memory_flat(world):
     calls = [
         ("profile_file", {"file": "Demo/Clean.lean"}),

@@ -37,6 +37,10 @@ class World:
         self.bin.mkdir()
         for name in ("lake", "lean"):
             (self.bin / name).symlink_to(_binary("fake-lean"))
+        # A revision run's sandbox clears the environment: the fake finds its toolchains
+        # beside its bin/ (fake-toolchain/README.md).
+        (self.dir / "fixtures/lean-output").mkdir(parents=True)
+        shutil.copy(REPO / "fixtures/lean-output/toolchains.json", self.dir / "fixtures/lean-output")
         self.pids = self.dir / "pids"
         self.env = {
             "PATH": f"{self.bin}:/usr/bin:/bin",
