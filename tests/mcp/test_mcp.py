@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from world import World, alive, rss_kib, server_pid  # noqa: E402
+from world import World, _binary, alive, rss_kib, server_pid  # noqa: E402
 
 TOOLS = {
     "profile_file": ["file"],
@@ -260,6 +260,36 @@ def test_malformed_arguments_get_tool_errors(world):
             assert not r.is_error, text(r)
 
     run(main)
+
+
+def test_junk_and_oversized_messages_are_dropped_and_the_server_goes_on(world):
+    # Below the client library: raw JSON lines on the server's stdin.
+    p = subprocess.Popen([str(_binary("leanscope")), "mcp"], cwd=world.project, env=world.env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        def send(obj):
+            p.stdin.write((json.dumps(obj) + "\n").encode())
+            p.stdin.flush()
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}})
+        assert json.loads(p.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        p.stdin.write(b"{not json\n")
+        # Over the 16 MiB limit of a message (rmcp's stdio transport): dropped, not buffered.
+        p.stdin.write(b"x" * (17 * 1024 * 1024) + b"\n")
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        while True:
+            m = json.loads(p.stdout.readline())
+            if m.get("id") == 2:
+                break
+        assert len(m["result"]["tools"]) == len(TOOLS)
+        p.stdin.close()
+        assert p.wait(timeout=10) == 0
+    finally:
+        p.kill()
+        p.wait()
 
 
 def test_lean_errors_and_a_missing_toolchain_are_tool_errors_that_say_what_to_do(world):
