@@ -159,6 +159,25 @@ def test_profile_declaration_uses_earlier_declarations_of_its_file(world):
     run(main)
 
 
+def test_profile_file_repeated_reports_medians_from_a_session(world):
+    async def main():
+        async with world.session() as s:
+            r = await s.call_tool("profile_file", {"file": "Demo/Clean.lean", "repeat": 3})
+            assert not r.is_error, text(r)
+            d = data(r)
+            assert d["runs"] == 3 and os.path.isdir(d["session"])
+            assert d["session"].startswith(str(world.project / ".leanscope/sessions"))
+            decl = {row["name"]: row for row in d["declarations"]["rows"]}["Demo.Clean.double_add"]
+            assert decl["durationSpread"]["runs"] == 3
+            assert "3 times (after a warm-up run)" in text(r)
+            listed = [x.uri for x in (await s.list_resources()).resources]
+            assert d["resource"] in listed and d["resource"].startswith("leanscope://session/")
+            body = json.loads((await s.read_resource(d["resource"])).contents[0].text)
+            assert body["files"]["rows"][0]["path"] == "Demo/Clean.lean"
+
+    run(main)
+
+
 def test_heartbeats(world):
     world.write("Demo/Beats.lean", BEATS)
 
