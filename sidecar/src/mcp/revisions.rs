@@ -15,13 +15,10 @@ use crate::capture::project::find_lake;
 use crate::capture::{timestamp, PROJECT_DIR};
 use crate::revisions::plan::{plan, PlanRequest, DEFAULT_MAX_FILES};
 use crate::revisions::profile::{diff_of_workspace, side_session};
-use crate::revisions::report::{Side, State, Thresholds};
-use crate::revisions::run::{run, RunRequest};
+use crate::revisions::report::{Side, State};
+use crate::revisions::run::{run, RunRequest, DEFAULT_TIMEOUTS_S};
 
 pub const NAME: &str = "revisions";
-
-/// Per file, per build and in all, by default (as `revisions run`).
-const TIMEOUTS_S: (u64, u64, u64) = (300, 900, 1800);
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -130,29 +127,25 @@ async fn running(call: &Call, p: Params, repo: PathBuf, head: String) -> Result<
     let ws = workspace.clone();
     let base = p.base.clone();
     let repeat = p.repeat.unwrap_or(1);
-    let timeout_file = Duration::from_secs(p.timeout_file_seconds.unwrap_or(TIMEOUTS_S.0));
+    let timeout_file = Duration::from_secs(p.timeout_file_seconds.unwrap_or(DEFAULT_TIMEOUTS_S.0));
     let report = call
         .blocking(
             "the revision run",
             move |cancel, progress| {
-                let req = RunRequest {
-                    plan: PlanRequest {
-                        repo: &repo,
-                        base: &base,
-                        head: &head,
-                        roots: None,
-                        max_files: DEFAULT_MAX_FILES,
-                    },
-                    workspace: &ws,
+                let req = RunRequest::profiled(
+                    &repo,
+                    &base,
+                    &head,
+                    &ws,
                     lake,
                     repeat,
-                    profile: true,
-                    timeout_file,
-                    timeout_build: Duration::from_secs(TIMEOUTS_S.1),
-                    timeout_total: Duration::from_secs(TIMEOUTS_S.2),
-                    thresholds: Thresholds::default(),
+                    (
+                        timeout_file,
+                        Duration::from_secs(DEFAULT_TIMEOUTS_S.1),
+                        Duration::from_secs(DEFAULT_TIMEOUTS_S.2),
+                    ),
                     cancel,
-                };
+                );
                 run(&req, &mut |m| progress(m.to_owned()))
             },
             Some,

@@ -19,13 +19,9 @@ use super::errors;
 use super::uri::{optional_path, path_or_uri};
 use crate::capture::project::find_lake;
 use crate::capture::{timestamp, PROJECT_DIR};
-use crate::revisions::plan::{PlanRequest, DEFAULT_MAX_FILES};
 use crate::revisions::profile::{diff_of_workspace, side_session};
-use crate::revisions::report::{Side, State, Thresholds};
-use crate::revisions::run::{run, RunRequest};
-
-/// `--timeout-file`, `--timeout-build`, `--timeout-total` by default.
-const TIMEOUTS_S: (u64, u64, u64) = (300, 900, 1800);
+use crate::revisions::report::{Side, State};
+use crate::revisions::run::{run, RunRequest, DEFAULT_TIMEOUTS_S};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -80,9 +76,21 @@ pub async fn compare_revisions(
         Some(0) => Err(errors::invalid_params(format!("{name} must be at least 1"))),
         v => Ok(Duration::from_secs(v.unwrap_or(default))),
     };
-    let timeout_file = seconds(p.timeout_file_seconds, TIMEOUTS_S.0, "timeoutFileSeconds")?;
-    let timeout_build = seconds(p.timeout_build_seconds, TIMEOUTS_S.1, "timeoutBuildSeconds")?;
-    let timeout_total = seconds(p.timeout_total_seconds, TIMEOUTS_S.2, "timeoutTotalSeconds")?;
+    let timeout_file = seconds(
+        p.timeout_file_seconds,
+        DEFAULT_TIMEOUTS_S.0,
+        "timeoutFileSeconds",
+    )?;
+    let timeout_build = seconds(
+        p.timeout_build_seconds,
+        DEFAULT_TIMEOUTS_S.1,
+        "timeoutBuildSeconds",
+    )?;
+    let timeout_total = seconds(
+        p.timeout_total_seconds,
+        DEFAULT_TIMEOUTS_S.2,
+        "timeoutTotalSeconds",
+    )?;
     let lake = optional_path(p.lake.as_deref(), "lake").map_err(errors::invalid_params)?;
     let lake = find_lake(
         lake.as_deref(),
@@ -129,24 +137,16 @@ pub async fn compare_revisions(
     let repeat = p.repeat.unwrap_or(1);
     let cancel_seen = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
-        let req = RunRequest {
-            plan: PlanRequest {
-                repo: &repo,
-                base: &base,
-                head: &head,
-                roots: None,
-                max_files: DEFAULT_MAX_FILES,
-            },
-            workspace: &ws,
+        let req = RunRequest::profiled(
+            &repo,
+            &base,
+            &head,
+            &ws,
             lake,
             repeat,
-            profile: true,
-            timeout_file,
-            timeout_build,
-            timeout_total,
-            thresholds: Thresholds::default(),
+            (timeout_file, timeout_build, timeout_total),
             cancel,
-        };
+        );
         run(&req, &mut |m| {
             let _ = tx.send(m.to_owned());
         })
