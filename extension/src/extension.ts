@@ -11,6 +11,7 @@ import { AnnotationController } from './annotations';
 import { ViewerHost } from './viewer';
 import { AnnotationSource, AnnotationsResult, METHODS } from './protocol';
 import { bumpNotNeededBelow, sidecarBinary } from './settings';
+import { registerMcpServer } from './mcp';
 import { StatusBar, showTrustHint } from './statusBar';
 import { CaptureHistory, LastCapture } from './history';
 import { SessionCapture } from './sessionCapture';
@@ -98,8 +99,10 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   context.subscriptions.push(followCursor(annotations, viewer));
   const onSave = new OnSaveProfiler(services);
   context.subscriptions.push(onSave);
+  const mcp = registerMcpServer(context);
+  if (mcp) context.subscriptions.push(mcp);
 
-  log(`leanscope extension ${context.extension?.packageJSON?.version ?? ''} active; sidecar ${sidecarBinary(context.extensionPath)}`);
+  log(`leanscope extension ${context.extension?.packageJSON?.version ?? ''} active; sidecar ${sidecarBinary(context.extensionPath)}; MCP server ${mcp ? 'registered' : 'not registered (this VS Code has no MCP API)'}`);
   return { sidecar, annotations, viewer, lastCapture: () => history.last, lastSession: () => history.lastSession, onSave };
 }
 

@@ -5,6 +5,7 @@ mod capture;
 mod commands;
 mod headroom;
 mod hot_spots;
+mod mcp;
 mod revisions;
 mod serve;
 mod session;
@@ -69,6 +70,8 @@ enum Command {
     Export(commands::export::Args),
     /// Answer JSON-RPC (LSP framing) on stdin/stdout: capture, open, annotations.
     Serve(commands::serve::Args),
+    /// Serve agents: a Model Context Protocol server on stdio (profile, query, compare tools).
+    Mcp(commands::mcp::Args),
     /// The slowest files, folders, declarations or tactics of a session or recording.
     Query(commands::query::Args),
     /// What kind of work dominates: hot spots by key (bottom-up table, call tree, callers).
@@ -92,6 +95,7 @@ fn main() -> ExitCode {
     if !matches!(
         cli.command,
         Command::Serve(_)
+            | Command::Mcp(_)
             | Command::View(_)
             | Command::Profile(_)
             | Command::Bench(_)
@@ -111,6 +115,7 @@ fn main() -> ExitCode {
         Command::Import(a) => commands::import::run(a),
         Command::Export(a) => commands::export::run(a),
         Command::Serve(a) => commands::serve::run(a),
+        Command::Mcp(a) => commands::mcp::run(a),
         Command::Query(a) => commands::query::run(a),
         Command::Top(a) => commands::top::run(a),
         Command::Headroom(a) => commands::headroom::run(a),

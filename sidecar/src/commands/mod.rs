@@ -7,6 +7,7 @@ pub mod headroom;
 pub mod import;
 pub mod info;
 pub mod inputs;
+pub mod mcp;
 pub mod profile;
 pub mod profile_session;
 pub mod publish;

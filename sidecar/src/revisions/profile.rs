@@ -51,6 +51,20 @@ pub fn sessions_of(dir: &Path) -> Option<(PathBuf, PathBuf)> {
         .then_some((base, head))
 }
 
+/// The diff view's document of a profiled workspace: the head session against the base
+/// session, as `leanscope view WORKSPACE` shows it (`leanscope/compareRevisions` and the MCP
+/// `revisions` tool answer it).
+pub fn diff_of_workspace(ws: &Path) -> Result<serde_json::Value, String> {
+    crate::commands::compare::diff_document(
+        &side_session(ws, Side::Base),
+        &side_session(ws, Side::Head),
+        Metric::TotalNs,
+        Tolerance::default(),
+        None,
+    )
+    .map_err(|e| format!("{e:#}"))
+}
+
 /// leanscope's own binary, which a profiled sample runs in the sandbox.
 pub fn leanscope_exe() -> Result<PathBuf, String> {
     std::env::current_exe().map_err(|e| format!("cannot find leanscope's own program: {e}"))

@@ -35,6 +35,17 @@ pub struct Thresholds {
     pub added_ms: u64,
 }
 
+/// The flagging rule's defaults (`revisions run` without `--flag-*`).
+impl Default for Thresholds {
+    fn default() -> Thresholds {
+        Thresholds {
+            ratio: DEFAULT_FLAG_RATIO,
+            min_increase_ms: DEFAULT_FLAG_MIN_INCREASE_MS,
+            added_ms: DEFAULT_FLAG_ADDED_MS,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {

@@ -24,6 +24,46 @@ use super::report::{
 use super::report::{MEASURE_NOTE, PROFILE_MEASURE_NOTE, REPORT_SCHEMA_VERSION};
 use super::sandbox::Sandbox;
 
+/// Per file, per build and in all, in seconds: the editor's and the MCP tool's defaults (as
+/// `revisions run`'s flags).
+pub const DEFAULT_TIMEOUTS_S: (u64, u64, u64) = (300, 900, 1800);
+
+impl<'a> RunRequest<'a> {
+    /// A profiled run of `head` against `base` in `repo` (the default roots and file limit,
+    /// the default flagging rule): what the editor's Compare Revisions and the MCP
+    /// `revisions` tool start. `timeouts`: per file, per build, in all.
+    #[allow(clippy::too_many_arguments)]
+    pub fn profiled(
+        repo: &'a Path,
+        base: &'a str,
+        head: &'a str,
+        workspace: &'a Path,
+        lake: PathBuf,
+        repeat: u64,
+        timeouts: (Duration, Duration, Duration),
+        cancel: crate::capture::CancelToken,
+    ) -> RunRequest<'a> {
+        RunRequest {
+            plan: super::plan::PlanRequest {
+                repo,
+                base,
+                head,
+                roots: None,
+                max_files: super::plan::DEFAULT_MAX_FILES,
+            },
+            workspace,
+            lake,
+            repeat,
+            profile: true,
+            timeout_file: timeouts.0,
+            timeout_build: timeouts.1,
+            timeout_total: timeouts.2,
+            thresholds: Thresholds::default(),
+            cancel,
+        }
+    }
+}
+
 /// What to run.
 pub struct RunRequest<'a> {
     pub plan: PlanRequest<'a>,

@@ -5,11 +5,10 @@
 //! answers its state, its workspace and, when complete, the diff view's
 //! document of the two sides' sessions.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use recording::compare::{Metric, Tolerance};
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::ProgressToken;
@@ -20,17 +19,9 @@ use super::errors;
 use super::uri::{optional_path, path_or_uri};
 use crate::capture::project::find_lake;
 use crate::capture::{timestamp, PROJECT_DIR};
-use crate::commands::compare::diff_document;
-use crate::revisions::plan::{PlanRequest, DEFAULT_MAX_FILES};
-use crate::revisions::profile::side_session;
-use crate::revisions::report::{
-    Side, State, Thresholds, DEFAULT_FLAG_ADDED_MS, DEFAULT_FLAG_MIN_INCREASE_MS,
-    DEFAULT_FLAG_RATIO,
-};
-use crate::revisions::run::{run, RunRequest};
-
-/// `--timeout-file`, `--timeout-build`, `--timeout-total` by default.
-const TIMEOUTS_S: (u64, u64, u64) = (300, 900, 1800);
+use crate::revisions::profile::{diff_of_workspace, side_session};
+use crate::revisions::report::{Side, State};
+use crate::revisions::run::{run, RunRequest, DEFAULT_TIMEOUTS_S};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -85,9 +76,21 @@ pub async fn compare_revisions(
         Some(0) => Err(errors::invalid_params(format!("{name} must be at least 1"))),
         v => Ok(Duration::from_secs(v.unwrap_or(default))),
     };
-    let timeout_file = seconds(p.timeout_file_seconds, TIMEOUTS_S.0, "timeoutFileSeconds")?;
-    let timeout_build = seconds(p.timeout_build_seconds, TIMEOUTS_S.1, "timeoutBuildSeconds")?;
-    let timeout_total = seconds(p.timeout_total_seconds, TIMEOUTS_S.2, "timeoutTotalSeconds")?;
+    let timeout_file = seconds(
+        p.timeout_file_seconds,
+        DEFAULT_TIMEOUTS_S.0,
+        "timeoutFileSeconds",
+    )?;
+    let timeout_build = seconds(
+        p.timeout_build_seconds,
+        DEFAULT_TIMEOUTS_S.1,
+        "timeoutBuildSeconds",
+    )?;
+    let timeout_total = seconds(
+        p.timeout_total_seconds,
+        DEFAULT_TIMEOUTS_S.2,
+        "timeoutTotalSeconds",
+    )?;
     let lake = optional_path(p.lake.as_deref(), "lake").map_err(errors::invalid_params)?;
     let lake = find_lake(
         lake.as_deref(),
@@ -134,28 +137,16 @@ pub async fn compare_revisions(
     let repeat = p.repeat.unwrap_or(1);
     let cancel_seen = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
-        let req = RunRequest {
-            plan: PlanRequest {
-                repo: &repo,
-                base: &base,
-                head: &head,
-                roots: None,
-                max_files: DEFAULT_MAX_FILES,
-            },
-            workspace: &ws,
+        let req = RunRequest::profiled(
+            &repo,
+            &base,
+            &head,
+            &ws,
             lake,
             repeat,
-            profile: true,
-            timeout_file,
-            timeout_build,
-            timeout_total,
-            thresholds: Thresholds {
-                ratio: DEFAULT_FLAG_RATIO,
-                min_increase_ms: DEFAULT_FLAG_MIN_INCREASE_MS,
-                added_ms: DEFAULT_FLAG_ADDED_MS,
-            },
+            (timeout_file, timeout_build, timeout_total),
             cancel,
-        };
+        );
         run(&req, &mut |m| {
             let _ = tx.send(m.to_owned());
         })
@@ -180,7 +171,7 @@ pub async fn compare_revisions(
     }
     let complete = report.state == State::Complete;
     let diff = if complete {
-        Some(diff_of(&workspace).map_err(errors::cannot_compare)?)
+        Some(diff_of_workspace(&workspace).map_err(errors::cannot_compare)?)
     } else {
         None
     };
@@ -204,17 +195,4 @@ pub async fn compare_revisions(
         error: report.error,
         diff,
     })
-}
-
-/// The diff view's document of a profiled workspace: the head session
-/// against the base session, as `leanscope view WORKSPACE` shows it.
-fn diff_of(ws: &Path) -> std::result::Result<serde_json::Value, String> {
-    diff_document(
-        &side_session(ws, Side::Base),
-        &side_session(ws, Side::Head),
-        Metric::TotalNs,
-        Tolerance::default(),
-        None,
-    )
-    .map_err(|e| format!("{e:#}"))
 }

@@ -14,7 +14,7 @@
 mod http;
 mod page;
 mod ranges;
-mod route;
+pub(crate) mod route;
 
 use std::io::{Read, Write};
 use std::sync::Arc;

@@ -208,7 +208,8 @@ pub fn safe_segments(path: &str) -> Result<Vec<String>, &'static str> {
     Ok(out)
 }
 
-fn percent_decode(s: &str) -> Option<String> {
+/// `%XX` escapes decoded; `None` for a bad escape or text that is not UTF-8 (URL paths here, `leanscope://` resource URIs in `mcp/resources.rs`).
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -1,0 +1,204 @@
+//! Capturing a Lean file for a tool: `leanscope profile FILE`'s capture
+//! (`crate::capture::capture_file`) on a blocking thread, with MCP progress and
+//! cancellation, and its failures said as what to do next.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use recording::Measure;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::call::Call;
+use super::ToolError;
+use crate::capture::process::RunError;
+use crate::capture::project::ProjectError;
+use crate::capture::{
+    capture_file, default_threshold, CaptureError, CaptureRequest, CaptureResult, Progress,
+    RunOptions,
+};
+
+/// What Lean measures each step by.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MeasureArg {
+    /// The clock (the default).
+    #[default]
+    Time,
+    /// Lean's heartbeats (`trace.profiler.useHeartbeats`): the same on every machine and run.
+    Heartbeats,
+}
+
+impl From<MeasureArg> for Measure {
+    fn from(m: MeasureArg) -> Measure {
+        match m {
+            MeasureArg::Time => Measure::Time,
+            MeasureArg::Heartbeats => Measure::Heartbeats,
+        }
+    }
+}
+
+/// The arguments `profile_file` and `profile_declaration` share.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureArgs {
+    /// The Lean file: an absolute path, or relative to the server's root folder.
+    pub file: String,
+    /// `time` (default) or `heartbeats`.
+    #[serde(default)]
+    pub measure: MeasureArg,
+    /// Steps below this are not recorded: milliseconds (default 10), or heartbeats with
+    /// measure `heartbeats` (default 1000000).
+    pub threshold: Option<u64>,
+    /// Rows of each list (default 10, at most 200).
+    pub limit: Option<usize>,
+    /// The project's lake (default: `--lake`, then lake on PATH, then ~/.elan/bin/lake).
+    pub lake: Option<String>,
+    /// Stop Lean after this many seconds.
+    pub timeout_seconds: Option<u64>,
+}
+
+/// How to capture, as the tools take it.
+pub struct How {
+    pub measure: Measure,
+    pub threshold: Option<u64>,
+    pub lake: Option<String>,
+    pub timeout_seconds: Option<u64>,
+}
+
+impl CaptureArgs {
+    /// The row limit, checked, and how to capture.
+    pub fn how(&self) -> Result<(usize, How), ToolError> {
+        let limit = super::bounds::limit(self.limit).map_err(ToolError::new)?;
+        Ok((
+            limit,
+            How {
+                measure: self.measure.into(),
+                threshold: self.threshold,
+                lake: self.lake.clone(),
+                timeout_seconds: self.timeout_seconds,
+            },
+        ))
+    }
+}
+
+/// The largest `timeoutSeconds`.
+pub const MAX_TIMEOUT_SECONDS: u64 = 24 * 3600;
+
+/// The Lean file and the request, checked before Lean runs.
+pub fn request(call: &Call, file: &str, how: &How) -> Result<CaptureRequest, ToolError> {
+    let path = call.state.path(file);
+    if path.extension().is_none_or(|x| x != "lean") {
+        return Err(ToolError::new(format!(
+            "{} is not a .lean file: give the path of a Lean source file (relative paths are under {})",
+            path.display(),
+            call.state.root.display()
+        )));
+    }
+    if !path.is_file() {
+        return Err(ToolError::new(format!(
+            "{} does not exist: give the path of a Lean source file (relative paths are under {})",
+            path.display(),
+            call.state.root.display()
+        )));
+    }
+    if let Some(t) = how.timeout_seconds {
+        if !(1..=MAX_TIMEOUT_SECONDS).contains(&t) {
+            return Err(ToolError::new(format!(
+                "timeoutSeconds {t} is out of range: give 1 to {MAX_TIMEOUT_SECONDS}"
+            )));
+        }
+    }
+    let lake = match &how.lake {
+        None => call.state.lake.clone(),
+        Some(l) => {
+            let p = call.state.path(l);
+            if !p.is_file() {
+                return Err(ToolError::new(format!(
+                    "lake {} does not exist: give the path of the project's lake (for example ~/.elan/bin/lake), or leave lake out to use the one on PATH",
+                    p.display()
+                )));
+            }
+            Some(p)
+        }
+    };
+    Ok(CaptureRequest {
+        file: path,
+        output: None,
+        threshold: how.threshold.unwrap_or(default_threshold(how.measure)),
+        measure: how.measure,
+        lake,
+        publish: recording::Publish::Atomic,
+    })
+}
+
+/// Captures the file; progress goes to the client.
+pub async fn run(
+    call: &Call,
+    req: CaptureRequest,
+    timeout_seconds: Option<u64>,
+) -> Result<CaptureResult, ToolError> {
+    let file = req.file.clone();
+    call.progress(format!("Profiling {}", file.display())).await;
+    let result = call
+        .blocking(
+            "the capture",
+            move |cancel, report| {
+                let opts = RunOptions {
+                    timeout: timeout_seconds.map(Duration::from_secs),
+                    cancel,
+                    ..RunOptions::default()
+                };
+                let lines = opts.stdout_lines.clone();
+                let r = capture_file(&req, &opts, &mut |p| report(p));
+                // Cancelled after Lean finished: no recording may be left.
+                if let Ok(r) = &r {
+                    if opts.cancel.is_cancelled() {
+                        let _ = std::fs::remove_file(&r.recording);
+                    }
+                }
+                (r, lines.load(Ordering::Relaxed))
+            },
+            |p| {
+                Some(match p {
+                    Progress::Starting { module, lake } => {
+                        format!("Starting Lean on {module} (lake: {})", lake.display())
+                    }
+                    Progress::Running { messages } => {
+                        format!("Lean has reported {messages} messages")
+                    }
+                    Progress::Reading => "Lean finished; reading its output".into(),
+                    Progress::Writing { path } => format!("Writing {}", path.display()),
+                })
+            },
+        )
+        .await?;
+    let r = result.0.map_err(|e| failure(&file, e))?;
+    call.state.wrote(&r.recording);
+    Ok(r)
+}
+
+/// A capture's failure, with what to do.
+fn failure(file: &Path, e: CaptureError) -> ToolError {
+    let message = match &e {
+        CaptureError::Project(ProjectError::NoLake { looked }) => format!(
+            "no Lean toolchain: cannot find lake (looked for {looked}). Install Lean with elan (https://lean-lang.org/install), or pass lake: the path of the project's lake."
+        ),
+        CaptureError::Project(ProjectError::OutsideProject { .. }) => format!(
+            "{e}. Give a file inside a Lake project (a folder with lean-toolchain and a lakefile)."
+        ),
+        CaptureError::Run(RunError::TimedOut(s)) => format!(
+            "Lean did not finish {} within {s} s and was stopped. Give a larger timeoutSeconds.",
+            file.display()
+        ),
+        CaptureError::Run(RunError::Spawn { .. }) => format!(
+            "{e}. Check that the toolchain is installed (`lake --version` in the project), or pass lake."
+        ),
+        CaptureError::LeanFailed { .. } => format!(
+            "{e}\nCheck that the project builds (`lake build`) and that the file's imports are built."
+        ),
+        _ => format!("profiling {} failed: {e}", file.display()),
+    };
+    ToolError::new(message)
+}
