@@ -5,10 +5,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::capture::project::find_lake;
 use crate::exit;
+use crate::revisions::job_summary::{self, Outcome};
 use crate::revisions::plan::{plan, Plan, PlanRequest, DEFAULT_MAX_FILES};
 use crate::revisions::report::{
     markdown, State, Thresholds, DEFAULT_FLAG_ADDED_MS, DEFAULT_FLAG_MIN_INCREASE_MS,
@@ -87,6 +88,15 @@ pub struct RunArgs {
     /// Exit 1 when a file is flagged (flags are advisory otherwise).
     #[arg(long)]
     fail_on_flag: bool,
+    /// Append the job summary (Markdown: regressions first, details per
+    /// file, the rule) to FILE, whatever the outcome, also when nothing
+    /// was measured; for CI (GitHub Actions: $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// Append `state=`, `regressions=` and `report=` lines to FILE (GitHub
+    /// Actions: $GITHUB_OUTPUT), whatever the outcome.
+    #[arg(long, value_name = "FILE")]
+    outputs: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -126,17 +136,44 @@ impl Revs {
 pub fn run(args: Args) -> Result<u8> {
     match args.command {
         Sub::Plan(a) => run_plan(a),
-        Sub::Run(a) => run_run(a),
+        Sub::Run(a) => run_run(&a),
     }
 }
 
-fn run_run(a: RunArgs) -> Result<u8> {
+/// Says that nothing was measured, and why, on stderr and in the CI files.
+fn not_run(a: &RunArgs, reason: &str, code: u8) -> Result<u8> {
+    eprintln!("leanscope: error: {reason}");
+    write_ci_files(a, &Outcome::NotRun { reason })?;
+    Ok(code)
+}
+
+/// Appends the job summary and the outputs, when asked for.
+fn write_ci_files(a: &RunArgs, outcome: &Outcome) -> Result<()> {
+    let report = a.workspace.join("report.json");
+    for (file, text) in [
+        (&a.summary, job_summary::summary(outcome)),
+        (&a.outputs, job_summary::outputs(outcome, &report)),
+    ] {
+        if let Some(file) = file {
+            append(file, &text).with_context(|| format!("appending to {}", file.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn append(file: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)?;
+    f.write_all(text.as_bytes())
+}
+
+fn run_run(a: &RunArgs) -> Result<u8> {
     if !(a.flag_ratio.is_finite() && a.flag_ratio >= 1.0) {
-        eprintln!(
-            "leanscope: error: --flag-ratio {} must be a number ≥ 1",
-            a.flag_ratio
-        );
-        return Ok(exit::USAGE);
+        let reason = format!("--flag-ratio {} must be a number ≥ 1", a.flag_ratio);
+        return not_run(a, &reason, exit::USAGE);
     }
     let lake = match find_lake(
         a.lake.as_deref(),
@@ -144,10 +181,7 @@ fn run_run(a: RunArgs) -> Result<u8> {
         std::env::var_os("HOME").map(PathBuf::from).as_deref(),
     ) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("leanscope: error: {e}");
-            return Ok(exit::CAPTURE_FAILED);
-        }
+        Err(e) => return not_run(a, &e.to_string(), exit::CAPTURE_FAILED),
     };
     let req = RunRequest {
         plan: a.revs.request(),
@@ -171,12 +205,10 @@ fn run_run(a: RunArgs) -> Result<u8> {
     }
     let report = match run_revisions(&req, &mut |m| eprintln!("leanscope: {m}")) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("leanscope: error: {e}");
-            return Ok(exit::USAGE);
-        }
+        Err(e) => return not_run(a, &e.to_string(), exit::USAGE),
     };
     print!("{}", markdown(&report));
+    write_ci_files(a, &Outcome::Report(&report))?;
     Ok(match report.state {
         State::Error => {
             eprintln!(

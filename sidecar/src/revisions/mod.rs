@@ -3,9 +3,11 @@
 //! Git's plumbing output; `roots` decides which files are the library's);
 //! `run` measures both sides: `materialize` writes each side's tree from
 //! blobs, `sandbox` confines every Lean process (bubblewrap), `measure`
-//! runs it under GNU time, `report` compares and flags.
+//! runs it under GNU time, `report` compares and flags, `job_summary`
+//! says it on a CI run's page.
 
 pub mod git;
+pub mod job_summary;
 pub mod materialize;
 pub mod measure;
 pub mod plan;

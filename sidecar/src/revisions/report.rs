@@ -328,7 +328,8 @@ pub fn compare(plan: &Plan, samples: &[Sample], t: &Thresholds) -> Vec<FileRepor
         .collect()
 }
 
-fn secs(ms: u64) -> String {
+/// CPU milliseconds as seconds with two decimals (`12.34`).
+pub(super) fn secs(ms: u64) -> String {
     format!("{}.{:02}", ms / 1000, (ms % 1000) / 10)
 }
 
@@ -372,13 +373,7 @@ pub fn markdown(r: &Report) -> String {
                 .filter_map(|x| x.as_ref().map(|x| x.spread_cpu_ms))
                 .max()
                 .unwrap_or(0);
-            let change = f.change_cpu_ms.map_or("—".into(), |c| {
-                format!(
-                    "{}{}",
-                    if c < 0 { "−" } else { "+" },
-                    secs(c.unsigned_abs())
-                )
-            });
+            let change = f.change_cpu_ms.map_or("—".into(), signed_secs);
             let flag = if f.flagged {
                 "**flagged**"
             } else if f.noise {
@@ -402,8 +397,43 @@ pub fn markdown(r: &Report) -> String {
         }
         s.push('\n');
     }
-    s.push_str(&format!(
-        "Flags: a modified file when head ≥ {:.2}× base and ≥ +{} CPU s; an added file at ≥ {} CPU s; removed files never{}.\n\n",
+    s.push_str(&flag_rule(r));
+    s.push_str("\n\n");
+    if let Some(p) = &r.profile {
+        profile_markdown(&mut s, p);
+    }
+    s.push_str(&format!("Measurement: {}\n", r.measure_note));
+    s
+}
+
+/// A change of CPU milliseconds as signed seconds (`+1.20`, `−0.05`).
+pub(super) fn signed_secs(c: i64) -> String {
+    format!("{}{}", sign(c), secs(c.unsigned_abs()))
+}
+
+/// Nanoseconds as milliseconds with one decimal.
+pub(super) fn ms_of_ns(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1e6)
+}
+
+/// A change in nanoseconds as signed milliseconds (`+3.5`, `−0.2`).
+pub(super) fn signed_ms_of_ns(c: i64) -> String {
+    format!("{}{}", sign(c), ms_of_ns(c.unsigned_abs()))
+}
+
+fn sign(c: i64) -> &'static str {
+    if c < 0 {
+        "−"
+    } else {
+        "+"
+    }
+}
+
+/// When a file is flagged, and (with repeats) when a change is noise: one
+/// sentence, said in `report.md` and in the job summary.
+pub(super) fn flag_rule(r: &Report) -> String {
+    format!(
+        "Flags: a modified file when head ≥ {:.2}× base and ≥ +{} CPU s; an added file at ≥ {} CPU s; removed files never{}.",
         r.thresholds.ratio,
         secs(r.thresholds.min_increase_ms),
         secs(r.thresholds.added_ms),
@@ -412,12 +442,7 @@ pub fn markdown(r: &Report) -> String {
         } else {
             ""
         }
-    ));
-    if let Some(p) = &r.profile {
-        profile_markdown(&mut s, p);
-    }
-    s.push_str(&format!("Measurement: {}\n", r.measure_note));
-    s
+    )
 }
 
 /// Characters of a name shown in `report.md` (a tactic's text can be long).
@@ -425,7 +450,7 @@ const MARKDOWN_NAME_CHARS: usize = 60;
 
 /// A name as one line of a Markdown table cell: code, `|` escaped, new
 /// lines as spaces, cut to [`MARKDOWN_NAME_CHARS`].
-fn cell(name: &str) -> String {
+pub(super) fn cell(name: &str) -> String {
     let one_line: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut short: String = one_line.chars().take(MARKDOWN_NAME_CHARS).collect();
     if short.len() < one_line.len() {
@@ -439,8 +464,8 @@ fn cell(name: &str) -> String {
 const MARKDOWN_ROWS: usize = 20;
 
 fn profile_markdown(s: &mut String, p: &super::profile::ProfileDiff) {
-    let ms = |ns: u64| format!("{:.1}", ns as f64 / 1e6);
-    let change = |c: i64| format!("{}{}", if c < 0 { "−" } else { "+" }, ms(c.unsigned_abs()));
+    let ms = ms_of_ns;
+    let change = signed_ms_of_ns;
     for (title, d) in [("Declarations", &p.declarations), ("Tactics", &p.tactics)] {
         let c = &d.counts;
         s.push_str(&format!(
