@@ -119,9 +119,9 @@ class Project:
             "LEANSCOPE_FAKE_FIXTURES": str(REPO / "fixtures/lean-output"),
         }
 
-    def run(self, with_lake=True, **inputs):
+    def run(self, with_lake=True, event=None, **inputs):
         inputs = {"leanscope": str(LEANSCOPE), "repeat": "2", **SMALL_FLAGS, **inputs}
-        return run_action(self.repo, self.event(), inputs, env=self.env(with_lake))
+        return run_action(self.repo, event or self.event(), inputs, env=self.env(with_lake))
 
     def cleanup(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -246,6 +246,18 @@ class ActionTest(unittest.TestCase):
         job = p.run(with_lake=False)
         self.assertEqual(job.outputs["state"], "not_run", job.logs)
         self.assert_summary_says(job, "not measured", "lake")
+
+    def test_no_revisions_to_compare_says_so(self):
+        p = self.project({"Demo/Slow.lean": decls([("slow", 60)])})
+        event = p.event()
+        event["pull_request"]["base"]["sha"] = ""
+        job = p.run(event=event)
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "not_run")
+        self.assert_summary_says(job, "not measured", "give the base and head inputs")
+        # Given as inputs, they win over the event.
+        job = p.run(event=event, base="main", head="feature")
+        self.assertEqual(job.outputs["state"], "complete", job.logs)
 
 
 if __name__ == "__main__":
