@@ -14,7 +14,8 @@ use std::path::Path;
 
 use super::profile::{MatchedRow, OneSideRow, ProfileDiff};
 use super::report::{
-    cell, flag_rule, ms_of_ns, secs, signed_ms_of_ns, signed_secs, FileReport, Report, State,
+    cell, cpu_cell, flag_rule, ms_of_ns, ratio_cell, signed_ms_of_ns, signed_secs, verdict_cell,
+    FileReport, Report, State,
 };
 
 /// Declarations listed per flagged file in the regressions section.
@@ -142,25 +143,15 @@ fn report_summary(r: &Report) -> String {
 fn files_table(s: &mut String, files: &[&FileReport]) {
     s.push_str("| file | status | base CPU s | head CPU s | ratio | change CPU s | verdict |\n|---|---|---:|---:|---:|---:|---|\n");
     for f in files {
-        let cpu = |x: &Option<super::report::SideSummary>| {
-            x.as_ref().map_or("—".into(), |x| secs(x.median_cpu_ms))
-        };
-        let verdict = if f.flagged {
-            "**regression**"
-        } else if f.noise {
-            "noise"
-        } else {
-            "ok"
-        };
         s.push_str(&format!(
             "| `{}` | {} | {} | {} | {} | {} | {} |\n",
             f.path,
             f.status.as_str(),
-            cpu(&f.base),
-            cpu(&f.head),
-            f.ratio.map_or("—".into(), |x| format!("{x:.2}×")),
+            cpu_cell(&f.base),
+            cpu_cell(&f.head),
+            ratio_cell(f.ratio),
             f.change_cpu_ms.map_or("—".into(), signed_secs),
-            verdict
+            verdict_cell(f, "**regression**", "ok")
         ));
     }
     s.push('\n');

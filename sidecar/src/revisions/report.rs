@@ -362,9 +362,7 @@ pub fn markdown(r: &Report) -> String {
     if r.state == State::Complete {
         s.push_str("| file | status | base CPU s | head CPU s | base wall s | head wall s | ratio | change CPU s | spread s | flag |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for f in &r.files {
-            let cpu = |x: &Option<SideSummary>| {
-                x.as_ref().map_or("—".into(), |x| secs(x.median_cpu_ms))
-            };
+            let cpu = cpu_cell;
             let wall = |x: &Option<SideSummary>| {
                 x.as_ref().map_or("—".into(), |x| secs(x.median_wall_ms))
             };
@@ -374,13 +372,7 @@ pub fn markdown(r: &Report) -> String {
                 .max()
                 .unwrap_or(0);
             let change = f.change_cpu_ms.map_or("—".into(), signed_secs);
-            let flag = if f.flagged {
-                "**flagged**"
-            } else if f.noise {
-                "noise"
-            } else {
-                ""
-            };
+            let flag = verdict_cell(f, "**flagged**", "");
             s.push_str(&format!(
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 f.path,
@@ -389,7 +381,7 @@ pub fn markdown(r: &Report) -> String {
                 cpu(&f.head),
                 wall(&f.base),
                 wall(&f.head),
-                f.ratio.map_or("—".into(), |x| format!("{x:.2}×")),
+                ratio_cell(f.ratio),
                 change,
                 secs(spread),
                 flag
@@ -404,6 +396,32 @@ pub fn markdown(r: &Report) -> String {
     }
     s.push_str(&format!("Measurement: {}\n", r.measure_note));
     s
+}
+
+/// A side's median CPU seconds, `—` for a side without the file.
+pub(super) fn cpu_cell(side: &Option<SideSummary>) -> String {
+    side.as_ref().map_or("—".into(), |x| secs(x.median_cpu_ms))
+}
+
+/// What came of a file: `flagged` when it is, `noise` when its change is
+/// within the noise, else `plain`.
+pub(super) fn verdict_cell(
+    f: &FileReport,
+    flagged: &'static str,
+    plain: &'static str,
+) -> &'static str {
+    if f.flagged {
+        flagged
+    } else if f.noise {
+        "noise"
+    } else {
+        plain
+    }
+}
+
+/// head / base as `1.25×`, `—` without a ratio.
+pub(super) fn ratio_cell(ratio: Option<f64>) -> String {
+    ratio.map_or("—".into(), |x| format!("{x:.2}×"))
 }
 
 /// A change of CPU milliseconds as signed seconds (`+1.20`, `−0.05`).
