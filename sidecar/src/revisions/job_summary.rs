@@ -78,8 +78,13 @@ fn short(c: &str) -> String {
 }
 
 fn report_summary(r: &Report) -> String {
+    let part = match (&r.shard, r.merged_runs.len()) {
+        (Some(spec), _) => format!(" (shard {} of {}: its files only)", spec.index, spec.count),
+        (None, n) if n > 0 => format!(" ({n} shards merged)"),
+        _ => String::new(),
+    };
     let mut s = format!(
-        "## leanscope: base {} → head {}\n\n",
+        "## leanscope: base {} → head {}{part}\n\n",
         short(&r.revisions.merge_base),
         short(&r.revisions.head)
     );

@@ -14,6 +14,7 @@
 
 use recording::compare::noise::{self, Rule};
 use recording::compare::Tolerance;
+use recording::session::shard::ShardSpec;
 use serde::{Deserialize, Serialize};
 
 use super::measure::Counters;
@@ -136,6 +137,14 @@ pub struct Report {
     /// With `--profile` and a complete run: the per-declaration and
     /// per-tactic diff of the two sides' sessions.
     pub profile: Option<super::profile::ProfileDiff>,
+    /// A shard's run (`--shard K/N`): it measured shard K of the plan's
+    /// files only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardSpec>,
+    /// A merged run (`revisions merge`): the shards' run ids, in shard
+    /// order (each sample keeps its shard's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_runs: Vec<String>,
 }
 
 /// What GNU time measures, said in every report.

@@ -40,6 +40,8 @@ pub struct RunRequest<'a> {
     /// Set to stop the run: the running sample is stopped and the report
     /// says `error` (cancelled).
     pub cancel: crate::capture::CancelToken,
+    /// Measure only this shard of the plan's files (`--shard K/N`).
+    pub shard: Option<recording::session::shard::ShardSpec>,
 }
 
 /// Why a run could not start (nothing measured; the workspace may hold
@@ -114,6 +116,13 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
         error: None,
         flagged: 0,
         profile: None,
+        shard: req.shard,
+        merged_runs: Vec::new(),
+    };
+    // A shard measures its files of the plan; plan.json is the whole plan.
+    let plan = match req.shard {
+        Some(spec) => super::shard::files_of(&plan, spec),
+        None => plan,
     };
     if plan.files.is_empty() {
         report.state = State::NoChanges;
@@ -319,7 +328,7 @@ fn absolute(lake: &Path) -> Result<PathBuf, String> {
 
 /// A fresh id: SHA-256 of the plan digest, the time and the process id,
 /// 16 hex digits.
-fn run_id(plan: &Plan) -> String {
+pub(super) fn run_id(plan: &Plan) -> String {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -327,7 +336,7 @@ fn run_id(plan: &Plan) -> String {
     recording::sha256_hex(seed.as_bytes())[..16].to_owned()
 }
 
-fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), RunError> {
+pub(super) fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), RunError> {
     let text = serde_json::to_string_pretty(v).map_err(|e| RunError::Write {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
@@ -335,7 +344,7 @@ fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), RunError> {
     write_text(path, &(text + "\n"))
 }
 
-fn write_text(path: &Path, text: &str) -> Result<(), RunError> {
+pub(super) fn write_text(path: &Path, text: &str) -> Result<(), RunError> {
     use std::io::Write;
     let err = |source| RunError::Write {
         path: path.to_path_buf(),

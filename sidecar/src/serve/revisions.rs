@@ -135,6 +135,7 @@ pub async fn compare_revisions(
     let cancel_seen = cancel.clone();
     let task = tokio::task::spawn_blocking(move || {
         let req = RunRequest {
+            shard: None,
             plan: PlanRequest {
                 repo: &repo,
                 base: &base,
