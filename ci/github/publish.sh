@@ -2,7 +2,8 @@
 # The action's third step: publish the viewer (`leanscope publish`, the head
 # session with the base as its baseline: the Diff tab) and list what the
 # artifact holds (output `files`, one path a line): the reports, both
-# sessions, the site. Not the two source trees, nor raw/ beyond the reports.
+# sessions, the site and raw/ (each sample's counters, output and recording:
+# what `revisions merge` of a shard needs). Not the two source trees.
 set -euo pipefail
 
 if [ -z "${WORKSPACE:-}" ]; then
@@ -10,13 +11,20 @@ if [ -z "${WORKSPACE:-}" ]; then
   exit 0
 fi
 files=()
-for f in report.json report.md plan.json; do
-  [ -f "$WORKSPACE/$f" ] && files+=("$WORKSPACE/$f")
+for f in report.json report.md plan.json raw; do
+  [ -e "$WORKSPACE/$f" ] && files+=("$WORKSPACE/$f")
 done
 if [ -d "$WORKSPACE/profiles/head" ] && [ -d "$WORKSPACE/profiles/base" ]; then
-  "$LEANSCOPE" publish "$WORKSPACE/profiles/head" --baseline "$WORKSPACE/profiles/base" \
-    -o "$WORKSPACE/site"
-  files+=("$WORKSPACE/profiles" "$WORKSPACE/site")
+  files+=("$WORKSPACE/profiles")
+  # A side without files (a change that only adds, or only removes, files)
+  # cannot be a baseline: then the head alone, else no site.
+  if "$LEANSCOPE" publish "$WORKSPACE/profiles/head" --baseline "$WORKSPACE/profiles/base" \
+    -o "$WORKSPACE/site" \
+    || "$LEANSCOPE" publish "$WORKSPACE/profiles/head" -o "$WORKSPACE/site"; then
+    files+=("$WORKSPACE/site")
+  else
+    echo "::warning::leanscope published no viewer site (see the log above)"
+  fi
 fi
 {
   echo "files<<LEANSCOPE_FILES_END"

@@ -644,3 +644,37 @@ fn profile_diffs_declarations_and_tactics_and_view_opens_the_diff() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("made without --profile"), "{err}");
 }
+
+#[test]
+fn a_change_that_only_adds_or_only_removes_files_is_profiled() {
+    for (what, remove) in [("adds", false), ("removes", true)] {
+        let r = Repo::new();
+        r.write("lakefile.toml", LAKEFILE);
+        r.write("lean-toolchain", "leanprover/lean4:v4.18.0\n");
+        r.write("Demo/Keep.lean", &cost(20));
+        if remove {
+            r.write("Demo/Gone.lean", &decls(&[("gone", 30)], &[]));
+        }
+        r.commit("base");
+        r.git(&["checkout", "-q", "-b", "feature"]);
+        if remove {
+            std::fs::remove_file(r.path.join("Demo/Gone.lean")).unwrap();
+        } else {
+            r.write("Demo/N.lean", &decls(&[("fresh", 30)], &[]));
+        }
+        r.commit("feature");
+        let t = toolchain_dir();
+        let ws = r.dir.path().join("ws");
+        let rep = run_ok(&r, &t, &ws, &["--profile"]);
+        assert_eq!(rep["state"], "complete", "{what}: {rep}");
+        let d = &rep["profile"]["declarations"];
+        if remove {
+            assert_eq!(
+                row(d, "removed", "Demo/Gone.lean", "gone")["ns"],
+                30_000_000
+            );
+        } else {
+            assert_eq!(row(d, "new", "Demo/N.lean", "fresh")["ns"], 30_000_000);
+        }
+    }
+}

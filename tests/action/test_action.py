@@ -247,6 +247,43 @@ class ActionTest(unittest.TestCase):
         self.assertEqual(job.outputs["state"], "not_run", job.logs)
         self.assert_summary_says(job, "not measured", "lake")
 
+    def test_a_matrix_of_shards_merges_into_one_report(self):
+        p = self.project(
+            {
+                "Demo/Slow.lean": decls([("slow", 700), ("same", 30)]),
+                "Demo/Fresh.lean": decls([("fresh", 20)]),
+                "Demo/Other.lean": decls([("other", 20)]),
+            }
+        )
+        downloads = p.tmp / "downloads"
+        for k in [1, 2]:
+            job = p.run(**{"shard-index": str(k), "shard-count": "2"})
+            self.assertTrue(job.ok, job.logs)
+            self.assertIn(f"(shard {k} of 2: its files only)", render(job.summary))
+            # What download-artifact lays out: one folder per artifact,
+            # holding the paths uploaded, relative to the workspace.
+            dest = downloads / f"leanscope-revisions-{k}"
+            dest.mkdir(parents=True)
+            for f in map(Path, job.artifact):
+                copy = shutil.copytree if f.is_dir() else shutil.copy
+                copy(f, dest / f.name)
+        job = p.run(**{"merge-from": str(downloads)})
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "complete", job.logs)
+        self.assertEqual(job.outputs["regressions"], "1")
+        html = render(job.summary)
+        self.assertIn("(2 shards merged)", html)
+        self.assertIn("All 3 measured files", html)
+        self.assertRegex(html, r"(?s)Declarations of <code>Demo/Slow.lean</code>.*?<code>slow</code>")
+        names = {Path(f).name for f in job.artifact}
+        self.assertTrue({"report.json", "profiles", "site"} <= names, job.artifact)
+        # A shard missing: the merge says which, and the job fails only when asked.
+        shutil.rmtree(downloads / "leanscope-revisions-2")
+        job = p.run(**{"merge-from": str(downloads)})
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "not_run")
+        self.assert_summary_says(job, "shards missing: 2 of 2")
+
     def test_no_revisions_to_compare_says_so(self):
         p = self.project({"Demo/Slow.lean": decls([("slow", 60)])})
         event = p.event()
