@@ -8,6 +8,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 workflows=(
   docs/recipes/github-action-pull-request.yml
+  docs/recipes/github-action-pull-request-sharded.yml
   docs/recipes/github-actions.yml
   tests/action/uses-the-action.yml
 )
