@@ -10,28 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::git_repo::Repo;
+use common::revisions::{decls, report, FLAGS, LAKEFILE};
 use common::toolchain_dir::{toolchain_dir, Toolchain};
 use serde_json::Value;
-
-const LAKEFILE: &str =
-    "name = \"demo\"\ndefaultTargets = [\"Demo\"]\n\n[[lean_lib]]\nname = \"Demo\"\n";
-const FLAGS: [&str; 6] = [
-    "--flag-ratio",
-    "1.5",
-    "--flag-min-increase-ms",
-    "200",
-    "--flag-added-ms",
-    "250",
-];
-
-fn decls(theorems: &[(&str, u64)]) -> String {
-    theorems
-        .iter()
-        .map(|(n, ms)| {
-            format!("theorem {n} : True := by\n  trivial -- leanscope-fake: cost {ms}ms\n\n")
-        })
-        .collect()
-}
 
 /// Five changed files: A slower (flagged), B, C, D the same, N new.
 fn project() -> Repo {
@@ -39,18 +20,21 @@ fn project() -> Repo {
     r.write("lakefile.toml", LAKEFILE);
     r.write("lean-toolchain", "leanprover/lean4:v4.18.0\n");
     for (f, ms) in [("A", 30), ("B", 20), ("C", 20), ("D", 20)] {
-        r.write(&format!("Demo/{f}.lean"), &decls(&[(&format!("t{f}"), ms)]));
+        r.write(
+            &format!("Demo/{f}.lean"),
+            &decls(&[(&format!("t{f}"), ms)], &[]),
+        );
     }
     r.commit("base");
     r.git(&["checkout", "-q", "-b", "feature"]);
-    r.write("Demo/A.lean", &decls(&[("tA", 500)]));
+    r.write("Demo/A.lean", &decls(&[("tA", 500)], &[]));
     for f in ["B", "C", "D"] {
         r.write(
             &format!("Demo/{f}.lean"),
-            &decls(&[(&format!("t{f}"), 20), (&format!("u{f}"), 10)]),
+            &decls(&[(&format!("t{f}"), 20), (&format!("u{f}"), 10)], &[]),
         );
     }
-    r.write("Demo/N.lean", &decls(&[("tN", 20)]));
+    r.write("Demo/N.lean", &decls(&[("tN", 20)], &[]));
     r.commit("feature");
     r
 }
@@ -96,20 +80,6 @@ fn merge(r: &Repo, t: &Toolchain, shards: &[&PathBuf], ws: &Path, extra: &[&str]
     args.extend(extra.iter().map(|s| s.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     leanscope(r, t, &args)
-}
-
-fn report(ws: &Path) -> Value {
-    let v: Value = serde_json::from_slice(&std::fs::read(ws.join("report.json")).unwrap()).unwrap();
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/revisions-report.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let errors: Vec<String> = jsonschema::draft202012::new(&schema)
-        .unwrap()
-        .iter_errors(&v)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
-    v
 }
 
 fn stderr(o: &Output) -> String {

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use leanscope::limits::MAX_REVISIONS_REPORT_BYTES;
 
 use super::plan::Plan;
-use super::profile;
 use super::report::{markdown, Report, State, REPORT_SCHEMA_VERSION};
 use super::run::{run_id, write_json, write_text};
 
@@ -154,25 +153,14 @@ pub fn merge(dirs: &[PathBuf], workspace: &Path) -> Result<Report, MergeError> {
     };
     write_json(&workspace.join("plan.json"), &plan).map_err(run_err)?;
     let first = &shards[0].report;
-    let mut report = Report {
-        schema_version: REPORT_SCHEMA_VERSION,
-        advisory: true,
-        state: State::Complete,
-        run_id: run_id(&plan),
-        plan_digest: plan.plan_digest.clone(),
-        revisions: first.revisions.clone(),
-        measure: first.measure.clone(),
-        measure_note: first.measure_note.clone(),
-        repeat: first.repeat,
-        thresholds: first.thresholds,
-        files: Vec::new(),
-        samples: Vec::new(),
-        error: None,
-        flagged: 0,
-        profile: None,
-        shard: None,
-        merged_runs: shards.iter().map(|s| s.report.run_id.clone()).collect(),
-    };
+    let mut report = Report::start(
+        &plan,
+        run_id(&plan),
+        first.measure_note.clone(),
+        first.repeat,
+        first.thresholds,
+    );
+    report.merged_runs = shards.iter().map(|s| s.report.run_id.clone()).collect();
     let failed: Vec<String> = shards
         .iter()
         .filter(|s| s.report.state == State::Error)
@@ -200,17 +188,7 @@ pub fn merge(dirs: &[PathBuf], workspace: &Path) -> Result<Report, MergeError> {
         report.flagged = report.files.iter().filter(|f| f.flagged).count() as u64;
         if shards.iter().any(|s| s.report.profile.is_some()) {
             copy_recordings(&shards, workspace)?;
-            match profile::write_sessions(workspace, &plan, &report.samples)
-                .and_then(|()| profile::diff(workspace))
-            {
-                Ok(d) => report.profile = Some(d),
-                Err(e) => {
-                    report.state = State::Error;
-                    report.error = Some(format!("the profile diff: {e}"));
-                    report.files.clear();
-                    report.flagged = 0;
-                }
-            }
+            report.add_profile(workspace, &plan);
         }
     }
     write_json(&workspace.join("report.json"), &report).map_err(run_err)?;

@@ -147,6 +147,58 @@ pub struct Report {
     pub merged_runs: Vec<String>,
 }
 
+impl Report {
+    /// A run's report before anything is measured: `complete`, no files,
+    /// no samples.
+    pub fn start(
+        plan: &Plan,
+        run_id: String,
+        measure_note: String,
+        repeat: u64,
+        thresholds: Thresholds,
+    ) -> Report {
+        Report {
+            schema_version: REPORT_SCHEMA_VERSION,
+            advisory: true,
+            state: State::Complete,
+            run_id,
+            plan_digest: plan.plan_digest.clone(),
+            revisions: Revisions {
+                base_tip: plan.base.commit.clone(),
+                merge_base: plan.merge_base.clone(),
+                head: plan.head.commit.clone(),
+            },
+            measure: "cpu_time".into(),
+            measure_note,
+            repeat,
+            thresholds,
+            files: Vec::new(),
+            samples: Vec::new(),
+            error: None,
+            flagged: 0,
+            profile: None,
+            shard: None,
+            merged_runs: Vec::new(),
+        }
+    }
+
+    /// With `--profile`: writes both sides' sessions from the samples'
+    /// recordings and adds their diff; a failure makes the run `error`.
+    pub fn add_profile(&mut self, ws: &std::path::Path, plan: &Plan) {
+        match super::profile::write_sessions(ws, plan, &self.samples)
+            .and_then(|()| super::profile::diff(ws))
+        {
+            Ok(d) => self.profile = Some(d),
+            Err(e) => {
+                self.state = State::Error;
+                self.error = Some(format!("the profile diff: {e}"));
+                self.files.clear();
+                self.flagged = 0;
+            }
+        }
+    }
+}
+
 /// What GNU time measures, said in every report.
 pub const MEASURE_NOTE: &str = "CPU time (user + system) of `lake env lean -j1 FILE` from GNU time, 10 ms resolution. One file at a time, base and head alternating; other load on the machine still disturbs CPU time.";
 /// The same with `--profile`.

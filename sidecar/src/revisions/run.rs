@@ -18,10 +18,8 @@ use super::materialize::materialize;
 use super::measure::{measure, Job, MeasureError};
 use super::plan::{plan, Plan, PlanRequest};
 use super::profile;
-use super::report::{
-    check_samples, compare, markdown, Report, Revisions, Sample, Side, State, Thresholds,
-};
-use super::report::{MEASURE_NOTE, PROFILE_MEASURE_NOTE, REPORT_SCHEMA_VERSION};
+use super::report::{check_samples, compare, markdown, Report, Sample, Side, State, Thresholds};
+use super::report::{MEASURE_NOTE, PROFILE_MEASURE_NOTE};
 use super::sandbox::Sandbox;
 
 /// What to run.
@@ -88,37 +86,17 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
             source,
         })?;
     write_json(&ws.join("plan.json"), &plan)?;
-    let mut report = Report {
-        schema_version: REPORT_SCHEMA_VERSION,
-        advisory: true,
-        state: State::Complete,
-        run_id: run_id(&plan),
-        plan_digest: plan.plan_digest.clone(),
-        revisions: Revisions {
-            base_tip: plan.base.commit.clone(),
-            merge_base: plan.merge_base.clone(),
-            head: plan.head.commit.clone(),
+    let note = format!(
+        "{} {}.",
+        if req.profile {
+            PROFILE_MEASURE_NOTE
+        } else {
+            MEASURE_NOTE
         },
-        measure: "cpu_time".into(),
-        measure_note: format!(
-            "{} {}.",
-            if req.profile {
-                PROFILE_MEASURE_NOTE
-            } else {
-                MEASURE_NOTE
-            },
-            super::measure::instructions_note()
-        ),
-        repeat: req.repeat,
-        thresholds: req.thresholds,
-        files: Vec::new(),
-        samples: Vec::new(),
-        error: None,
-        flagged: 0,
-        profile: None,
-        shard: req.shard,
-        merged_runs: Vec::new(),
-    };
+        super::measure::instructions_note()
+    );
+    let mut report = Report::start(&plan, run_id(&plan), note, req.repeat, req.thresholds);
+    report.shard = req.shard;
     // A shard measures its files of the plan; plan.json is the whole plan.
     let plan = match req.shard {
         Some(spec) => super::shard::files_of(&plan, spec),
@@ -136,17 +114,7 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
         report.flagged = report.files.iter().filter(|f| f.flagged).count() as u64;
         if req.profile {
             progress("writing the two sides' sessions and their diff");
-            match profile::write_sessions(&ws, &plan, &report.samples)
-                .and_then(|()| profile::diff(&ws))
-            {
-                Ok(d) => report.profile = Some(d),
-                Err(e) => {
-                    report.state = State::Error;
-                    report.error = Some(format!("the profile diff: {e}"));
-                    report.files.clear();
-                    report.flagged = 0;
-                }
-            }
+            report.add_profile(&ws, &plan);
         }
     }
     write_json(&ws.join("report.json"), &report)?;
