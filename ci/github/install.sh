@@ -34,5 +34,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# Every sample runs in a bubblewrap sandbox, which needs unprivileged user
+# namespaces (Ubuntu 24.04's AppArmor restricts them unless allowed).
+if ! /usr/bin/bwrap --unshare-user --ro-bind / / /bin/true 2>"$RUNNER_TEMP/bwrap-check.err"; then
+  echo "::error::bubblewrap cannot create its sandbox on this runner: $(head -c 300 "$RUNNER_TEMP/bwrap-check.err"). On Ubuntu 24.04 allow unprivileged user namespaces first: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+  exit 1
+fi
+
+echo "leanscope at $bin"
 "$bin" --version
 echo "leanscope=$bin" >>"$GITHUB_OUTPUT"

@@ -177,6 +177,10 @@ fn shards_merged_are_the_unsharded_run() {
     }
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.contains("(3 shards merged)"), "{md}");
+    let report_md = std::fs::read_to_string(merged.join("report.md")).unwrap();
+    assert!(report_md.contains("Merged from 3 shards"), "{report_md}");
+    let shard_md = std::fs::read_to_string(shards[0].join("report.md")).unwrap();
+    assert!(shard_md.contains("Shard 1 of 3"), "{shard_md}");
     assert!(md.contains("### Regressions: 1"), "{md}");
     // --fail-on-flag applies to the merged run.
     let again = dir.join("merged-2");

@@ -19,7 +19,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from runner import REPO, run_action
+from runner import REPO, run_action  # noqa: E402
 
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "debug"
 LEANSCOPE = TARGET / "leanscope"
@@ -207,7 +207,14 @@ class ActionTest(unittest.TestCase):
 
     def test_no_lean_change_is_a_no_changes_summary(self):
         p = self.project({"README.md": "docs only\n"})
-        job = p.run(**{"fail-on-regression": "true"})
+        # leanscope found on PATH, as on a runner that installed it.
+        on_path = p.tmp / "tools"
+        on_path.mkdir()
+        os.symlink(LEANSCOPE, on_path / "leanscope")
+        env = p.env()
+        env["PATH"] = f"{on_path}:{env['PATH']}"
+        job = run_action(p.repo, p.event(), {"leanscope": "", "fail-on-regression": "true"}, env=env)
+        self.assertIn(str(on_path / "leanscope"), job.logs)
         self.assertTrue(job.ok, job.logs)
         self.assertEqual(job.outputs["state"], "no_changes")
         self.assertEqual(job.outputs["regressions"], "0")

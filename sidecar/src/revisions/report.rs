@@ -415,6 +415,18 @@ pub fn markdown(r: &Report) -> String {
             String::new()
         }
     );
+    if let Some(spec) = r.shard {
+        s.push_str(&format!(
+            "Shard {} of {}: this run measured its files of the plan only.\n\n",
+            spec.index, spec.count
+        ));
+    } else if !r.merged_runs.is_empty() {
+        s.push_str(&format!(
+            "Merged from {} shards (runs {}).\n\n",
+            r.merged_runs.len(),
+            r.merged_runs.join(", ")
+        ));
+    }
     if let Some(e) = &r.error {
         s.push_str(&format!(
             "**Error:** {e}\n\nNo comparison is made from a partial run.\n\n"
