@@ -115,16 +115,18 @@ def read_outputs(path):
     return out
 
 
-def run_action(workspace, event, inputs=None, env=None, action_path=REPO):
+def run_action(workspace, event, inputs=None, env=None, action_path=REPO, temp_root=None):
     """Runs action.yml for `event` (a pull_request payload) in `workspace`
-    (the checked-out repository). `env` is the runner's environment."""
+    (the checked-out repository). `env` is the runner's environment; the
+    runner's own files (RUNNER_TEMP, the event, the summary, the outputs)
+    go to a new folder in `temp_root`."""
     action = yaml.safe_load((Path(action_path) / "action.yml").read_text())
     given = inputs or {}
     unknown = set(given) - set(action["inputs"])
     if unknown:
         raise ValueError(f"inputs the action does not declare: {unknown}")
     values = {k: str(given.get(k, v.get("default", ""))) for k, v in action["inputs"].items()}
-    home = Path(tempfile.mkdtemp(prefix="runner-"))
+    home = Path(tempfile.mkdtemp(prefix="runner-", dir=temp_root))
     temp = home / "temp"
     temp.mkdir()
     event_path = home / "event.json"

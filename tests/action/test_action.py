@@ -121,7 +121,9 @@ class Project:
 
     def run(self, with_lake=True, event=None, **inputs):
         inputs = {"leanscope": str(LEANSCOPE), "repeat": "2", **SMALL_FLAGS, **inputs}
-        return run_action(self.repo, event or self.event(), inputs, env=self.env(with_lake))
+        return run_action(
+            self.repo, event or self.event(), inputs, env=self.env(with_lake), temp_root=self.tmp
+        )
 
     def cleanup(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -213,7 +215,8 @@ class ActionTest(unittest.TestCase):
         os.symlink(LEANSCOPE, on_path / "leanscope")
         env = p.env()
         env["PATH"] = f"{on_path}:{env['PATH']}"
-        job = run_action(p.repo, p.event(), {"leanscope": "", "fail-on-regression": "true"}, env=env)
+        inputs = {"leanscope": "", "fail-on-regression": "true"}
+        job = run_action(p.repo, p.event(), inputs, env=env, temp_root=p.tmp)
         self.assertIn(str(on_path / "leanscope"), job.logs)
         self.assertTrue(job.ok, job.logs)
         self.assertEqual(job.outputs["state"], "no_changes")
