@@ -224,6 +224,10 @@ pub const MAX_SMALL_OUTPUT: u64 = 64 * 1024;
 /// The largest `lakefile.toml` read (bytes).
 pub const MAX_LAKEFILE_BYTES: u64 = 1024 * 1024;
 
+/// The largest `report.json` or `plan.json` `revisions merge` reads (bytes): a run's samples
+/// are at most 100 repeats × 2 sides of a plan's files.
+pub const MAX_REVISIONS_REPORT_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Rows listed per list of a revisions diff; the others are only counted.
 pub const MAX_LISTED: usize = 200;
 

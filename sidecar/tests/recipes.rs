@@ -163,7 +163,19 @@ fn the_github_actions_workflow_is_well_formed() {
     }
     expect_all(name, &seen, &["profile", "session merge", "publish"]);
     assert!(runs.contains("lake build") && runs.contains("lake exe cache get"));
-    assert!(runs.contains("--shard ${{ matrix.shard }}/${{ strategy.job-total }}"));
+    // The shard reaches the script through the environment (no template
+    // expanded into a shell script: zizmor's template-injection rule).
+    let shard_env = profile["steps"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .find_map(|s| s.get("env").and_then(|e| e.get("SHARD")))
+        .and_then(Value::as_str);
+    assert_eq!(
+        shard_env,
+        Some("${{ matrix.shard }}/${{ strategy.job-total }}")
+    );
+    assert!(runs.contains("--shard \"$SHARD\""));
     for u in [
         "actions/checkout",
         "actions/upload-artifact",

@@ -9,11 +9,9 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::git_repo::Repo;
+use common::revisions::{decls, report, FLAGS, LAKEFILE};
 use common::toolchain_dir::{toolchain_dir, Toolchain};
 use serde_json::Value;
-
-const LAKEFILE: &str =
-    "name = \"demo\"\ndefaultTargets = [\"Demo\"]\n\n[[lean_lib]]\nname = \"Demo\"\n";
 
 fn cost(ms: u64) -> String {
     format!("theorem t : True := by\n  trivial -- leanscope-fake: cost {ms}ms\n")
@@ -70,20 +68,6 @@ fn run_at(r: &Repo, repo: &Path, t: &Toolchain, ws: &Path, extra: &[&str]) -> Ou
     c.output().unwrap()
 }
 
-fn report(ws: &Path) -> Value {
-    let v: Value = serde_json::from_slice(&std::fs::read(ws.join("report.json")).unwrap()).unwrap();
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/revisions-report.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let errors: Vec<String> = jsonschema::draft202012::new(&schema)
-        .unwrap()
-        .iter_errors(&v)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
-    v
-}
-
 fn file<'a>(rep: &'a Value, path: &str) -> &'a Value {
     rep["files"]
         .as_array()
@@ -92,15 +76,6 @@ fn file<'a>(rep: &'a Value, path: &str) -> &'a Value {
         .find(|f| f["path"] == path)
         .unwrap()
 }
-
-const FLAGS: [&str; 6] = [
-    "--flag-ratio",
-    "1.5",
-    "--flag-min-increase-ms",
-    "200",
-    "--flag-added-ms",
-    "250",
-];
 
 #[test]
 fn both_sides_measured_alternating_and_flagged() {
@@ -474,23 +449,6 @@ fn lake_packages_are_bound_read_only() {
     );
 }
 
-/// A source of theorems, each `(name, ms)` spending that much CPU time in
-/// its one tactic, and definitions `(name, ms)` spending it in the command.
-fn decls(theorems: &[(&str, u64)], defs: &[(&str, u64)]) -> String {
-    let mut s = String::new();
-    for (name, ms) in theorems {
-        s.push_str(&format!(
-            "theorem {name} : True := by\n  trivial -- leanscope-fake: cost {ms}ms\n\n"
-        ));
-    }
-    for (name, ms) in defs {
-        s.push_str(&format!(
-            "def {name} := 1 -- leanscope-fake: cost {ms}ms\n\n"
-        ));
-    }
-    s
-}
-
 fn rows<'a>(diff: &'a Value, list: &str) -> Vec<&'a Value> {
     diff[list].as_array().unwrap().iter().collect()
 }
@@ -643,4 +601,38 @@ fn profile_diffs_declarations_and_tactics_and_view_opens_the_diff() {
     assert_ne!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("made without --profile"), "{err}");
+}
+
+#[test]
+fn a_change_that_only_adds_or_only_removes_files_is_profiled() {
+    for (what, remove) in [("adds", false), ("removes", true)] {
+        let r = Repo::new();
+        r.write("lakefile.toml", LAKEFILE);
+        r.write("lean-toolchain", "leanprover/lean4:v4.18.0\n");
+        r.write("Demo/Keep.lean", &cost(20));
+        if remove {
+            r.write("Demo/Gone.lean", &decls(&[("gone", 30)], &[]));
+        }
+        r.commit("base");
+        r.git(&["checkout", "-q", "-b", "feature"]);
+        if remove {
+            std::fs::remove_file(r.path.join("Demo/Gone.lean")).unwrap();
+        } else {
+            r.write("Demo/N.lean", &decls(&[("fresh", 30)], &[]));
+        }
+        r.commit("feature");
+        let t = toolchain_dir();
+        let ws = r.dir.path().join("ws");
+        let rep = run_ok(&r, &t, &ws, &["--profile"]);
+        assert_eq!(rep["state"], "complete", "{what}: {rep}");
+        let d = &rep["profile"]["declarations"];
+        if remove {
+            assert_eq!(
+                row(d, "removed", "Demo/Gone.lean", "gone")["ns"],
+                30_000_000
+            );
+        } else {
+            assert_eq!(row(d, "new", "Demo/N.lean", "fresh")["ns"], 30_000_000);
+        }
+    }
 }

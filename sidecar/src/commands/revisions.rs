@@ -5,17 +5,20 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::capture::project::find_lake;
 use crate::exit;
+use crate::revisions::job_summary::{self, Outcome};
+use crate::revisions::merge::merge;
 use crate::revisions::plan::{plan, Plan, PlanRequest, DEFAULT_MAX_FILES};
 use crate::revisions::report::{
-    markdown, State, Thresholds, DEFAULT_FLAG_ADDED_MS, DEFAULT_FLAG_MIN_INCREASE_MS,
+    markdown, Report, State, Thresholds, DEFAULT_FLAG_ADDED_MS, DEFAULT_FLAG_MIN_INCREASE_MS,
     DEFAULT_FLAG_RATIO,
 };
 use crate::revisions::run::{run as run_revisions, RunRequest};
 use leanscope::limits::MAX_REVISIONS_REPEAT;
+use recording::session::shard::ShardSpec;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,6 +36,39 @@ enum Sub {
     /// elaborate each selected file under GNU time, base and head
     /// alternating, and write report.json and report.md.
     Run(RunArgs),
+    /// Merge the workspaces of a sharded run (`run --shard K/N`, every
+    /// shard once) into one new workspace: the report, and with --profile
+    /// both sides' sessions and their diff, as one run.
+    Merge(MergeArgs),
+}
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The shards' workspaces.
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// The new folder that receives the merged run (it must not exist).
+    #[arg(long)]
+    workspace: PathBuf,
+    /// Exit 1 when a file is flagged (flags are advisory otherwise).
+    #[arg(long)]
+    fail_on_flag: bool,
+    #[command(flatten)]
+    ci: CiFiles,
+}
+
+/// What CI reads: the job summary and the step's outputs.
+#[derive(clap::Args)]
+struct CiFiles {
+    /// Append the job summary (Markdown: regressions first, details per
+    /// file, the rule) to FILE, whatever the outcome, also when nothing
+    /// was measured; for CI (GitHub Actions: $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// Append `state=`, `regressions=` and `report=` lines to FILE (GitHub
+    /// Actions: $GITHUB_OUTPUT), whatever the outcome.
+    #[arg(long, value_name = "FILE")]
+    outputs: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -87,6 +123,12 @@ pub struct RunArgs {
     /// Exit 1 when a file is flagged (flags are advisory otherwise).
     #[arg(long)]
     fail_on_flag: bool,
+    /// Measure only shard K of N of the plan's files (by path, dealt in
+    /// turn), for a CI matrix; `revisions merge` puts the shards together.
+    #[arg(long, value_name = "K/N", value_parser = ShardSpec::parse)]
+    shard: Option<ShardSpec>,
+    #[command(flatten)]
+    ci: CiFiles,
 }
 
 #[derive(clap::Args)]
@@ -126,17 +168,75 @@ impl Revs {
 pub fn run(args: Args) -> Result<u8> {
     match args.command {
         Sub::Plan(a) => run_plan(a),
-        Sub::Run(a) => run_run(a),
+        Sub::Run(a) => run_run(&a),
+        Sub::Merge(a) => run_merge(&a),
     }
 }
 
-fn run_run(a: RunArgs) -> Result<u8> {
+fn run_merge(a: &MergeArgs) -> Result<u8> {
+    let report = match merge(&a.shards, &a.workspace) {
+        Ok(r) => r,
+        Err(e) => return not_run(&a.ci, &a.workspace, &e.to_string(), exit::USAGE),
+    };
+    finish(&report, &a.ci, &a.workspace, a.fail_on_flag)
+}
+
+/// Prints the report, writes the CI files, and says how the run ended.
+fn finish(
+    report: &Report,
+    ci: &CiFiles,
+    workspace: &std::path::Path,
+    fail_on_flag: bool,
+) -> Result<u8> {
+    print!("{}", markdown(report));
+    write_ci_files(ci, workspace, &Outcome::Report(report))?;
+    Ok(match report.state {
+        State::Error => {
+            eprintln!(
+                "leanscope: error: {}",
+                report.error.as_deref().unwrap_or("the run failed")
+            );
+            exit::CAPTURE_FAILED
+        }
+        _ if fail_on_flag && report.flagged > 0 => exit::POLICY_FAILED,
+        _ => exit::OK,
+    })
+}
+
+/// Says that nothing was measured, and why, on stderr and in the CI files.
+fn not_run(ci: &CiFiles, workspace: &std::path::Path, reason: &str, code: u8) -> Result<u8> {
+    eprintln!("leanscope: error: {reason}");
+    write_ci_files(ci, workspace, &Outcome::NotRun { reason })?;
+    Ok(code)
+}
+
+/// Appends the job summary and the outputs, when asked for.
+fn write_ci_files(ci: &CiFiles, workspace: &std::path::Path, outcome: &Outcome) -> Result<()> {
+    let report = workspace.join("report.json");
+    for (file, text) in [
+        (&ci.summary, job_summary::summary(outcome)),
+        (&ci.outputs, job_summary::outputs(outcome, &report)),
+    ] {
+        if let Some(file) = file {
+            append(file, &text).with_context(|| format!("appending to {}", file.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn append(file: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)?;
+    f.write_all(text.as_bytes())
+}
+
+fn run_run(a: &RunArgs) -> Result<u8> {
     if !(a.flag_ratio.is_finite() && a.flag_ratio >= 1.0) {
-        eprintln!(
-            "leanscope: error: --flag-ratio {} must be a number ≥ 1",
-            a.flag_ratio
-        );
-        return Ok(exit::USAGE);
+        let reason = format!("--flag-ratio {} must be a number ≥ 1", a.flag_ratio);
+        return not_run(&a.ci, &a.workspace, &reason, exit::USAGE);
     }
     let lake = match find_lake(
         a.lake.as_deref(),
@@ -144,10 +244,7 @@ fn run_run(a: RunArgs) -> Result<u8> {
         std::env::var_os("HOME").map(PathBuf::from).as_deref(),
     ) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("leanscope: error: {e}");
-            return Ok(exit::CAPTURE_FAILED);
-        }
+        Err(e) => return not_run(&a.ci, &a.workspace, &e.to_string(), exit::CAPTURE_FAILED),
     };
     let req = RunRequest {
         plan: a.revs.request(),
@@ -164,6 +261,7 @@ fn run_run(a: RunArgs) -> Result<u8> {
             added_ms: a.flag_added_ms,
         },
         cancel: crate::capture::CancelToken::default(),
+        shard: a.shard,
     };
     // Ctrl-C (or a TERM) stops the running sample; the report says so.
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -171,23 +269,9 @@ fn run_run(a: RunArgs) -> Result<u8> {
     }
     let report = match run_revisions(&req, &mut |m| eprintln!("leanscope: {m}")) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("leanscope: error: {e}");
-            return Ok(exit::USAGE);
-        }
+        Err(e) => return not_run(&a.ci, &a.workspace, &e.to_string(), exit::USAGE),
     };
-    print!("{}", markdown(&report));
-    Ok(match report.state {
-        State::Error => {
-            eprintln!(
-                "leanscope: error: {}",
-                report.error.as_deref().unwrap_or("the run failed")
-            );
-            exit::CAPTURE_FAILED
-        }
-        _ if a.fail_on_flag && report.flagged > 0 => exit::POLICY_FAILED,
-        _ => exit::OK,
-    })
+    finish(&report, &a.ci, &a.workspace, a.fail_on_flag)
 }
 
 fn run_plan(a: PlanArgs) -> Result<u8> {

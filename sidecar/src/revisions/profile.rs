@@ -286,9 +286,7 @@ pub struct RenamedRow {
 pub fn diff(ws: &Path) -> Result<ProfileDiff, String> {
     let (base, head) = (side_session(ws, Side::Base), side_session(ws, Side::Head));
     let grouped = |g: GroupBy| -> Result<Comparison, String> {
-        let opts = leanscope::interop::ImportOptions { unit_ns: 1 };
-        let (b, h) = crate::commands::compare::summarize_pair(&base, &head, Some(g), opts)
-            .map_err(|e| format!("{e:#}"))?;
+        let (b, h) = (side_summary(&base, g)?, side_summary(&head, g)?);
         compare(&b, &h, DIFF_METRIC, Tolerance::default()).map_err(|e| e.to_string())
     };
     let bodies = (bodies(&base)?, bodies(&head)?);
@@ -305,6 +303,21 @@ pub fn diff(ws: &Path) -> Result<ProfileDiff, String> {
         declarations: row_diff(grouped(GroupBy::Declaration)?, Some(&bodies)),
         tactics: row_diff(grouped(GroupBy::Tactic)?, None),
     })
+}
+
+/// A side's rows grouped by `g`; none for a side without files (a change
+/// that only adds files has an empty base, one that only removes an
+/// empty head).
+fn side_summary(session: &Path, g: GroupBy) -> Result<recording::summary::Summary, String> {
+    let s = crate::session::committed::CommittedSession::open(session)
+        .map_err(|e| format!("{}: {e}", session.display()))?;
+    if s.recordings().map_err(|e| e.to_string())?.is_empty() {
+        return Ok(recording::summary::SummaryBuilder::new(g).finish());
+    }
+    let opts = leanscope::interop::ImportOptions { unit_ns: 1 };
+    let input =
+        crate::commands::inputs::Input::classify(session, None).map_err(|e| format!("{e:#}"))?;
+    crate::commands::inputs::summarize(&input, g, true, opts).map_err(|e| format!("{e:#}"))
 }
 
 /// (file, declaration) → the declaration's text with its name cut out.

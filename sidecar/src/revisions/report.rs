@@ -14,6 +14,7 @@
 
 use recording::compare::noise::{self, Rule};
 use recording::compare::Tolerance;
+use recording::session::shard::ShardSpec;
 use serde::{Deserialize, Serialize};
 
 use super::measure::Counters;
@@ -147,6 +148,66 @@ pub struct Report {
     /// With `--profile` and a complete run: the per-declaration and
     /// per-tactic diff of the two sides' sessions.
     pub profile: Option<super::profile::ProfileDiff>,
+    /// A shard's run (`--shard K/N`): it measured shard K of the plan's
+    /// files only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardSpec>,
+    /// A merged run (`revisions merge`): the shards' run ids, in shard
+    /// order (each sample keeps its shard's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_runs: Vec<String>,
+}
+
+impl Report {
+    /// A run's report before anything is measured: `complete`, no files,
+    /// no samples.
+    pub fn start(
+        plan: &Plan,
+        run_id: String,
+        measure_note: String,
+        repeat: u64,
+        thresholds: Thresholds,
+    ) -> Report {
+        Report {
+            schema_version: REPORT_SCHEMA_VERSION,
+            advisory: true,
+            state: State::Complete,
+            run_id,
+            plan_digest: plan.plan_digest.clone(),
+            revisions: Revisions {
+                base_tip: plan.base.commit.clone(),
+                merge_base: plan.merge_base.clone(),
+                head: plan.head.commit.clone(),
+            },
+            measure: "cpu_time".into(),
+            measure_note,
+            repeat,
+            thresholds,
+            files: Vec::new(),
+            samples: Vec::new(),
+            error: None,
+            flagged: 0,
+            profile: None,
+            shard: None,
+            merged_runs: Vec::new(),
+        }
+    }
+
+    /// With `--profile`: writes both sides' sessions from the samples'
+    /// recordings and adds their diff; a failure makes the run `error`.
+    pub fn add_profile(&mut self, ws: &std::path::Path, plan: &Plan) {
+        match super::profile::write_sessions(ws, plan, &self.samples)
+            .and_then(|()| super::profile::diff(ws))
+        {
+            Ok(d) => self.profile = Some(d),
+            Err(e) => {
+                self.state = State::Error;
+                self.error = Some(format!("the profile diff: {e}"));
+                self.files.clear();
+                self.flagged = 0;
+            }
+        }
+    }
 }
 
 /// What GNU time measures, said in every report.
@@ -339,7 +400,8 @@ pub fn compare(plan: &Plan, samples: &[Sample], t: &Thresholds) -> Vec<FileRepor
         .collect()
 }
 
-fn secs(ms: u64) -> String {
+/// CPU milliseconds as seconds with two decimals (`12.34`).
+pub(super) fn secs(ms: u64) -> String {
     format!("{}.{:02}", ms / 1000, (ms % 1000) / 10)
 }
 
@@ -364,6 +426,18 @@ pub fn markdown(r: &Report) -> String {
             String::new()
         }
     );
+    if let Some(spec) = r.shard {
+        s.push_str(&format!(
+            "Shard {} of {}: this run measured its files of the plan only.\n\n",
+            spec.index, spec.count
+        ));
+    } else if !r.merged_runs.is_empty() {
+        s.push_str(&format!(
+            "Merged from {} shards (runs {}).\n\n",
+            r.merged_runs.len(),
+            r.merged_runs.join(", ")
+        ));
+    }
     if let Some(e) = &r.error {
         s.push_str(&format!(
             "**Error:** {e}\n\nNo comparison is made from a partial run.\n\n"
@@ -372,9 +446,7 @@ pub fn markdown(r: &Report) -> String {
     if r.state == State::Complete {
         s.push_str("| file | status | base CPU s | head CPU s | base wall s | head wall s | ratio | change CPU s | spread s | flag |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for f in &r.files {
-            let cpu = |x: &Option<SideSummary>| {
-                x.as_ref().map_or("—".into(), |x| secs(x.median_cpu_ms))
-            };
+            let cpu = cpu_cell;
             let wall = |x: &Option<SideSummary>| {
                 x.as_ref().map_or("—".into(), |x| secs(x.median_wall_ms))
             };
@@ -383,20 +455,8 @@ pub fn markdown(r: &Report) -> String {
                 .filter_map(|x| x.as_ref().map(|x| x.spread_cpu_ms))
                 .max()
                 .unwrap_or(0);
-            let change = f.change_cpu_ms.map_or("—".into(), |c| {
-                format!(
-                    "{}{}",
-                    if c < 0 { "−" } else { "+" },
-                    secs(c.unsigned_abs())
-                )
-            });
-            let flag = if f.flagged {
-                "**flagged**"
-            } else if f.noise {
-                "noise"
-            } else {
-                ""
-            };
+            let change = f.change_cpu_ms.map_or("—".into(), signed_secs);
+            let flag = verdict_cell(f, "**flagged**", "");
             s.push_str(&format!(
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 f.path,
@@ -405,7 +465,7 @@ pub fn markdown(r: &Report) -> String {
                 cpu(&f.head),
                 wall(&f.base),
                 wall(&f.head),
-                f.ratio.map_or("—".into(), |x| format!("{x:.2}×")),
+                ratio_cell(f.ratio),
                 change,
                 secs(spread),
                 flag
@@ -413,8 +473,69 @@ pub fn markdown(r: &Report) -> String {
         }
         s.push('\n');
     }
-    s.push_str(&format!(
-        "Flags: a modified file when head ≥ {:.2}× base and ≥ +{} CPU s; an added file at ≥ {} CPU s; removed files never{}.\n\n",
+    s.push_str(&flag_rule(r));
+    s.push_str("\n\n");
+    if let Some(p) = &r.profile {
+        profile_markdown(&mut s, p);
+    }
+    s.push_str(&format!("Measurement: {}\n", r.measure_note));
+    s
+}
+
+/// A side's median CPU seconds, `—` for a side without the file.
+pub(super) fn cpu_cell(side: &Option<SideSummary>) -> String {
+    side.as_ref().map_or("—".into(), |x| secs(x.median_cpu_ms))
+}
+
+/// What came of a file: `flagged` when it is, `noise` when its change is
+/// within the noise, else `plain`.
+pub(super) fn verdict_cell(
+    f: &FileReport,
+    flagged: &'static str,
+    plain: &'static str,
+) -> &'static str {
+    if f.flagged {
+        flagged
+    } else if f.noise {
+        "noise"
+    } else {
+        plain
+    }
+}
+
+/// head / base as `1.25×`, `—` without a ratio.
+pub(super) fn ratio_cell(ratio: Option<f64>) -> String {
+    ratio.map_or("—".into(), |x| format!("{x:.2}×"))
+}
+
+/// A change of CPU milliseconds as signed seconds (`+1.20`, `−0.05`).
+pub(super) fn signed_secs(c: i64) -> String {
+    format!("{}{}", sign(c), secs(c.unsigned_abs()))
+}
+
+/// Nanoseconds as milliseconds with one decimal.
+pub(super) fn ms_of_ns(ns: u64) -> String {
+    format!("{:.1}", ns as f64 / 1e6)
+}
+
+/// A change in nanoseconds as signed milliseconds (`+3.5`, `−0.2`).
+pub(super) fn signed_ms_of_ns(c: i64) -> String {
+    format!("{}{}", sign(c), ms_of_ns(c.unsigned_abs()))
+}
+
+fn sign(c: i64) -> &'static str {
+    if c < 0 {
+        "−"
+    } else {
+        "+"
+    }
+}
+
+/// When a file is flagged, and (with repeats) when a change is noise: one
+/// sentence, said in `report.md` and in the job summary.
+pub(super) fn flag_rule(r: &Report) -> String {
+    format!(
+        "Flags: a modified file when head ≥ {:.2}× base and ≥ +{} CPU s; an added file at ≥ {} CPU s; removed files never{}.",
         r.thresholds.ratio,
         secs(r.thresholds.min_increase_ms),
         secs(r.thresholds.added_ms),
@@ -423,12 +544,7 @@ pub fn markdown(r: &Report) -> String {
         } else {
             ""
         }
-    ));
-    if let Some(p) = &r.profile {
-        profile_markdown(&mut s, p);
-    }
-    s.push_str(&format!("Measurement: {}\n", r.measure_note));
-    s
+    )
 }
 
 /// Characters of a name shown in `report.md` (a tactic's text can be long).
@@ -436,7 +552,7 @@ const MARKDOWN_NAME_CHARS: usize = 60;
 
 /// A name as one line of a Markdown table cell: code, `|` escaped, new
 /// lines as spaces, cut to [`MARKDOWN_NAME_CHARS`].
-fn cell(name: &str) -> String {
+pub(super) fn cell(name: &str) -> String {
     let one_line: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut short: String = one_line.chars().take(MARKDOWN_NAME_CHARS).collect();
     if short.len() < one_line.len() {
@@ -450,8 +566,8 @@ fn cell(name: &str) -> String {
 const MARKDOWN_ROWS: usize = 20;
 
 fn profile_markdown(s: &mut String, p: &super::profile::ProfileDiff) {
-    let ms = |ns: u64| format!("{:.1}", ns as f64 / 1e6);
-    let change = |c: i64| format!("{}{}", if c < 0 { "−" } else { "+" }, ms(c.unsigned_abs()));
+    let ms = ms_of_ns;
+    let change = signed_ms_of_ns;
     for (title, d) in [("Declarations", &p.declarations), ("Tactics", &p.tactics)] {
         let c = &d.counts;
         s.push_str(&format!(

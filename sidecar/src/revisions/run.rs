@@ -18,10 +18,8 @@ use super::materialize::materialize;
 use super::measure::{measure, Job, MeasureError};
 use super::plan::{plan, Plan, PlanRequest};
 use super::profile;
-use super::report::{
-    check_samples, compare, markdown, Report, Revisions, Sample, Side, State, Thresholds,
-};
-use super::report::{MEASURE_NOTE, PROFILE_MEASURE_NOTE, REPORT_SCHEMA_VERSION};
+use super::report::{check_samples, compare, markdown, Report, Sample, Side, State, Thresholds};
+use super::report::{MEASURE_NOTE, PROFILE_MEASURE_NOTE};
 use super::sandbox::Sandbox;
 
 /// Per file, per build and in all, in seconds: the editor's and the MCP tool's defaults (as
@@ -60,6 +58,7 @@ impl<'a> RunRequest<'a> {
             timeout_total: timeouts.2,
             thresholds: Thresholds::default(),
             cancel,
+            shard: None,
         }
     }
 }
@@ -80,6 +79,8 @@ pub struct RunRequest<'a> {
     /// Set to stop the run: the running sample is stopped and the report
     /// says `error` (cancelled).
     pub cancel: crate::capture::CancelToken,
+    /// Measure only this shard of the plan's files (`--shard K/N`).
+    pub shard: Option<recording::session::shard::ShardSpec>,
 }
 
 /// Why a run could not start (nothing measured; the workspace may hold
@@ -126,34 +127,21 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
             source,
         })?;
     write_json(&ws.join("plan.json"), &plan)?;
-    let mut report = Report {
-        schema_version: REPORT_SCHEMA_VERSION,
-        advisory: true,
-        state: State::Complete,
-        run_id: run_id(&plan),
-        plan_digest: plan.plan_digest.clone(),
-        revisions: Revisions {
-            base_tip: plan.base.commit.clone(),
-            merge_base: plan.merge_base.clone(),
-            head: plan.head.commit.clone(),
+    let note = format!(
+        "{} {}.",
+        if req.profile {
+            PROFILE_MEASURE_NOTE
+        } else {
+            MEASURE_NOTE
         },
-        measure: "cpu_time".into(),
-        measure_note: format!(
-            "{} {}.",
-            if req.profile {
-                PROFILE_MEASURE_NOTE
-            } else {
-                MEASURE_NOTE
-            },
-            super::measure::instructions_note()
-        ),
-        repeat: req.repeat,
-        thresholds: req.thresholds,
-        files: Vec::new(),
-        samples: Vec::new(),
-        error: None,
-        flagged: 0,
-        profile: None,
+        super::measure::instructions_note()
+    );
+    let mut report = Report::start(&plan, run_id(&plan), note, req.repeat, req.thresholds);
+    report.shard = req.shard;
+    // A shard measures its files of the plan; plan.json is the whole plan.
+    let plan = match req.shard {
+        Some(spec) => super::shard::files_of(&plan, spec),
+        None => plan,
     };
     if plan.files.is_empty() {
         report.state = State::NoChanges;
@@ -167,17 +155,7 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
         report.flagged = report.files.iter().filter(|f| f.flagged).count() as u64;
         if req.profile {
             progress("writing the two sides' sessions and their diff");
-            match profile::write_sessions(&ws, &plan, &report.samples)
-                .and_then(|()| profile::diff(&ws))
-            {
-                Ok(d) => report.profile = Some(d),
-                Err(e) => {
-                    report.state = State::Error;
-                    report.error = Some(format!("the profile diff: {e}"));
-                    report.files.clear();
-                    report.flagged = 0;
-                }
-            }
+            report.add_profile(&ws, &plan);
         }
     }
     write_json(&ws.join("report.json"), &report)?;
@@ -359,7 +337,7 @@ fn absolute(lake: &Path) -> Result<PathBuf, String> {
 
 /// A fresh id: SHA-256 of the plan digest, the time and the process id,
 /// 16 hex digits.
-fn run_id(plan: &Plan) -> String {
+pub(super) fn run_id(plan: &Plan) -> String {
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -367,7 +345,7 @@ fn run_id(plan: &Plan) -> String {
     recording::sha256_hex(seed.as_bytes())[..16].to_owned()
 }
 
-fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), RunError> {
+pub(super) fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), RunError> {
     let text = serde_json::to_string_pretty(v).map_err(|e| RunError::Write {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
@@ -375,7 +353,7 @@ fn write_json(path: &Path, v: &impl serde::Serialize) -> Result<(), RunError> {
     write_text(path, &(text + "\n"))
 }
 
-fn write_text(path: &Path, text: &str) -> Result<(), RunError> {
+pub(super) fn write_text(path: &Path, text: &str) -> Result<(), RunError> {
     use std::io::Write;
     let err = |source| RunError::Write {
         path: path.to_path_buf(),

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod git_repo;
+pub mod revisions;
 pub mod toolchain_dir;
 
 use std::path::{Path, PathBuf};
