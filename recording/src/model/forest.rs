@@ -265,7 +265,7 @@ mod tests {
             } else {
                 RangeKind::Exact
             });
-            if (i as usize + 1) % batch == 0 {
+            if (i as usize + 1).is_multiple_of(batch) {
                 b.take_in();
             }
         }

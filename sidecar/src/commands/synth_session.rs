@@ -53,7 +53,7 @@ pub fn synthetic_path(k: u32) -> String {
     if k == 3 {
         return "Synth/Unicode/𝔽ield.lean".into();
     }
-    if k % 4 == 0 {
+    if k.is_multiple_of(4) {
         return format!("Synth/File{k}.lean");
     }
     let g = GROUPS[(k % 3) as usize];

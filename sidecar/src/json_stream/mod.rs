@@ -1433,7 +1433,7 @@ mod tests {
                     r = r.rotate_left(5) ^ 0x9e37_79b9_7f4a_7c15;
                     let c = alphabet[(r % alphabet.len() as u64) as usize];
                     // mostly digits, as numbers are
-                    if r % 5 == 0 {
+                    if r.is_multiple_of(5) {
                         c as char
                     } else {
                         (b'0' + (r >> 8) as u8 % 10) as char

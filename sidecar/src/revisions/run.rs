@@ -237,7 +237,7 @@ fn measure_all(
     let mut index = 0u64;
     for r in 0..req.repeat {
         for (i, f) in plan.files.iter().enumerate() {
-            let order = if (r as usize + i) % 2 == 0 {
+            let order = if (r as usize + i).is_multiple_of(2) {
                 [Side::Base, Side::Head]
             } else {
                 [Side::Head, Side::Base]

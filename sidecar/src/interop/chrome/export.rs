@@ -72,7 +72,7 @@ fn micros(b: &mut Vec<u8>, steps: u64) {
         // frac / 1024 = frac * 9765625 / 10^10: ten digits, trailing zeros cut.
         let mut digits = frac * 9_765_625;
         let mut len = 10;
-        while digits % 10 == 0 {
+        while digits.is_multiple_of(10) {
             digits /= 10;
             len -= 1;
         }

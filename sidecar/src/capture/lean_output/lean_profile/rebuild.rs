@@ -66,7 +66,7 @@ pub(super) fn thread_nodes(
             )));
         }
     }
-    if n % 2 != 0 {
+    if !n.is_multiple_of(2) {
         return Err(invalid(format!(
             "{n} samples: Lean writes samples in pairs, one pair per time slice"
         )));
