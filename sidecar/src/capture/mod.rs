@@ -9,6 +9,7 @@ pub mod lake_env;
 pub use leanscope::capture::lean_output;
 mod placer;
 pub mod process;
+mod process_tree;
 pub mod project;
 pub mod source;
 mod status_emoji;

@@ -2,9 +2,12 @@
 //! timeout, cancellation and bounded output.
 //!
 //! Cancelling or timing out sends SIGTERM to the whole group (so `lake` and
-//! the `lean` it started both get it), then SIGKILL after [`KILL_GRACE`].
+//! the `lean` it started both get it), and to every descendant that left the
+//! group (a sandbox's new session), then SIGKILL after [`KILL_GRACE`].
 
+use super::process_tree::{descendants, signal_each};
 use leanscope::limits::MAX_LEAN_OUTPUT_BYTES;
+use std::collections::BTreeSet;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -142,6 +145,8 @@ pub fn run(
         .take()
         .map(|p| collect(p, None, overflow_err.clone()));
     let mut stop: Option<RunError> = None;
+    // The descendants found when the run was stopped.
+    let mut tree = BTreeSet::new();
     let mut last_tick = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -170,7 +175,7 @@ pub fn run(
                 None
             };
             if stop.is_some() {
-                break terminate_group(&mut child)?;
+                break terminate(&mut child, &mut tree)?;
             }
         }
         std::thread::sleep(POLL);
@@ -180,7 +185,8 @@ pub fn run(
     // only once the group is gone (or after a short wait, said nowhere:
     // SIGKILL cannot be refused, only delivered late).
     signal_group(child.id(), libc::SIGKILL);
-    wait_group_gone(child.id(), GROUP_GONE_WAIT);
+    signal_each(&tree, libc::SIGKILL);
+    wait_group_gone(child.id(), &tree, GROUP_GONE_WAIT);
     let stdout = join(stdout)?;
     let stderr = join(stderr)?;
     if let Some(e) = stop {
@@ -217,9 +223,14 @@ fn join(c: Option<Collector>) -> Result<Vec<u8>, RunError> {
     }
 }
 
-/// SIGTERM to the group, then SIGKILL after the grace period.
-fn terminate_group(child: &mut Child) -> Result<ExitStatus, RunError> {
+/// SIGTERM to the group and to every descendant (found into `tree` first,
+/// while their parents still link them to the child), then SIGKILL after
+/// the grace period.
+fn terminate(child: &mut Child, tree: &mut BTreeSet<libc::pid_t>) -> Result<ExitStatus, RunError> {
+    let root = libc::pid_t::try_from(child.id()).unwrap_or(0);
+    tree.extend(descendants(root));
     signal_group(child.id(), libc::SIGTERM);
+    signal_each(tree, libc::SIGTERM);
     let deadline = Instant::now() + KILL_GRACE;
     while Instant::now() < deadline {
         if let Some(status) = child.try_wait()? {
@@ -227,22 +238,26 @@ fn terminate_group(child: &mut Child) -> Result<ExitStatus, RunError> {
         }
         std::thread::sleep(POLL);
     }
+    let below: Vec<_> = tree.iter().flat_map(|&p| descendants(p)).collect();
+    tree.extend(below);
     signal_group(child.id(), libc::SIGKILL);
+    signal_each(tree, libc::SIGKILL);
     Ok(child.wait()?)
 }
 
 /// How long a run waits for its killed process group to disappear.
 const GROUP_GONE_WAIT: Duration = Duration::from_secs(1);
 
-/// Waits until no process of group `pgid` is left (`kill(-pgid, 0)` fails
-/// with ESRCH), at most `limit`.
-fn wait_group_gone(pgid: u32, limit: Duration) {
+/// Waits until no process of group `pgid` and none of `tree` is left
+/// (`kill(…, 0)` fails with ESRCH), at most `limit`.
+fn wait_group_gone(pgid: u32, tree: &BTreeSet<libc::pid_t>, limit: Duration) {
     let Ok(pgid) = libc::pid_t::try_from(pgid) else {
         return;
     };
     let deadline = Instant::now() + limit;
-    // SAFETY: signal 0 only checks that the group exists.
-    while unsafe { libc::kill(-pgid, 0) } == 0 && Instant::now() < deadline {
+    // SAFETY: signal 0 only checks that the group or process exists.
+    let alive = |p: libc::pid_t| unsafe { libc::kill(p, 0) } == 0;
+    while (alive(-pgid) || tree.iter().any(|&p| alive(p))) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -319,6 +334,45 @@ mod tests {
             std::thread::sleep(Duration::from_millis(10));
         }
         assert!(!is_running(pid), "the grandchild {pid} survived");
+    }
+
+    #[test]
+    fn cancel_stops_a_descendant_in_a_session_of_its_own() {
+        // `setsid` takes the grandchild out of the group, as bubblewrap's
+        // `--new-session` does; it holds stdout, so a run that did not stop
+        // it would wait for it.
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("escaped.pid");
+        let opts = RunOptions::default();
+        let cancel = opts.cancel.clone();
+        let script = format!(
+            "setsid sh -c 'echo $$ > {}; exec sleep 30' & wait",
+            pidfile.display()
+        );
+        let t = std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !pidfile.exists() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            cancel.cancel();
+            pidfile
+        });
+        let started = Instant::now();
+        let e = run(&mut sh(&script), &opts, &mut |_| {}).unwrap_err();
+        let pidfile = t.join().unwrap();
+        assert!(matches!(e, RunError::Cancelled), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(!is_running(pid), "the escaped grandchild {pid} survived");
     }
 
     #[test]
