@@ -5,6 +5,8 @@
 //!
 //! Run: `cargo bench -p leanscope --bench hot_spots`. Prints the median and best wall time
 //! of 7 runs of the real binary beside the target, the library call's, and bytes per key.
+//! With `LEANSCOPE_BENCH_BASE_BIN=OTHER_LEANSCOPE`, the other build runs too, in turn with
+//! this one (same session, same sitting), and the ratio of their medians is printed.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -55,9 +57,9 @@ fn main() {
     );
     let d = dir.to_str().unwrap();
     let args = ["top", d, "--limit", "50", "--json", "-"];
-    let run = || {
+    let run_bin = |bin: &str| {
         let t = Instant::now();
-        let out = Command::new(bin())
+        let out = Command::new(bin)
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -69,12 +71,28 @@ fn main() {
         assert_eq!(doc["fromRecordings"], 0);
         t.elapsed().as_secs_f64() * 1e3
     };
-    run(); // warm the page cache
-    let (median, best) = median_best((0..RUNS).map(|_| run()).collect());
+    let base = std::env::var("LEANSCOPE_BENCH_BASE_BIN").ok();
+    run_bin(bin()); // warm the page cache
+    let mut this = Vec::new();
+    let mut other = Vec::new();
+    for _ in 0..RUNS {
+        this.push(run_bin(bin()));
+        if let Some(b) = &base {
+            other.push(run_bin(b));
+        }
+    }
+    let (median, best) = median_best(this);
     println!(
         "top 50 keys, end to end        wall median {median:7.1} ms  best {best:7.1} ms  target {TARGET_MS:.0} ms: {}",
         if median <= TARGET_MS { "met" } else { "MISSED" }
     );
+    if let Some(b) = &base {
+        let (m, best) = median_best(other);
+        println!(
+            "  the same, {b} (in turn)  wall median {m:7.1} ms  best {best:7.1} ms; this build takes {:.2}× its time",
+            median / m
+        );
+    }
     let manifest = Manifest::from_json(&std::fs::read(dir.join(MANIFEST_FILE)).unwrap()).unwrap();
     let mut times = Vec::new();
     let mut last = None;

@@ -32,6 +32,8 @@ struct Acc {
     files: u64,
     top_files: Vec<(u64, u32)>,
     top_declarations: Vec<(u64, (u32, u32))>,
+    /// The last file (its number in the order added, from 1) that had the key.
+    last_file: u64,
 }
 
 /// Adds files' rows by key.
@@ -42,6 +44,9 @@ pub struct SessionHotSpots {
     /// File paths and declaration names the top lists point to, each once.
     names: KeyTable,
     files: u64,
+    /// The file being added: its path's id in `names`, and its path.
+    file: u32,
+    file_path: String,
 }
 
 impl SessionHotSpots {
@@ -59,32 +64,64 @@ impl SessionHotSpots {
 
     /// Adds one file's rows; `other_holds` is how many keys its `(other)` row holds.
     pub fn add_file(&mut self, path: &str, rows: &[FileKeyRow], other_holds: u64) {
+        self.start_file(path, other_holds);
+        for r in rows {
+            let declaration = r.declaration.as_ref().map(|(d, t)| (d.as_str(), *t));
+            self.add_row(
+                &r.key.class,
+                &r.key.name,
+                r.total,
+                r.self_time,
+                r.count,
+                declaration,
+            );
+        }
+    }
+
+    /// Starts adding a file, row by row ([`Self::add_row`]): what [`Self::add_file`] does
+    /// without holding the file's rows. `other_holds`: the keys its `(other)` row holds.
+    pub fn start_file(&mut self, path: &str, other_holds: u64) {
         self.files += 1;
         self.keys.add_other_holds(other_holds);
-        let file = self.names.id(Key::new(path, ""));
-        let mut seen: Vec<u32> = Vec::with_capacity(rows.len());
-        for r in rows {
-            let k = self.keys.id(r.key.clone());
-            if k as usize >= self.acc.len() {
-                self.acc.resize(k as usize + 1, Acc::default());
-            }
-            let decl = r
-                .declaration
-                .as_ref()
-                .map(|(d, t)| (self.names.id(Key::new(path, d.as_str())), *t));
-            let a = &mut self.acc[k as usize];
-            a.total = a.total.saturating_add(r.total);
-            a.self_time = a.self_time.saturating_add(r.self_time);
-            a.count = a.count.saturating_add(r.count);
-            if !seen.contains(&k) {
-                seen.push(k);
-                a.files += 1;
-            }
-            keep_top(&mut a.top_files, r.total, file);
-            if let Some((d, t)) = decl {
-                keep_top(&mut a.top_declarations, t, (file, d));
-            }
+        self.file = self.names.id_of(path, "");
+        self.file_path.clear();
+        self.file_path.push_str(path);
+    }
+
+    /// Adds one row of the file [`Self::start_file`] started: the key `class` `name`, its
+    /// total, self and count there, and the declaration holding most of its total.
+    pub fn add_row(
+        &mut self,
+        class: &str,
+        name: &str,
+        total: u64,
+        self_time: u64,
+        count: u64,
+        declaration: Option<(&str, u64)>,
+    ) {
+        let k = self.keys.id_of(class, name);
+        if k as usize >= self.acc.len() {
+            self.acc.resize(k as usize + 1, Acc::default());
         }
+        let file = self.file;
+        let decl = declaration.map(|(d, t)| (self.names.id_of(&self.file_path, d), t));
+        let a = &mut self.acc[k as usize];
+        a.total = a.total.saturating_add(total);
+        a.self_time = a.self_time.saturating_add(self_time);
+        a.count = a.count.saturating_add(count);
+        if a.last_file != self.files {
+            a.last_file = self.files;
+            a.files += 1;
+        }
+        keep_top(&mut a.top_files, total, file);
+        if let Some((d, t)) = decl {
+            keep_top(&mut a.top_declarations, t, (file, d));
+        }
+    }
+
+    /// Counts keys an `(other)` row of the file being added holds.
+    pub fn add_other_holds(&mut self, n: u64) {
+        self.keys.add_other_holds(n);
     }
 
     pub fn files(&self) -> u64 {

@@ -52,6 +52,14 @@ impl KeyTable {
         self.insert(key)
     }
 
+    /// [`Self::id`] of the key `class` `name`, which is copied only when new.
+    pub fn id_of(&mut self, class: &str, name: &str) -> u32 {
+        if let Some(&id) = self.index.get(&KeyRef { class, name }) {
+            return id;
+        }
+        self.id(Key::new(class, name))
+    }
+
     fn insert(&mut self, key: Key) -> u32 {
         let id = self.keys.len() as u32;
         self.index.insert(key.clone(), id);
@@ -104,6 +112,19 @@ impl KeyTable {
     }
 }
 
+/// A key's parts, borrowed: looked up without copying them (hashed as [`Key`] hashes).
+#[derive(Hash)]
+struct KeyRef<'a> {
+    class: &'a str,
+    name: &'a str,
+}
+
+impl hashbrown::Equivalent<Key> for KeyRef<'_> {
+    fn equivalent(&self, key: &Key) -> bool {
+        self.class == key.class && self.name == key.name
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,10 +134,12 @@ mod tests {
         let mut t = KeyTable::with_limit(3);
         assert!(t.get(OTHER).is_other());
         let a = t.id(Key::new("A", ""));
-        let b = t.id(Key::new("B", ""));
+        let b = t.id_of("B", "");
         assert_eq!(t.id(Key::new("A", "")), a);
+        assert_eq!(t.id_of("A", ""), a);
+        assert_eq!(t.find(&Key::new("B", "")), Some(b));
         let c = t.id(Key::new("C", ""));
-        let d = t.id(Key::new("D", ""));
+        let d = t.id_of("D", "");
         assert_eq!((c, d), (OTHER, OTHER));
         assert_eq!(t.other_holds(), 2);
         assert_eq!(t.len(), 3);

@@ -13,9 +13,10 @@
 
 use std::io::{BufRead, BufReader, Read};
 
+use super::hot_spot_line::HotSpotLine;
 use super::line_scanner::quick_prefix;
-use crate::hotspots::{FileKeyRow, Key, SessionHotSpots};
-use crate::limits::{MAX_EVENTS, MAX_INDEX_LINE_BYTES, MAX_REPEATED_ROWS, MAX_REPORTED_WARNINGS};
+use crate::hotspots::{FileKeyRow, Key, SessionHotSpots, OTHER_CLASS};
+use crate::limits::{MAX_INDEX_LINE_BYTES, MAX_REPEATED_ROWS, MAX_REPORTED_WARNINGS};
 use crate::repeats::Spread;
 use crate::session::repeated::skip_rest_of_line;
 use crate::session::rows::{IndexRow, RowKind};
@@ -74,6 +75,8 @@ pub fn index_hot_spots(
     let mut reader = BufReader::with_capacity(1 << 20, index.take(manifest.index_bytes));
     // The file whose rows are being read, and its runs' rows by capture.
     let mut pending = Pending::default();
+    // The file whose rows are being added (not repeated).
+    let mut current: Option<u32> = None;
     let mut has_rows = vec![false; manifest.files.len()];
     let mut added = vec![false; manifest.files.len()];
     let mut held: u64 = 0;
@@ -113,21 +116,28 @@ pub fn index_hot_spots(
                 continue;
             }
         }
-        let r: IndexRow = match serde_json::from_slice(&line) {
-            Ok(r) => r,
-            Err(e) => {
-                out.warn(format!("skipped line {line_no} of index.jsonl: {e}"));
-                continue;
-            }
+        let parsed;
+        let r = match HotSpotLine::scan(&line) {
+            Some(r) => r,
+            None => match serde_json::from_slice::<IndexRow>(&line) {
+                Ok(row) => {
+                    parsed = row;
+                    HotSpotLine::of_row(&parsed)
+                }
+                Err(e) => {
+                    out.warn(format!("skipped line {line_no} of index.jsonl: {e}"));
+                    continue;
+                }
+            },
         };
         let trusted = runs
             .get(r.file as usize)
             .is_some_and(|c| c.contains(&r.capture));
-        if r.kind != RowKind::HotSpot || !trusted || !under_folder(&r.path, folder) {
+        if !r.hot_spot || !trusted || !under_folder(&r.path, folder) {
             continue;
         }
-        let (row, holds) = match checked(&r, heartbeats) {
-            Ok(x) => x,
+        let v = match r.values(heartbeats) {
+            Ok(v) => v,
             Err(why) => {
                 out.warn(format!(
                     "skipped line {line_no} of index.jsonl: a hotspot row {why}"
@@ -137,28 +147,39 @@ pub fn index_hot_spots(
         };
         let file = r.file as usize;
         has_rows[file] = true;
-        if pending.file != Some(r.file) {
-            if !repeated {
-                pending.flush(&mut out.session);
+        if !repeated {
+            // Rows go straight into the sum, file after file.
+            if current != Some(r.file) {
+                if added[file] {
+                    out.warn(format!(
+                        "skipped line {line_no} of index.jsonl: the hotspot rows of {} are not together in the index; only its first ones count",
+                        r.path
+                    ));
+                    continue;
+                }
+                current = Some(r.file);
+                added[file] = true;
+                out.session.start_file(&r.path, 0);
             }
-            if added[file] && !repeated {
-                out.warn(format!(
-                    "skipped line {line_no} of index.jsonl: the hotspot rows of {} are not together in the index; only its first ones count",
-                    r.path
-                ));
-                continue;
+            if r.class == OTHER_CLASS && r.name.is_empty() {
+                out.session.add_other_holds(v.holds);
             }
-            if repeated {
-                pending.park();
-            }
-            pending.start(r.file, r.path.clone());
-            added[file] = true;
+            out.session.add_row(
+                &r.class,
+                &r.name,
+                v.total,
+                v.self_time,
+                v.count,
+                r.declaration.as_deref().zip(v.declaration),
+            );
+            continue;
         }
-        held = if repeated {
-            held + 1
-        } else {
-            pending.len() as u64 + 1
-        };
+        // A repeated capture: a file's runs are held until the end, for their medians.
+        if pending.file != Some(r.file) {
+            pending.park();
+            pending.start(r.file, r.path.to_string());
+        }
+        held += 1;
         if held > MAX_REPEATED_ROWS {
             return Err(SessionError::LimitExceeded {
                 what: "hotspot rows of one file's runs held at once",
@@ -166,44 +187,27 @@ pub fn index_hot_spots(
                 limit: MAX_REPEATED_ROWS,
             });
         }
-        pending.add(r.capture, row, holds);
+        let row = FileKeyRow {
+            key: Key::new(r.class.as_ref(), r.name.as_ref()),
+            total: v.total,
+            self_time: v.self_time,
+            count: v.count,
+            declaration: r
+                .declaration
+                .as_deref()
+                .zip(v.declaration)
+                .map(|(d, t)| (d.to_string(), t)),
+        };
+        pending.add(r.capture, row, v.holds);
     }
     pending.park();
     pending.flush_parked(&mut out.session);
-    pending.flush(&mut out.session);
     for (id, f) in manifest.files.iter().enumerate() {
         if !runs[id].is_empty() && !has_rows[id] && under_folder(&f.path, folder) {
             out.missing.push(id as u32);
         }
     }
     Ok(out)
-}
-
-/// A hotspot row's values, checked.
-fn checked(r: &IndexRow, heartbeats: bool) -> Result<(FileKeyRow, u64), &'static str> {
-    if r.class.as_deref().is_none_or(str::is_empty) {
-        return Err("without a class");
-    }
-    let fits = |v: Option<f64>| {
-        v.is_none_or(|ms| {
-            ms.is_finite()
-                && ms >= 0.0
-                && (if heartbeats { ms } else { ms * 1e6 }) < u64::MAX as f64
-        })
-    };
-    if !fits(r.duration_ms) || !fits(r.self_ms) || !fits(r.declaration_ms) {
-        return Err("with a negative, non-finite or out-of-range value");
-    }
-    let Some((row, holds)) = r.hot_spot(heartbeats) else {
-        return Err("without its total or self");
-    };
-    if row.self_time > row.total {
-        return Err("whose self is over its total");
-    }
-    if row.count > MAX_EVENTS || holds > MAX_EVENTS {
-        return Err("with a count over the events a recording may hold");
-    }
-    Ok((row, holds))
 }
 
 /// The rows of the file being read (by run) and, for a repeated capture, of the files read
@@ -249,23 +253,11 @@ impl Pending {
         run.rows.push(row);
     }
 
-    fn len(&self) -> usize {
-        self.runs.iter().map(|r| r.1.rows.len()).sum()
-    }
-
     /// Sets the current file aside (a repeated capture's runs of a file are apart).
     fn park(&mut self) {
         if let Some(f) = self.file.take() {
             let runs = std::mem::take(&mut self.runs);
             self.parked.push((f, std::mem::take(&mut self.path), runs));
-        }
-    }
-
-    fn flush(&mut self, into: &mut SessionHotSpots) {
-        if self.file.take().is_some() {
-            let runs: Vec<RunKeyRows> = self.runs.drain(..).map(|r| r.1).collect();
-            let (rows, holds) = median_rows(&runs);
-            into.add_file(&self.path, &rows, holds);
         }
     }
 

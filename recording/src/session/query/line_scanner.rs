@@ -21,7 +21,7 @@ pub(super) struct Probe<'a> {
 }
 
 #[derive(Clone, Copy)]
-struct Token<'a> {
+pub(super) struct Token<'a> {
     /// The string's content between the quotes.
     raw: &'a [u8],
     escaped: bool,
@@ -74,62 +74,84 @@ impl<'a> Probe<'a> {
     /// falls back to a full parse.
     pub fn scan(line: &'a [u8]) -> Option<Probe<'a>> {
         let mut p = Probe::default();
-        let mut i = skip_ws(line, 0);
-        if line.get(i) != Some(&b'{') {
+        walk_flat_object(line, |key, value| {
+            match (key, value) {
+                (b"kind", Value::Str(v)) => p.kind = Some(v),
+                (b"path", Value::Str(v)) => p.path = Some(v),
+                (b"capture", Value::Bare(v)) => p.capture = Some(v),
+                (b"file", Value::Bare(v)) => p.file = Some(v),
+                (b"durationMs", Value::Bare(v)) => p.duration = Some(v),
+                (b"selfMs", Value::Bare(v)) => p.self_time = Some(v),
+                _ => {}
+            }
+            Some(())
+        })?;
+        Some(p)
+    }
+}
+
+/// A value of a flat JSON object: a string, or a bare token (a number, `true`, `false`,
+/// `null`; not checked here).
+#[derive(Clone, Copy)]
+pub(super) enum Value<'a> {
+    Str(Token<'a>),
+    Bare(&'a [u8]),
+}
+
+/// Walks the members of a flat JSON object (string, number, `true`/`false`/`null`
+/// values), calling `member` with each key and value in order. `None` when the line is
+/// anything else (a nested value, an escaped key, text after the object), or when
+/// `member` says `None`; the caller then falls back to a full parse.
+pub(super) fn walk_flat_object<'a>(
+    line: &'a [u8],
+    mut member: impl FnMut(&'a [u8], Value<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut i = skip_ws(line, 0);
+    if line.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(line, i + 1);
+    if line.get(i) == Some(&b'}') {
+        return (skip_ws(line, i + 1) == line.len()).then_some(());
+    }
+    loop {
+        let key = string_at(line, i)?;
+        if key.escaped {
+            return None;
+        }
+        i = skip_ws(line, i + key.quoted.len());
+        if line.get(i) != Some(&b':') {
             return None;
         }
         i = skip_ws(line, i + 1);
-        if line.get(i) == Some(&b'}') {
-            return (skip_ws(line, i + 1) == line.len()).then_some(p);
-        }
-        loop {
-            let key = string_at(line, i)?;
-            if key.escaped {
-                return None;
+        let value = match *line.get(i)? {
+            b'"' => {
+                let v = string_at(line, i)?;
+                i += v.quoted.len();
+                Value::Str(v)
             }
-            i = skip_ws(line, i + key.quoted.len());
-            if line.get(i) != Some(&b':') {
-                return None;
-            }
-            i = skip_ws(line, i + 1);
-            match *line.get(i)? {
-                b'"' => {
-                    let v = string_at(line, i)?;
-                    i += v.quoted.len();
-                    match key.raw {
-                        b"kind" => p.kind = Some(v),
-                        b"path" => p.path = Some(v),
-                        _ => {}
-                    }
+            b'{' | b'[' => return None,
+            _ => {
+                let start = i;
+                while i < line.len() && !matches!(line[i], b',' | b'}' | b' ' | b'\t' | b'\r') {
+                    i += 1;
                 }
-                b'{' | b'[' => return None,
-                _ => {
-                    let start = i;
-                    while i < line.len() && !matches!(line[i], b',' | b'}' | b' ' | b'\t' | b'\r') {
-                        i += 1;
-                    }
-                    let v = &line[start..i];
-                    if v.is_empty() {
-                        return None;
-                    }
-                    match key.raw {
-                        b"capture" => p.capture = Some(v),
-                        b"file" => p.file = Some(v),
-                        b"durationMs" => p.duration = Some(v),
-                        b"selfMs" => p.self_time = Some(v),
-                        _ => {}
-                    }
+                let v = &line[start..i];
+                if v.is_empty() {
+                    return None;
                 }
+                Value::Bare(v)
             }
-            i = skip_ws(line, i);
-            match line.get(i) {
-                Some(b',') => i = skip_ws(line, i + 1),
-                Some(b'}') => break,
-                _ => return None,
-            }
+        };
+        member(key.raw, value)?;
+        i = skip_ws(line, i);
+        match line.get(i) {
+            Some(b',') => i = skip_ws(line, i + 1),
+            Some(b'}') => break,
+            _ => return None,
         }
-        (skip_ws(line, i + 1) == line.len()).then_some(p)
     }
+    (skip_ws(line, i + 1) == line.len()).then_some(())
 }
 
 fn skip_ws(line: &[u8], mut i: usize) -> usize {
@@ -163,7 +185,7 @@ fn string_at(line: &[u8], i: usize) -> Option<Token<'_>> {
     }
 }
 
-fn unescape(t: Token<'_>) -> Option<Cow<'_, [u8]>> {
+pub(super) fn unescape(t: Token<'_>) -> Option<Cow<'_, [u8]>> {
     if t.escaped {
         serde_json::from_slice::<String>(t.quoted)
             .ok()
@@ -188,7 +210,7 @@ pub(super) fn quick_prefix(line: &[u8]) -> Option<(u64, u64, &[u8])> {
     (rest[n] == b'"').then_some((capture, file, &rest[..n]))
 }
 
-fn parse_u64(v: &[u8]) -> Option<u64> {
+pub(super) fn parse_u64(v: &[u8]) -> Option<u64> {
     if v.is_empty() || v.len() > 20 {
         return None;
     }
@@ -203,7 +225,7 @@ fn parse_u64(v: &[u8]) -> Option<u64> {
 }
 
 /// A time: a non-negative number, or `null` (no time). `None` when invalid.
-fn parse_time(v: &[u8]) -> Option<Option<f64>> {
+pub(super) fn parse_time(v: &[u8]) -> Option<Option<f64>> {
     if v == b"null" {
         return Some(None);
     }

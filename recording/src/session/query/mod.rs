@@ -8,6 +8,7 @@
 //! fields a query needs ([`line_scanner`]); only the winning lines are
 //! fully parsed.
 
+mod hot_spot_line;
 pub(crate) mod hot_spots;
 mod line_scanner;
 
