@@ -505,16 +505,23 @@ test('Profile on save in heartbeats: a save captures; a newer save cancels the s
     const lenses = await vs.codeLenses();
     assert.ok(lenses.some((l) => l.startsWith(`${hb(2000)} · self ${formatValue(2000, 'heartbeats', 2000)} · `)), lenses.join(' | '));
     assert.ok(lenses.some((l) => l.startsWith(`${hb(3000)} · self `)), lenses.join(' | '));
-    assert.equal(w.recordings().length, 1);
+    assert.equal(w.recordings().length, 1, w.recordingsReport());
     await vs.screenshot('on-save-heartbeats');
   });
 
   await ctx.test('after an edit the changed line is dimmed; a second save during the slow capture cancels it, and only its annotations appear', async () => {
+    // When each step happened, for the assertions' messages: with the
+    // output channel's timestamped lines, they tell which save started
+    // which capture.
+    const at = {};
+    const step = (name) => { at[name] = new Date().toISOString(); };
     await vs.typeAtEnd(1, '0');
+    step('editedF');
     const stale = await waitLine(0, 'f dimmed', (d) => d.some((x) => x.text.endsWith(' · stale')));
     assert.ok(stale.find((x) => x.text.endsWith(' · stale')).opacity < 0.6, JSON.stringify(stale));
     await page.waitForFunction(() => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => l.innerText.startsWith('stale · ')),
       null, { timeout: STEP_MS });
+    step('staleShown');
     await vs.screenshot('on-save-stale');
     // `t` slow (8 s), saved: the capture runs.
     await vs.typeAtEnd(4, '');
@@ -522,21 +529,25 @@ test('Profile on save in heartbeats: a save captures; a newer save cancels the s
     await page.keyboard.type('000');
     const leans = () => (fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8').match(/^lean /gm)?.length ?? 0 : 0);
     const before = leans();
+    step('savedSlow');
     await page.keyboard.press('Control+S');
     await vs.waitForStatus(/profiling Saved\.lean on save/);
     const deadline = Date.now() + STEP_MS;
     while (leans() <= before && Date.now() < deadline) await page.waitForTimeout(50);
     assert.ok(leans() > before, 'the slow capture\'s Lean started');
+    step('leanSeen');
     await vs.screenshot('on-save-running');
     // A newer save: `f` 200000 and `t` fast again.
     await vs.typeAtEnd(1, '0');
     await vs.typeAtEnd(4, '');
     for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
     for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+    step('savedNewer');
     await page.keyboard.press('Control+S');
     await waitLine(0, 'f of the second capture', (d) => d.some((x) => x.text.startsWith(`${hb(200000)} (`) && x.opacity === 1));
     // The first was cancelled: it wrote no recording (one from before, one now).
-    assert.equal(w.recordings().length, 2, w.recordings().join(', '));
+    const why = () => `test steps: ${JSON.stringify(at)}\npidfile:\n${fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8') : '(none)'}\n${w.recordingsReport()}`;
+    assert.equal(w.recordings().length, 2, why());
     assert.ok(!Object.values(await vs.lineDecorations()).flat().some((x) => x.text.startsWith(`${hb(20000)} (`)), 'nothing of the cancelled capture');
     await page.waitForFunction((t) => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => l.innerText.startsWith(t)),
       `${hb(200000)} · self `, { timeout: STEP_MS });
