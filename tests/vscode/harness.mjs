@@ -149,6 +149,11 @@ export async function openVsCode(w, { trusted = true, settings = {}, width = 160
     ...settings,
   }, null, 2));
   fs.writeFileSync(path.join(udd, 'User/settings.json'), JSON.stringify({
+    // The tests save with Ctrl+S. In the browser VS Code auto-saves by
+    // default (`files.autoSave` is `afterDelay` on the web, 1 s after the
+    // last edit; off on the desktop): a pause of a second under load saved
+    // a half-edited file, and Profile on save captured it.
+    'files.autoSave': 'off',
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'workbench.enableExperiments': false,
