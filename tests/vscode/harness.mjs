@@ -96,12 +96,44 @@ export function makeWorkspace({ delayScale = '0', pidfile = false } = {}) {
       const d = path.join(project, '.leanscope/recordings');
       return fs.existsSync(d) ? fs.readdirSync(d).filter((f) => f.endsWith('.lsrec')).map((f) => path.join(d, f)) : [];
     },
+    /** The recordings with their sizes and modification times, and the
+     * leanscope output channel (the extension's log, the sidecar's stderr
+     * among it): what an assertion on the recordings says when it fails. */
+    recordingsReport: () => {
+      const d = path.join(project, '.leanscope/recordings');
+      const files = fs.existsSync(d) ? fs.readdirSync(d).sort() : [];
+      const list = files.map((f) => {
+        const st = fs.statSync(path.join(d, f));
+        return `  ${f} (${st.size} bytes, modified ${st.mtime.toISOString()})`;
+      });
+      return `recordings in ${d}:\n${list.join('\n') || '  (none)'}\nthe leanscope output channel:\n${outputChannel(dir, 'leanscope')}`;
+    },
     sessions: () => {
       const d = path.join(project, '.leanscope/sessions');
       return fs.existsSync(d) ? fs.readdirSync(d).map((f) => path.join(d, f)) : [];
     },
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** The text of the output channel `name` of the code-server run on the
+ * workspace in `dir`: VS Code writes each channel to a file
+ * (`<user data>/logs/<time>/…/output_logging_<time>/<n>-<name>.log`). */
+export function outputChannel(dir, name) {
+  const logs = path.join(dir, 'user-data/logs');
+  const found = [];
+  const walk = (d) => {
+    let entries;
+    try { entries = fs.readdirSync(d, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(`-${name}.log`) || e.name === `${name}.log`) found.push(p);
+    }
+  };
+  walk(logs);
+  if (found.length === 0) return `  (no ${name} output channel log under ${logs})`;
+  return found.map((f) => `${f}:\n${fs.readFileSync(f, 'utf8')}`).join('\n');
 }
 
 /** Starts code-server on the workspace and opens it in Chromium. */
@@ -117,6 +149,11 @@ export async function openVsCode(w, { trusted = true, settings = {}, width = 160
     ...settings,
   }, null, 2));
   fs.writeFileSync(path.join(udd, 'User/settings.json'), JSON.stringify({
+    // The tests save with Ctrl+S. In the browser VS Code auto-saves by
+    // default (`files.autoSave` is `afterDelay` on the web, 1 s after the
+    // last edit; off on the desktop): a pause of a second under load saved
+    // a half-edited file, and Profile on save captured it.
+    'files.autoSave': 'off',
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'workbench.enableExperiments': false,

@@ -472,8 +472,9 @@ test('Restricted Mode: no Profile commands, a hint that trust is needed; the vie
 test('Profile on save in heartbeats: a save captures; a newer save cancels the slow one; edited lines dimmed; the heartbeat CodeLens', async (ctx) => {
   const w = makeWorkspace({ pidfile: true });
   // `f` uses 2000 heartbeats, `t` 3000 and costs 8 ms: a `0` typed after
-  // `f`'s makes it 20000, `000` after `t`'s cost 8 s (slow); then another
-  // `0` makes `f` 200000, and `t` is fast again.
+  // `f`'s makes it 20000, `00000` after `t`'s cost 800 s (far longer than
+  // the whole test: that capture can only end by being cancelled); then
+  // another `0` makes `f` 200000, and `t` is fast again.
   fs.writeFileSync(w.file('Demo/Saved.lean'), 'def f : Nat := 1 -- leanscope-fake: heartbeats 2000\n\n'
     + 'theorem t : True := by -- leanscope-fake: heartbeats 3000\n  trivial -- leanscope-fake: cost 8ms\n');
   const vs = await start(w, {
@@ -505,38 +506,57 @@ test('Profile on save in heartbeats: a save captures; a newer save cancels the s
     const lenses = await vs.codeLenses();
     assert.ok(lenses.some((l) => l.startsWith(`${hb(2000)} · self ${formatValue(2000, 'heartbeats', 2000)} · `)), lenses.join(' | '));
     assert.ok(lenses.some((l) => l.startsWith(`${hb(3000)} · self `)), lenses.join(' | '));
-    assert.equal(w.recordings().length, 1);
+    assert.equal(w.recordings().length, 1, w.recordingsReport());
     await vs.screenshot('on-save-heartbeats');
   });
 
   await ctx.test('after an edit the changed line is dimmed; a second save during the slow capture cancels it, and only its annotations appear', async () => {
+    // When each step happened, for the assertions' messages: with the
+    // output channel's timestamped lines, they tell which save started
+    // which capture.
+    const at = {};
+    const step = (name) => { at[name] = new Date().toISOString(); };
     await vs.typeAtEnd(1, '0');
+    step('editedF');
     const stale = await waitLine(0, 'f dimmed', (d) => d.some((x) => x.text.endsWith(' · stale')));
     assert.ok(stale.find((x) => x.text.endsWith(' · stale')).opacity < 0.6, JSON.stringify(stale));
     await page.waitForFunction(() => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => l.innerText.startsWith('stale · ')),
       null, { timeout: STEP_MS });
+    step('staleShown');
     await vs.screenshot('on-save-stale');
-    // `t` slow (8 s), saved: the capture runs.
+    // `t` slow (800 s), saved: the capture runs.
     await vs.typeAtEnd(4, '');
     for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
-    await page.keyboard.type('000');
-    const leans = () => (fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8').match(/^lean /gm)?.length ?? 0 : 0);
-    const before = leans();
+    await page.keyboard.type('00000');
+    // The fake Leans that run on Saved.lean (not `lean --version`, which
+    // each capture runs first).
+    const leansOnFile = () => [...new Set((fs.existsSync(w.pids) ? [...fs.readFileSync(w.pids, 'utf8').matchAll(/^lean (\d+)$/gm)] : [])
+      .map((m) => Number(m[1])))].filter((pid) => {
+        try { return alive(pid) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((a) => a.endsWith('Saved.lean')); } catch { return false; }
+      });
+    step('savedSlow');
     await page.keyboard.press('Control+S');
     await vs.waitForStatus(/profiling Saved\.lean on save/);
     const deadline = Date.now() + STEP_MS;
-    while (leans() <= before && Date.now() < deadline) await page.waitForTimeout(50);
-    assert.ok(leans() > before, 'the slow capture\'s Lean started');
+    while (leansOnFile().length === 0 && Date.now() < deadline) await page.waitForTimeout(50);
+    const slow = leansOnFile();
+    assert.equal(slow.length, 1, `the slow capture's Lean runs: ${slow.join(', ')}`);
+    step('leanSeen');
     await vs.screenshot('on-save-running');
     // A newer save: `f` 200000 and `t` fast again.
     await vs.typeAtEnd(1, '0');
     await vs.typeAtEnd(4, '');
     for (let i = 0; i < 2; i++) await page.keyboard.press('ArrowLeft');
-    for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Backspace');
+    step('savedNewer');
     await page.keyboard.press('Control+S');
     await waitLine(0, 'f of the second capture', (d) => d.some((x) => x.text.startsWith(`${hb(200000)} (`) && x.opacity === 1));
-    // The first was cancelled: it wrote no recording (one from before, one now).
-    assert.equal(w.recordings().length, 2, w.recordings().join(', '));
+    // The first was cancelled: its Lean was stopped (the sidecar answers
+    // once Lean's group is gone, and the newer capture starts after that
+    // answer), and it wrote no recording (one from before, one now).
+    const why = () => `test steps: ${JSON.stringify(at)}\npidfile:\n${fs.existsSync(w.pids) ? fs.readFileSync(w.pids, 'utf8') : '(none)'}\n${w.recordingsReport()}`;
+    assert.equal(alive(slow[0]), false, `the slow capture's Lean ${slow[0]} was stopped\n${why()}`);
+    assert.equal(w.recordings().length, 2, why());
     assert.ok(!Object.values(await vs.lineDecorations()).flat().some((x) => x.text.startsWith(`${hb(20000)} (`)), 'nothing of the cancelled capture');
     await page.waitForFunction((t) => [...document.querySelectorAll('.monaco-editor .codelens-decoration')].some((l) => l.innerText.startsWith(t)),
       `${hb(200000)} · self `, { timeout: STEP_MS });
