@@ -2,7 +2,7 @@
 //! pinned on small hand-made recordings whose every number is worked out below.
 
 use recording::hotspots::{
-    file_rows, By, HotSpots, HotSpotsBuilder, Key, SessionHotSpots, Tree, Weight, ROOT,
+    file_rows, By, HotSpots, HotSpotsBuilder, Incremental, Key, SessionHotSpots, Tree, Weight, ROOT,
 };
 use recording::writer::{encode_to_vec, NewEvent};
 use recording::*;
@@ -354,4 +354,46 @@ fn millions_of_distinct_keys_stay_bounded_in_other() {
 fn the_tree_root_is_virtual() {
     let hot = HotSpots::of(&sample(Measure::Time));
     assert_eq!(hot.tree.path(ROOT), Vec::<u32>::new());
+}
+
+#[test]
+fn hot_spots_built_a_slice_at_a_time_are_the_whole_recordings() {
+    let bytes = recording::synth::synthetic_bytes(&recording::synth::SynthParams {
+        events: 5000,
+        threads: 3,
+        seed: 11,
+    })
+    .unwrap();
+    let rec = Recording::from_bytes(&bytes).unwrap();
+    let whole = HotSpots::of(&rec);
+    for slice in [1, 7, 4096, 5000] {
+        let mut part = Incremental::new(By::Key);
+        let mut steps = 1;
+        while part.take_in_slice(&rec, slice) {
+            assert_eq!(part.len(), steps * slice, "a slice takes in {slice} events");
+            steps += 1;
+        }
+        assert_eq!(steps, rec.len().div_ceil(slice), "slices of {slice}");
+        assert_eq!(part.len(), rec.len());
+        let sliced = part.finish(&rec);
+        assert_eq!(sliced.rows, whole.rows, "slices of {slice}");
+        assert_eq!(sliced.tree.nodes(), whole.tree.nodes());
+    }
+    // Finished part-way: the rest is taken in then; and taken in as the events arrived
+    // (without self times), then sliced, then finished.
+    let mut part = Incremental::new(By::Key);
+    assert!(part.take_in_slice(&rec, 1234));
+    assert_eq!(part.len(), 1234);
+    assert_eq!(part.finish(&rec).rows, whole.rows);
+    let mut part = Incremental::new(By::Key);
+    let arriving = recording::columns::Events {
+        parent: rec.events.parent[..1000].to_vec(),
+        class: rec.events.class[..1000].to_vec(),
+        label: rec.events.label[..1000].to_vec(),
+        ..Default::default()
+    };
+    part.take_in(&arriving, &rec.strings);
+    assert_eq!(part.len(), 1000);
+    assert!(part.take_in_slice(&rec, 500));
+    assert_eq!(part.finish(&rec).rows, whole.rows);
 }

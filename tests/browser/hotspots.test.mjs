@@ -151,6 +151,42 @@ test("a file's Hot spots tab: the model's keys, the class filter, the sandwich a
   await page.close();
 });
 
+test("a big file's hot spots are built while the viewer is idle, and are the CLI's", async () => {
+  // 200,000 events: several of the worker's slices of 65,536.
+  const rec = join(dir, 'synth-200k.lsrec');
+  leanscope('synth', '--seed', '3', '--events', '200000', '--threads', '3', '-o', rec);
+  const cli = JSON.parse(leanscope('top', rec, '--json', '-', '--limit', '100000'));
+  const big = await startView(rec);
+  try {
+    const page = await browser.newPage();
+    await page.goto(big.url);
+    await page.waitForFunction(() => window.__leanscope && window.__leanscope.fileLoads.length > 0
+      && window.__leanscope.fileLoads[0].firstTimelineMs !== null);
+    // No hot-spot request was made: the worker took in every event on its own.
+    const k = await page.evaluate(() => window.__leanscope.state.file);
+    await page.waitForFunction(async (file) => {
+      const p = await window.__leanscope.call('hotSpotsPrepared', file);
+      return p.taken === p.events && !p.finished;
+    }, k, { polling: 50 });
+    const prepared = await page.evaluate((file) => window.__leanscope.call('hotSpotsPrepared', file), k);
+    assert.equal(prepared.events, 200000);
+    await page.click('#tab-hotspots');
+    await page.waitForSelector('#list li[data-kind="hotspot"]');
+    assert.equal((await page.evaluate((file) => window.__leanscope.call('hotSpotsPrepared', file), k)).finished, true);
+    const rows = await rowData(page, '#list li[data-kind="hotspot"]');
+    assert.equal(rows.length, cli.rows.length);
+    for (const [i, n] of cli.rows.entries()) {
+      assert.equal(rows[i].label, n.key.label, `row ${i + 1}`);
+      assert.equal(Number(rows[i].totalNs), n.total, `${n.key.label} total`);
+      assert.equal(Number(rows[i].selfNs), n.self, `${n.key.label} self`);
+      assert.equal(Number(rows[i].count), n.count, `${n.key.label} calls`);
+    }
+    await page.close();
+  } finally {
+    big.stop();
+  }
+});
+
 test('the flame graph of a file: drawn, a tooltip with the key, click zooms, back resets', async () => {
   const page = await openViewer(view.url);
   await openClean(page);

@@ -1,6 +1,8 @@
 //! Times the viewer model natively on a recording: load (decode, then
 //! linking the forest), file model and summary, timeline index (built on
-//! first use), and a full zoom-out layout.
+//! first use), a full zoom-out layout, and the hot spots: built in slices
+//! as the worker does while idle, then finished (what the first hot-spot
+//! request does), against building them whole at that request.
 //!
 //! `cargo run --release -p viewer-wasm --example layout_time -- FILE.lsrec`
 
@@ -17,6 +19,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let rec = load.finish(None)?;
     let decoded = t.elapsed();
+    let t = std::time::Instant::now();
+    let mut part = recording::hotspots::Incremental::new(recording::hotspots::By::Key);
+    while part.take_in_slice(&rec, 1 << 16) {}
+    let sliced = t.elapsed();
+    let t = std::time::Instant::now();
+    drop(part.finish(&rec));
+    let finished = t.elapsed();
+    let t = std::time::Instant::now();
+    let hot = recording::hotspots::HotSpots::of(&rec);
+    let whole = t.elapsed();
+    println!(
+        "hot spots: built in slices of 65536 events {sliced:?}, then finished in {finished:?}; \
+         built whole instead {whole:?} ({} keys, {} nodes)",
+        hot.rows.len(),
+        hot.tree.len()
+    );
+    drop(hot);
     let t = std::time::Instant::now();
     let model = viewer_wasm::file::FileModel::new(rec);
     let _summary = model.summary();

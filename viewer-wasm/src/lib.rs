@@ -31,8 +31,11 @@ pub struct Viewer {
     /// in: the file and the load. One at a time; each run's recording is
     /// dropped once its times are taken.
     run_load: Option<(u32, RecordingLoad)>,
-    /// Loaded files' hot spots, built on first use.
+    /// Loaded files' hot spots, finished on first use.
     hot: HashMap<u32, HotView>,
+    /// Loaded files' hot spots being built while the worker is idle
+    /// (`prepareHotSpots`), finished on first use.
+    hot_building: HashMap<u32, recording::hotspots::Incremental>,
     /// A folder's files being merged (`beginMerge` … `endMerge`), with the recording
     /// being streamed in; and the last merge's result.
     merge: Option<(Merge, Option<RecordingLoad>)>,
@@ -98,6 +101,7 @@ impl Viewer {
         self.files.clear();
         self.run_load = None;
         self.hot.clear();
+        self.hot_building.clear();
         self.merge = None;
         self.merged = None;
         Ok(text(summary))
@@ -115,6 +119,7 @@ impl Viewer {
         self.files.clear();
         self.run_load = None;
         self.hot.clear();
+        self.hot_building.clear();
         self.merge = None;
         self.merged = None;
         text(summary)
@@ -208,6 +213,7 @@ impl Viewer {
         let claimed = f.events.unwrap_or(0);
         self.files.remove(&k);
         self.hot.remove(&k);
+        self.hot_building.remove(&k);
         self.loads
             .insert(k, RecordingLoad::new(claimed, byte_length.max(0.0) as u64));
         Ok(())
@@ -283,6 +289,7 @@ impl Viewer {
     pub fn drop_file(&mut self, k: u32) {
         self.files.remove(&k);
         self.hot.remove(&k);
+        self.hot_building.remove(&k);
         self.loads.remove(&k);
         if self.run_load.as_ref().is_some_and(|(f, _)| *f == k) {
             self.run_load = None;
@@ -476,10 +483,48 @@ impl Viewer {
             .files
             .get(&k)
             .ok_or_else(|| js(format!("file {k} is not loaded")))?;
-        Ok(self
-            .hot
+        let building = &mut self.hot_building;
+        Ok(self.hot.entry(k).or_insert_with(|| {
+            HotView::new(match building.remove(&k) {
+                Some(part) => part.finish(&f.rec),
+                None => recording::hotspots::HotSpots::of(&f.rec),
+            })
+        }))
+    }
+
+    /// How far loaded file `k`'s hot spots are: `{"events", "taken", "finished"}`
+    /// (`taken`: the events `prepareHotSpots` took in so far).
+    #[wasm_bindgen(js_name = hotSpotsPrepared)]
+    pub fn hot_spots_prepared(&self, k: u32) -> Result<String, JsError> {
+        let f = self.file(k)?;
+        let finished = self.hot.contains_key(&k);
+        let taken = match self.hot_building.get(&k) {
+            Some(part) => part.len(),
+            None if finished => f.rec.len(),
+            None => 0,
+        };
+        Ok(text(
+            json!({"events": f.rec.len(), "taken": taken, "finished": finished}),
+        ))
+    }
+
+    /// Builds up to `events` more of loaded file `k`'s hot spots, a slice
+    /// of the work its first hot-spot request would otherwise do at once
+    /// (the worker calls it while idle after a load); returns whether more
+    /// is left (false too when the file is not loaded or its hot spots
+    /// are finished).
+    #[wasm_bindgen(js_name = prepareHotSpots)]
+    pub fn prepare_hot_spots(&mut self, k: u32, events: u32) -> bool {
+        let Some(f) = self.files.get(&k) else {
+            return false;
+        };
+        if self.hot.contains_key(&k) {
+            return false;
+        }
+        self.hot_building
             .entry(k)
-            .or_insert_with(|| HotView::new(recording::hotspots::HotSpots::of(&f.rec))))
+            .or_insert_with(|| recording::hotspots::Incremental::new(recording::hotspots::By::Key))
+            .take_in_slice(&f.rec, events.max(1) as usize)
     }
 
     /// The bottom-up table of `scope` (see `HotView::rows`).

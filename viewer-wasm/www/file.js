@@ -50,9 +50,10 @@ export async function openFile(k) {
   }
   // ms: streamed and ready for queries; viewMs: the file's view (source,
   // declarations) shown; barsMs: its line bars drawn; firstTimelineMs: its
-  // first timeline draw (which builds the timeline index).
+  // first timeline draw (which builds the timeline index), each from
+  // startedAt (performance.now() when the load began).
   const load = {
-    file: k, ms: performance.now() - t0, events: fs.events, viewMs: null, barsMs: null, firstTimelineMs: null,
+    file: k, startedAt: t0, ms: performance.now() - t0, events: fs.events, viewMs: null, barsMs: null, firstTimelineMs: null,
     streamMs: fs.streamMs, decodeMs: fs.decodeMs, endMs: fs.endMs,
   };
   debug.fileLoads.push(load);
@@ -114,7 +115,11 @@ export async function openFile(k) {
   load.barsMs = performance.now() - t0;
   refreshFlame();
   const drawn = timeline.reset();
-  if (drawn) drawn.then((ms) => { load.firstTimelineMs = ms; }, () => {});
+  // The file's view is complete: the worker builds its hot spots while
+  // idle, so that the Hot spots tab and the flame graph only finish them.
+  const prepare = () => { call('prepareHotSpots', k).catch(() => {}); };
+  if (drawn) drawn.then((ms) => { load.firstTimelineMs = ms; prepare(); }, prepare);
+  else prepare();
 }
 
 function renderFileHeader() {

@@ -71,17 +71,37 @@ const PREFAULT_BYTES = 1 << 20;
  *  bytes are taken in first (see RecordingLoad::prefault): the time spent
  *  waiting for the network (for the header, and between pieces when the
  *  decoding is ahead) then pays for page faults that decoding would
- *  otherwise take. Ends when all is paged in or the load ended. Yields by
- *  a message to itself, not setTimeout, which browsers slow down when
+ *  otherwise take. Ends when all is paged in or the load ended. */
+function prefaultWhileWaiting(k) {
+  return whileIdle(() => viewer.prefaultFile(k, PREFAULT_BYTES));
+}
+
+/** Events of a loaded file's hot spots built in one slice while the worker
+ *  is idle: a few milliseconds, the most a request arriving meanwhile
+ *  waits. */
+const HOT_SLICE_EVENTS = 1 << 16;
+
+/** Builds loaded file `k`'s hot spots a slice at a time while nothing
+ *  else asks (viewer.prepareHotSpots): the Hot spots tab and the flame
+ *  graph then only finish them (the tree's totals and the keys' rows).
+ *  Ends once they are built, finished by a request, or the file was
+ *  dropped. */
+function prepareHotSpotsWhileIdle(k) {
+  return whileIdle(() => viewer.prepareHotSpots(k, HOT_SLICE_EVENTS));
+}
+
+/** Calls `step` until it returns false, yielding to the event loop
+ *  between calls, so that a message that arrives is handled first. Yields
+ *  by a message to itself, not setTimeout, which browsers slow down when
  *  nested. */
-async function prefaultWhileWaiting(k) {
+async function whileIdle(step) {
   const channel = new MessageChannel();
   const yieldToEvents = () => new Promise((ok) => {
     channel.port1.onmessage = ok;
     channel.port2.postMessage(null);
   });
   try {
-    while (viewer.prefaultFile(k, PREFAULT_BYTES)) await yieldToEvents();
+    while (step()) await yieldToEvents();
   } finally {
     channel.port1.close();
   }
@@ -403,6 +423,9 @@ const ops = {
     return summary;
   },
 
+  /** Starts building file `k`'s hot spots while idle; answers at once. */
+  prepareHotSpots(k) { prepareHotSpotsWhileIdle(k); },
+  hotSpotsPrepared(k) { return parse(viewer.hotSpotsPrepared(k)); },
   fileSummary(k) { return parse(viewer.fileSummary(k)); },
   source(k) { return viewer.source(k); },
   list(k, what, filter, sort, limit) { return json(viewer.list(k, what, filter, sort, limit)); },

@@ -320,10 +320,12 @@ impl HotSpots {
     }
 }
 
-/// The hot spots of one recording, built while its events arrive: a reader that streams a
-/// recording hands each batch's events to [`Incremental::take_in`] (parents come before
-/// their children, so each event's node is known at once) and, when the recording is
-/// whole, [`Incremental::finish`] adds the self times (which need every child).
+/// The hot spots of one recording, built a part at a time: a reader hands the events to
+/// [`Incremental::take_in`] as they arrive, or a viewer those of a whole recording to
+/// [`Incremental::take_in_slice`] a slice at a time while it is idle, self times included
+/// (parents come before their children, so each event's node is known at once);
+/// [`Incremental::finish`] takes in the rest and adds the self times not yet added (which
+/// need the whole recording: every child).
 #[derive(Debug)]
 pub struct Incremental {
     by: By,
@@ -334,6 +336,8 @@ pub struct Incremental {
     label_key: Vec<(u32, u32)>,
     pairs: pair_map::PairMap<u32>,
     event_node: Vec<u32>,
+    /// Events (from the first) whose self times are in the tree.
+    timed: usize,
 }
 
 impl Incremental {
@@ -345,6 +349,7 @@ impl Incremental {
             label_key: Vec::new(),
             pairs: pair_map::PairMap::default(),
             event_node: Vec::new(),
+            timed: 0,
         }
     }
 
@@ -363,9 +368,39 @@ impl Incremental {
         events: &crate::columns::Events,
         strings: &crate::strings::StringTable,
     ) {
+        self.take_in_some(events, strings, usize::MAX);
+    }
+
+    /// Takes in at most `max` more events of the whole recording `rec`, with their self
+    /// times; returns whether some are left. A slice of the work of [`Self::finish`], for a
+    /// viewer to do while it is idle.
+    pub fn take_in_slice(&mut self, rec: &Recording, max: usize) -> bool {
+        let more = self.take_in_some(&rec.events, &rec.strings, max);
+        self.add_self_times(rec);
+        more
+    }
+
+    /// Adds the self times of the events taken in whose self times are not in the tree.
+    fn add_self_times(&mut self, rec: &Recording) {
+        for (i, &node) in self.event_node.iter().enumerate().skip(self.timed) {
+            self.tree.add(node, rec.self_ns(i as u32), 0);
+        }
+        self.timed = self.event_node.len();
+    }
+
+    /// Takes in at most `max` of the events of `events` not yet taken in; returns whether
+    /// some are left.
+    fn take_in_some(
+        &mut self,
+        events: &crate::columns::Events,
+        strings: &crate::strings::StringTable,
+        max: usize,
+    ) -> bool {
         let from = self.event_node.len();
-        let to = events.len();
-        self.event_node.reserve(to.saturating_sub(from));
+        let to = events.len().min(from.saturating_add(max));
+        // Room for every event there is: slices of a whole recording then never copy
+        // what they built (and batches arriving grow it as a Vec grows).
+        self.event_node.reserve(events.len().saturating_sub(from));
         for i in from..to {
             let (class, label) = (events.class[i], events.label[i]);
             let key = self.key(class, label, strings);
@@ -378,6 +413,7 @@ impl Incremental {
             self.tree.add(node, 0, 1);
             self.event_node.push(node);
         }
+        to < events.len()
     }
 
     fn key(&mut self, class: u32, label: u32, strings: &crate::strings::StringTable) -> u32 {
@@ -403,9 +439,7 @@ impl Incremental {
     /// The hot spots, once every event of `rec` was taken in (the rest is taken in now).
     pub fn finish(mut self, rec: &Recording) -> HotSpots {
         self.take_in(&rec.events, &rec.strings);
-        for (i, &node) in self.event_node.iter().enumerate() {
-            self.tree.add(node, rec.self_ns(i as u32), 0);
-        }
+        self.add_self_times(rec);
         let key_files = vec![1; self.keys.len()];
         let mut hot = HotSpots::finish(
             self.keys,
