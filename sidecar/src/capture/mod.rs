@@ -11,6 +11,7 @@ mod placer;
 pub mod process;
 mod process_tree;
 pub mod project;
+pub mod run_tag;
 pub mod source;
 mod status_emoji;
 mod stock;
@@ -22,6 +23,7 @@ use std::path::PathBuf;
 use recording::{CaptureStatus, ClockKind, Measure};
 
 pub use process::{CancelToken, RunOptions};
+pub use run_tag::RunTag;
 pub use stock::{timestamp, ProfileScratch, PROJECT_DIR};
 
 /// What to capture and how.

@@ -3,9 +3,12 @@
 //!
 //! Cancelling or timing out sends SIGTERM to the whole group (so `lake` and
 //! the `lean` it started both get it), and to every descendant that left the
-//! group (a sandbox's new session), then SIGKILL after [`KILL_GRACE`].
+//! group (a sandbox's new session), and to every process that carries the
+//! run's tag (an orphan that left both: [`super::run_tag`]), then SIGKILL
+//! after [`KILL_GRACE`].
 
 use super::process_tree::{descendants, signal_each};
+use super::run_tag::{self, tagged, RunTag};
 use leanscope::limits::MAX_LEAN_OUTPUT_BYTES;
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -77,6 +80,9 @@ pub struct RunOptions {
     pub stdout_lines: Arc<AtomicU64>,
     /// Receives the child's process id once it started.
     pub pid: Arc<AtomicU64>,
+    /// In the environment of everything the run starts (a sandbox must
+    /// pass it on: [`RunTag::env_value`]); a stop stops what carries it.
+    pub tag: RunTag,
 }
 
 struct Collector {
@@ -128,6 +134,7 @@ pub fn run(
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .env(run_tag::VAR, opts.tag.env_value())
         .process_group(0);
     let started = Instant::now();
     let mut child = cmd
@@ -175,7 +182,7 @@ pub fn run(
                 None
             };
             if stop.is_some() {
-                break terminate(&mut child, &mut tree)?;
+                break terminate(&mut child, &opts.tag, &mut tree)?;
             }
         }
         std::thread::sleep(POLL);
@@ -183,9 +190,13 @@ pub fn run(
     // Whatever the group still holds (a grandchild that outlived its
     // parent) goes too, so nothing keeps the pipes open; the capture ends
     // only once the group is gone (or after a short wait, said nowhere:
-    // SIGKILL cannot be refused, only delivered late).
+    // SIGKILL cannot be refused, only delivered late). A stopped run also
+    // stops what carries its tag, until nothing does.
     signal_group(child.id(), libc::SIGKILL);
     signal_each(&tree, libc::SIGKILL);
+    if stop.is_some() {
+        kill_tagged(&opts.tag, &mut tree, GROUP_GONE_WAIT);
+    }
     wait_group_gone(child.id(), &tree, GROUP_GONE_WAIT);
     let stdout = join(stdout)?;
     let stderr = join(stderr)?;
@@ -223,12 +234,17 @@ fn join(c: Option<Collector>) -> Result<Vec<u8>, RunError> {
     }
 }
 
-/// SIGTERM to the group and to every descendant (found into `tree` first,
-/// while their parents still link them to the child), then SIGKILL after
-/// the grace period.
-fn terminate(child: &mut Child, tree: &mut BTreeSet<libc::pid_t>) -> Result<ExitStatus, RunError> {
+/// SIGTERM to the group, to every descendant (found into `tree` first,
+/// while their parents still link them to the child) and to every process
+/// carrying `tag`, then SIGKILL after the grace period.
+fn terminate(
+    child: &mut Child,
+    tag: &RunTag,
+    tree: &mut BTreeSet<libc::pid_t>,
+) -> Result<ExitStatus, RunError> {
     let root = libc::pid_t::try_from(child.id()).unwrap_or(0);
     tree.extend(descendants(root));
+    tree.extend(tagged(tag));
     signal_group(child.id(), libc::SIGTERM);
     signal_each(tree, libc::SIGTERM);
     let deadline = Instant::now() + KILL_GRACE;
@@ -240,9 +256,26 @@ fn terminate(child: &mut Child, tree: &mut BTreeSet<libc::pid_t>) -> Result<Exit
     }
     let below: Vec<_> = tree.iter().flat_map(|&p| descendants(p)).collect();
     tree.extend(below);
+    tree.extend(tagged(tag));
     signal_group(child.id(), libc::SIGKILL);
     signal_each(tree, libc::SIGKILL);
     Ok(child.wait()?)
+}
+
+/// SIGKILL to every process carrying `tag` (added to `tree`), again and
+/// again until none is left (a process forked meanwhile carries it too), at
+/// most for `limit`.
+fn kill_tagged(tag: &RunTag, tree: &mut BTreeSet<libc::pid_t>, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let found = tagged(tag);
+        if found.is_empty() || Instant::now() >= deadline {
+            return;
+        }
+        signal_each(&found, libc::SIGKILL);
+        tree.extend(found);
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// How long a run waits for its killed process group to disappear.
@@ -373,6 +406,46 @@ mod tests {
             .parse()
             .unwrap();
         assert!(!is_running(pid), "the escaped grandchild {pid} survived");
+    }
+
+    #[test]
+    fn cancel_stops_an_orphan_by_its_tag() {
+        // The subshell that starts the grandchild exits at once: its parent
+        // is then init, so it is neither in the group (`setsid`) nor below
+        // the child, as bubblewrap's command is when bubblewrap was stopped
+        // before it set its parent-death signal. It holds stdout.
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("orphan.pid");
+        let opts = RunOptions::default();
+        let cancel = opts.cancel.clone();
+        let script = format!(
+            "(setsid sh -c 'echo $$ > {}; exec sleep 30' &); exec sleep 30",
+            pidfile.display()
+        );
+        let watched = pidfile.clone();
+        let t = std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !watched.exists() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            cancel.cancel();
+        });
+        let started = Instant::now();
+        let e = run(&mut sh(&script), &opts, &mut |_| {}).unwrap_err();
+        t.join().unwrap();
+        assert!(matches!(e, RunError::Cancelled), "{e}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(!is_running(pid), "the orphan {pid} survived");
     }
 
     #[test]

@@ -70,6 +70,8 @@ pub struct Job<'a> {
     pub timeout: Duration,
     /// Set to stop the command (and its process group) early.
     pub cancel: crate::capture::CancelToken,
+    /// The run's tag, which a sandbox around the command must pass on.
+    pub tag: crate::capture::RunTag,
 }
 
 /// Runs the job under GNU time and returns its counters; a non-zero exit,
@@ -90,6 +92,7 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
     let opts = RunOptions {
         timeout: Some(job.timeout),
         cancel: job.cancel.clone(),
+        tag: job.tag.clone(),
         ..RunOptions::default()
     };
     let finished = run(&mut cmd, &opts, &mut |_| {});

@@ -21,6 +21,7 @@ use super::profile;
 use super::report::{check_samples, compare, markdown, Report, Sample, Side, State, Thresholds};
 use super::report::{MEASURE_NOTE, PROFILE_MEASURE_NOTE};
 use super::sandbox::Sandbox;
+use crate::capture::RunTag;
 
 /// Per file, per build and in all, in seconds: the editor's and the MCP tool's defaults (as
 /// `revisions run`'s flags).
@@ -179,10 +180,11 @@ fn measure_all(
         .map_err(|e| e.to_string())?;
     let packages = Some(top.join(".lake/packages")).filter(|p| p.is_dir());
     let lake = absolute(&req.lake)?;
-    let sandbox = |side: Side, lake: &Path, packages: &Option<PathBuf>| Sandbox {
+    let sandbox = |side: Side, lake: &Path, packages: &Option<PathBuf>, tag: &RunTag| Sandbox {
         tree: ws.join(side.as_str()),
         lake: lake.to_path_buf(),
         packages: packages.clone(),
+        tag: tag.clone(),
     };
     for (side, commit) in [
         (Side::Base, &plan.merge_base),
@@ -215,7 +217,8 @@ fn measure_all(
         ));
         let mut args = vec!["build".to_owned()];
         args.extend(modules);
-        let (program, args) = sandbox(side, &lake, &packages)
+        let tag = RunTag::new();
+        let (program, args) = sandbox(side, &lake, &packages, &tag)
             .wrap(&args)
             .map_err(|e| e.to_string())?;
         measure(&Job {
@@ -226,6 +229,7 @@ fn measure_all(
             raw: raw.join(format!("build-{}", side.as_str())),
             timeout: req.timeout_build,
             cancel: req.cancel.clone(),
+            tag,
         })
         .map_err(|e| e.to_string())?;
     }
@@ -269,14 +273,15 @@ fn measure_all(
                     f.module.replace(['«', '»'], "_")
                 );
                 let tree_out = format!("{}/{index:04}.lsrec", profile::TREE_OUT_DIR);
+                let tag = RunTag::new();
                 let wrapped = if let Some(exe) = &leanscope {
                     std::fs::create_dir_all(tree.join(profile::TREE_OUT_DIR))
                         .map_err(|e| format!("creating {}: {e}", profile::TREE_OUT_DIR))?;
-                    sandbox(side, &lake, &packages)
+                    sandbox(side, &lake, &packages, &tag)
                         .wrap_program(exe, &profile::sample_args(&lake, &f.path, &tree_out))
                 } else {
                     let lean = ["env", "lean", "-j1", &f.path].map(str::to_owned);
-                    sandbox(side, &lake, &packages).wrap(&lean)
+                    sandbox(side, &lake, &packages, &tag).wrap(&lean)
                 };
                 let (program, args) = wrapped.map_err(|e| e.to_string())?;
                 let counters = measure(&Job {
@@ -287,6 +292,7 @@ fn measure_all(
                     raw: raw.join(&name),
                     timeout,
                     cancel: req.cancel.clone(),
+                    tag,
                 })
                 .map_err(|e| match e {
                     MeasureError::TimedOut { .. } if timeout < req.timeout_file => format!(

@@ -5,10 +5,14 @@
 //! the side's own tree writable at its own path; a private `/tmp`; new
 //! network, PID, IPC, UTS and cgroup namespaces (so no network at all);
 //! a new session; `--die-with-parent`; an empty environment plus `PATH`,
-//! `HOME=/tmp`, `LANG` and, for an elan toolchain, `ELAN_HOME`. GNU time
-//! runs outside it, so the counters come from the host.
+//! `HOME=/tmp`, `LANG`, the run's tag (`LEANSCOPE_RUN`, so that a stop
+//! reaches the command even when bubblewrap is gone) and, for an elan
+//! toolchain, `ELAN_HOME`. GNU time runs outside it, so the counters come
+//! from the host.
 
 use std::path::{Path, PathBuf};
+
+use crate::capture::run_tag::{self, RunTag};
 
 /// bubblewrap.
 pub const BWRAP: &str = "/usr/bin/bwrap";
@@ -36,6 +40,9 @@ pub struct Sandbox {
     pub lake: PathBuf,
     /// The user's `.lake/packages`, bound read-only at `tree/.lake/packages`.
     pub packages: Option<PathBuf>,
+    /// The tag of the run the command runs in, set inside as outside, so
+    /// that stopping the run stops the command even once bubblewrap is gone.
+    pub tag: RunTag,
 }
 
 impl Sandbox {
@@ -117,6 +124,7 @@ impl Sandbox {
         let path = format!("{}:/usr/bin:/bin", lake_dir.display());
         arg(&["--setenv", "PATH", &path, "--setenv", "HOME", "/tmp"]);
         arg(&["--setenv", "LANG", "C.UTF-8"]);
+        arg(&["--setenv", run_tag::VAR, &self.tag.env_value()]);
         if root.join("toolchains").is_dir() {
             arg(&["--setenv", "ELAN_HOME", &root.to_string_lossy()]);
         }
