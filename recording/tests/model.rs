@@ -382,3 +382,27 @@ fn time_account_counts_asynchronous_proofs_linked_across_threads() {
     assert_eq!(a.untraced_ns, 1_000 - 100 - 500);
     assert_eq!(a.overrun_ns, 0);
 }
+
+#[test]
+fn line_rows_built_a_slice_at_a_time_are_the_whole_recordings() {
+    let bytes = recording::synth::synthetic_bytes(&recording::synth::SynthParams {
+        seed: 7,
+        events: 5_000,
+        threads: 3,
+    })
+    .expect("synth");
+    let r = Recording::from_bytes(&bytes).expect("decode");
+    let whole = line_rows(&r);
+    assert!(whole.len() > 10, "the recording has lines: {}", whole.len());
+    for slice in [1, 7, 500] {
+        let mut b = recording::model::LineRowsBuilder::new(&r);
+        let mut steps = 0;
+        while b.step(&r, slice) {
+            steps += 1;
+        }
+        // Sorted by line (in bigger slices), then timed a line or more at a time.
+        let timing = whole.len().min(5_000 / slice);
+        assert!(steps > timing, "{slice}-event slices: {steps} steps");
+        assert_eq!(b.finish(&r), whole, "{slice}-event slices");
+    }
+}

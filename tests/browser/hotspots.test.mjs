@@ -187,6 +187,35 @@ test("a big file's hot spots are built while the viewer is idle, and are the CLI
   }
 });
 
+test("a file's line bars are timed a slice at a time: the Hot spots tab asked for meanwhile is answered first", async () => {
+  // Two files of 200,000 events: the second is loaded by hand, its line
+  // bars asked for and, before they came, its hot spots.
+  const session = join(dir, 'synth-session-200k');
+  rmSync(session, { recursive: true, force: true });
+  leanscope('synth-session', '-o', session, '--files', '2', '--events', '200000', '--threads', '3', '--seed', '5');
+  const two = await startView(session);
+  try {
+    const page = await openViewer(two.url);
+    const got = await page.evaluate(async () => {
+      const L = window.__leanscope;
+      await L.call('loadFile', 1);
+      const order = [];
+      const bars = L.call('lineBars', 1).then((b) => { order.push('line bars'); return b; });
+      const hot = L.call('hotRows', 1, '', '', 'self', 100).then((h) => { order.push('hot spots'); return h; });
+      const [b, h] = await Promise.all([bars, hot]);
+      return { order, bars: b.bars.length, events: b.bars.reduce((n, bar) => n + bar[3], 0), hot: h.rows.length };
+    });
+    assert.deepEqual(got.order, ['hot spots', 'line bars']);
+    assert.ok(got.hot > 1, `hot-spot rows: ${got.hot}`);
+    assert.ok(got.bars > 100, `line bars: ${got.bars}`);
+    // Every event with a range counted on its line once.
+    assert.ok(got.events > 0 && got.events <= 200000, `events on the bars: ${got.events}`);
+    await page.close();
+  } finally {
+    two.stop();
+  }
+});
+
 test('the flame graph of a file: drawn, a tooltip with the key, click zooms, back resets', async () => {
   const page = await openViewer(view.url);
   await openClean(page);

@@ -5,7 +5,8 @@
 use recording::model::{
     ancestors, children_slowest_first, declaration_of_event, declaration_operations,
     declaration_times, file_time, kind_of, line_operations, line_rows, reservation_hint,
-    tactic_rows, EventKind, LineRow, Recording, RecordingBuilder, TacticRow, TimeRow,
+    tactic_rows, EventKind, LineRow, LineRowsBuilder, Recording, RecordingBuilder, TacticRow,
+    TimeRow,
 };
 use recording::reader::{Columns, Step, StreamDecoder};
 use recording::repeats::{FileRuns, RunTimes, RunsError};
@@ -213,6 +214,8 @@ pub struct FileModel {
     declarations: Option<Vec<Option<TimeRow>>>,
     tactics: Option<Vec<TacticRow>>,
     lines: Option<Vec<LineRow>>,
+    /// The line rows being timed a slice at a time (`line_bars_step`), until `lines`.
+    lines_building: Option<LineRowsBuilder>,
     /// A repeated capture: this recording is the file's median run
     /// (`repeat`, 0-based), and `runs` its times taken together with the
     /// other runs' (every time shown is then their median).
@@ -317,6 +320,7 @@ impl FileModel {
             declarations: None,
             tactics: None,
             lines: None,
+            lines_building: None,
             runs: None,
             repeat: None,
             pending_runs: Vec::new(),
@@ -378,9 +382,33 @@ impl FileModel {
 
     fn line_rows(&mut self) -> &[LineRow] {
         if self.lines.is_none() {
-            self.lines = Some(line_rows(&self.rec));
+            let rows = match self.lines_building.take() {
+                Some(b) => b.finish(&self.rec),
+                None => line_rows(&self.rec),
+            };
+            self.lines = Some(rows);
         }
         self.lines.as_deref().unwrap_or_default()
+    }
+
+    /// Times the line rows of up to `events` more events (the first call sorts the events
+    /// by line); returns whether some are left. The line bars a slice at a time, so that a
+    /// request arriving meanwhile is answered between two slices.
+    pub fn line_bars_step(&mut self, events: usize) -> bool {
+        if self.lines.is_some() {
+            return false;
+        }
+        let rec = &self.rec;
+        let Some(b) = self.lines_building.as_mut() else {
+            // The sort by line is a slice of its own.
+            self.lines_building = Some(LineRowsBuilder::new(rec));
+            return true;
+        };
+        if b.step(rec, events) {
+            return true;
+        }
+        self.lines = self.lines_building.take().map(|b| b.finish(rec));
+        false
     }
 
     /// Header facts, counts and validation issues.

@@ -408,6 +408,16 @@ impl Viewer {
         Ok(self.file_mut(k)?.line_bars())
     }
 
+    /// Times up to `events` more events of loaded file `k`'s line bars, a slice of the
+    /// work `lineBars` would otherwise do at once; returns whether some is left (false
+    /// too when the file is not loaded: `lineBars` then says so).
+    #[wasm_bindgen(js_name = lineBarsStep)]
+    pub fn line_bars_step(&mut self, k: u32, events: u32) -> bool {
+        self.files
+            .get_mut(&k)
+            .is_some_and(|f| f.line_bars_step(events as usize))
+    }
+
     pub fn declaration(&mut self, k: u32, d: u32) -> Result<String, JsError> {
         self.file_mut(k)?
             .declaration(d as usize)

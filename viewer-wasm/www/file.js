@@ -77,9 +77,9 @@ export async function openFile(k) {
   const lines = source.split('\n');
   state.lines = lines;
   // The line bars follow the rest of the view: on a file of millions of
-  // events they take the worker longest. The worker answers in order:
-  // they are asked for right after the list, and computed while the page
-  // draws it.
+  // events they take the worker longest. They are asked for right after
+  // the list, and computed while the page draws it, a slice at a time: a
+  // request made meanwhile (another tab clicked) is answered first.
   state.bars = new Map();
   state.barSpreads = new Map();
   state.maxNs = 0;
@@ -102,6 +102,7 @@ export async function openFile(k) {
   try {
     bars = await barsAsked;
   } catch (e) {
+    if (state.lines !== lines) return; // another file opened meanwhile (and this one dropped)
     showBanner(`Cannot compute the line bars: ${e.message}`, true);
     e.reported = true;
     throw e;

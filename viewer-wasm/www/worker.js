@@ -81,6 +81,10 @@ function prefaultWhileWaiting(k) {
  *  waits. */
 const HOT_SLICE_EVENTS = 1 << 16;
 
+/** Events of a file's line bars timed in one slice (viewer.lineBarsStep):
+ *  a few milliseconds, the most a request arriving meanwhile waits. */
+const LINE_SLICE_EVENTS = 1 << 16;
+
 /** Builds loaded file `k`'s hot spots a slice at a time while nothing
  *  else asks (viewer.prepareHotSpots): the Hot spots tab and the flame
  *  graph then only finish them (the tree's totals and the keys' rows).
@@ -430,7 +434,13 @@ const ops = {
   source(k) { return viewer.source(k); },
   list(k, what, filter, sort, limit) { return json(viewer.list(k, what, filter, sort, limit)); },
   tactic(k, t) { return json(viewer.tactic(k, t)); },
-  lineBars(k) { return json(viewer.lineBars(k)); },
+  /** File `k`'s line bars, timed a slice at a time: a request arriving
+   *  meanwhile (the Hot spots tab clicked as the file opens) is answered
+   *  between two slices, not after them all. */
+  async lineBars(k) {
+    await whileIdle(() => viewer.lineBarsStep(k, LINE_SLICE_EVENTS));
+    return json(viewer.lineBars(k));
+  },
   declaration(k, d) { return json(viewer.declaration(k, d)); },
   line(k, line) { return json(viewer.line(k, line)); },
   event(k, i) { return json(viewer.event(k, i)); },

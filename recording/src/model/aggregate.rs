@@ -181,15 +181,80 @@ pub struct LineRow {
 
 /// Lines with events starting on them, in order.
 pub fn line_rows(rec: &Recording) -> Vec<LineRow> {
-    let by_line = LineEvents::of(rec);
-    let mut scratch = Vec::new();
-    by_line
-        .iter()
-        .map(|(line, events)| LineRow {
-            line,
-            time: time_of_in(rec, events, &mut scratch),
-        })
-        .collect()
+    LineRowsBuilder::new(rec).finish(rec)
+}
+
+/// [`line_rows`] a part at a time: a viewer computes a big file's line bars in slices
+/// of [`LineRowsBuilder::step`], so that a request arriving meanwhile is answered
+/// between two of them, not after all of them.
+#[derive(Debug)]
+pub struct LineRowsBuilder {
+    phase: Phase,
+    rows: Vec<LineRow>,
+    scratch: Vec<Interval>,
+}
+
+/// Events sorted by line in a step for each event timed: a pass of the sort takes
+/// about a tenth of the time per event that timing takes (3,000,000 events natively:
+/// 21 ms for both passes, 117 ms to time them).
+const SORT_PER_TIMED: usize = 8;
+
+#[derive(Debug)]
+enum Phase {
+    /// The events being sorted by line.
+    Sorting(LineSort),
+    /// Lines `..next` of `by_line` timed.
+    Timing { by_line: LineEvents, next: usize },
+}
+
+impl LineRowsBuilder {
+    /// Finds the lines `rec`'s ranges start on; no event is sorted by line yet.
+    pub fn new(rec: &Recording) -> LineRowsBuilder {
+        LineRowsBuilder {
+            phase: Phase::Sorting(LineSort::new(rec)),
+            rows: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Sorts, then times, about `max_events` more events (a line's events are timed
+    /// together); returns whether some are left. `rec` is the recording `new` was given.
+    pub fn step(&mut self, rec: &Recording, max_events: usize) -> bool {
+        let max = max_events.max(1);
+        let (by_line, next) = match &mut self.phase {
+            Phase::Sorting(sort) => {
+                if !sort.step(rec, max.saturating_mul(SORT_PER_TIMED)) {
+                    let sort = std::mem::replace(sort, LineSort::empty());
+                    let by_line = sort.finish();
+                    self.rows.reserve(by_line.lines.len());
+                    self.phase = Phase::Timing { by_line, next: 0 };
+                }
+                return true;
+            }
+            Phase::Timing { by_line, next } => (by_line, next),
+        };
+        let lines = by_line.lines.len();
+        let mut done = 0usize;
+        while *next < lines && done < max {
+            let (line, events) = by_line.line(*next);
+            *next += 1;
+            if events.is_empty() {
+                continue;
+            }
+            done += events.len();
+            self.rows.push(LineRow {
+                line,
+                time: time_of_in(rec, events, &mut self.scratch),
+            });
+        }
+        *next < lines
+    }
+
+    /// Every line's row (what is left is done now).
+    pub fn finish(mut self, rec: &Recording) -> Vec<LineRow> {
+        while self.step(rec, usize::MAX) {}
+        self.rows
+    }
 }
 
 /// The events that belong to each source line (those whose range starts on
@@ -203,6 +268,7 @@ pub fn events_by_line(rec: &Recording) -> std::collections::BTreeMap<u32, Vec<u3
 
 /// The events of each line with events, in one list: line `lines[k]` has
 /// `events[starts[k]..starts[k + 1]]`. (One allocation, not one per line.)
+#[derive(Debug)]
 struct LineEvents {
     lines: Vec<u32>,
     starts: Vec<usize>,
@@ -211,8 +277,44 @@ struct LineEvents {
 
 impl LineEvents {
     fn of(rec: &Recording) -> Self {
-        // Events share ranges: the lines in use, in order, and each range's
-        // place among them; then the events counted and placed by it.
+        let mut sort = LineSort::new(rec);
+        while sort.step(rec, usize::MAX) {}
+        sort.finish()
+    }
+
+    /// Each line with events and its events.
+    fn iter(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+        (0..self.lines.len())
+            .map(|k| self.line(k))
+            .filter(|(_, events)| !events.is_empty())
+    }
+
+    /// The `k`th line in use and its events (none when only events of no range use it).
+    fn line(&self, k: usize) -> (u32, &[u32]) {
+        (
+            self.lines[k],
+            &self.events[self.starts[k]..self.starts[k + 1]],
+        )
+    }
+}
+
+/// [`LineEvents`] being built: events share ranges, so the lines in use (in order) and
+/// each range's place among them come first; then the events are counted by line, and
+/// placed, a slice at a time.
+#[derive(Debug)]
+struct LineSort {
+    lines: Vec<u32>,
+    slot_of_range: Vec<u32>,
+    starts: Vec<usize>,
+    /// Where each line's next event goes, once every event is counted.
+    next: Vec<usize>,
+    events: Vec<u32>,
+    counted: usize,
+    placed: usize,
+}
+
+impl LineSort {
+    fn new(rec: &Recording) -> LineSort {
         let mut lines: Vec<u32> = rec.ranges.iter().map(|r| r.start_line).collect();
         lines.sort_unstable();
         lines.dedup();
@@ -221,36 +323,69 @@ impl LineEvents {
             .iter()
             .map(|r| lines.partition_point(|&l| l < r.start_line) as u32)
             .collect();
-        let slot = |r: u32| slot_of_range.get(r as usize).map(|&s| s as usize);
-        let mut starts = vec![0usize; lines.len() + 1];
-        for &r in &rec.events.range {
-            if let Some(s) = slot(r) {
-                starts[s + 1] += 1;
-            }
-        }
-        for k in 1..starts.len() {
-            starts[k] += starts[k - 1];
-        }
-        let mut next = starts.clone();
-        let mut events = vec![0u32; starts[lines.len()]];
-        for (i, &r) in rec.events.range.iter().enumerate() {
-            if let Some(s) = slot(r) {
-                events[next[s]] = i as u32;
-                next[s] += 1;
-            }
-        }
-        LineEvents {
+        LineSort {
+            starts: vec![0; lines.len() + 1],
             lines,
-            starts,
-            events,
+            slot_of_range,
+            next: Vec::new(),
+            events: Vec::new(),
+            counted: 0,
+            placed: 0,
         }
     }
 
-    /// Each line with events and its events.
-    fn iter(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
-        (self.lines.iter().enumerate())
-            .map(|(k, &line)| (line, &self.events[self.starts[k]..self.starts[k + 1]]))
-            .filter(|(_, events)| !events.is_empty())
+    fn empty() -> LineSort {
+        LineSort {
+            lines: Vec::new(),
+            slot_of_range: Vec::new(),
+            starts: vec![0],
+            next: Vec::new(),
+            events: Vec::new(),
+            counted: 0,
+            placed: 0,
+        }
+    }
+
+    /// Counts, then places, up to `max` more events; returns whether some are left.
+    fn step(&mut self, rec: &Recording, max: usize) -> bool {
+        let ranges = &rec.events.range;
+        let slot_of_range = &self.slot_of_range;
+        let slot = |r: u32| slot_of_range.get(r as usize).map(|&s| s as usize);
+        if self.counted < ranges.len() {
+            let to = ranges.len().min(self.counted.saturating_add(max));
+            for &r in &ranges[self.counted..to] {
+                if let Some(s) = slot(r) {
+                    self.starts[s + 1] += 1;
+                }
+            }
+            self.counted = to;
+            if to < ranges.len() {
+                return true;
+            }
+            for k in 1..self.starts.len() {
+                self.starts[k] += self.starts[k - 1];
+            }
+            self.next = self.starts.clone();
+            self.events = vec![0u32; self.starts[self.lines.len()]];
+            return true;
+        }
+        let to = ranges.len().min(self.placed.saturating_add(max));
+        for (i, &r) in ranges.iter().enumerate().take(to).skip(self.placed) {
+            if let Some(s) = slot(r) {
+                self.events[self.next[s]] = i as u32;
+                self.next[s] += 1;
+            }
+        }
+        self.placed = to;
+        to < ranges.len()
+    }
+
+    fn finish(self) -> LineEvents {
+        LineEvents {
+            lines: self.lines,
+            starts: self.starts,
+            events: self.events,
+        }
     }
 }
 

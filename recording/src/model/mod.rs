@@ -17,7 +17,7 @@ pub use accounting::{time_account, AccountBasis, TimeAccount};
 pub(crate) use aggregate::DeclarationIndex;
 pub use aggregate::{
     declaration_times, events_by_line, file_time, line_rows, tactic_rows, FileTime, LineRow,
-    TacticRow, TimeRow,
+    LineRowsBuilder, TacticRow, TimeRow,
 };
 pub use annotations::{annotations, Annotations};
 pub use classify::{is_tactic, kind_of, EventKind, TACTIC_CLASS};
