@@ -391,19 +391,17 @@ impl FileModel {
         self.lines.as_deref().unwrap_or_default()
     }
 
-    /// Times the line rows of up to `events` more events (the first call sorts the events
-    /// by line); returns whether some are left. The line bars a slice at a time, so that a
-    /// request arriving meanwhile is answered between two slices.
+    /// Sorts by line, then times, up to about `events` more events of the line rows;
+    /// returns whether some are left. The line bars a slice at a time, so that a request
+    /// arriving meanwhile is answered between two slices.
     pub fn line_bars_step(&mut self, events: usize) -> bool {
         if self.lines.is_some() {
             return false;
         }
         let rec = &self.rec;
-        let Some(b) = self.lines_building.as_mut() else {
-            // The sort by line is a slice of its own.
-            self.lines_building = Some(LineRowsBuilder::new(rec));
-            return true;
-        };
+        let b = self
+            .lines_building
+            .get_or_insert_with(|| LineRowsBuilder::new(rec));
         if b.step(rec, events) {
             return true;
         }

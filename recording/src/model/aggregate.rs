@@ -224,8 +224,7 @@ impl LineRowsBuilder {
         let (by_line, next) = match &mut self.phase {
             Phase::Sorting(sort) => {
                 if !sort.step(rec, max.saturating_mul(SORT_PER_TIMED)) {
-                    let sort = std::mem::replace(sort, LineSort::empty());
-                    let by_line = sort.finish();
+                    let by_line = std::mem::take(sort).finish();
                     self.rows.reserve(by_line.lines.len());
                     self.phase = Phase::Timing { by_line, next: 0 };
                 }
@@ -301,7 +300,7 @@ impl LineEvents {
 /// [`LineEvents`] being built: events share ranges, so the lines in use (in order) and
 /// each range's place among them come first; then the events are counted by line, and
 /// placed, a slice at a time.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct LineSort {
     lines: Vec<u32>,
     slot_of_range: Vec<u32>,
@@ -327,18 +326,6 @@ impl LineSort {
             starts: vec![0; lines.len() + 1],
             lines,
             slot_of_range,
-            next: Vec::new(),
-            events: Vec::new(),
-            counted: 0,
-            placed: 0,
-        }
-    }
-
-    fn empty() -> LineSort {
-        LineSort {
-            lines: Vec::new(),
-            slot_of_range: Vec::new(),
-            starts: vec![0],
             next: Vec::new(),
             events: Vec::new(),
             counted: 0,
