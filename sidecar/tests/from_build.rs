@@ -509,3 +509,46 @@ fn a_radar_export_round_trips_through_the_radar_import() {
         "{cmp:#}"
     );
 }
+
+/// `docs/recipes/radar-bench.sh`, run as radar runs a bench script (the repository and an output
+/// file), with the fake `lake` and the real `leanscope`: its output file holds the hand figures.
+#[test]
+fn the_radar_bench_recipe_writes_the_builds_measurements() {
+    let w = World::new();
+    let root = project(&w, "leanprover/lean4:nightly-2026-12-01", 40_000);
+    let out = w.path("radar-out.jsonl");
+    let bin_dir = common::leanscope_bin().parent().unwrap().to_path_buf();
+    let o = std::process::Command::new("bash")
+        .arg(common::repo().join("docs/recipes/radar-bench.sh"))
+        .arg(&root)
+        .arg(&out)
+        .env(
+            "PATH",
+            format!("{}:{}:/usr/bin:/bin", w.bin.display(), bin_dir.display()),
+        )
+        .env("LEANSCOPE_FAKE_FIXTURES", &w.fixtures)
+        .env("LEANSCOPE_FAKE_HB_JSON", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let lines: Vec<Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        lines.contains(
+            &json!({"metric": "leanscope/decl/Build/Basic.lean/Build.Basic.small//heartbeats",
+                               "value": 1_750_000, "unit": "heartbeats"})
+        ),
+        "{lines:#?}"
+    );
+    // The file figure is the module's traced total: 320 M + 1.75 M + 7,000 (the unplaced owner).
+    assert!(
+        lines.contains(
+            &json!({"metric": "leanscope/file/Build/Basic.lean//heartbeats",
+                               "value": 321_757_000, "unit": "heartbeats"})
+        ),
+        "{lines:#?}"
+    );
+}
