@@ -70,6 +70,9 @@ pub enum Directive {
     HeartbeatsRuns(Vec<u64>),
     /// The file the runs are logged to (and numbered by).
     RunLog(String),
+    /// One entry of the module's `.hb.json` (`OWNER DECL PHASE N`), written by `lake build`
+    /// (`src/build_outputs.rs`).
+    HbEntry(crate::build_outputs::HbEntry),
 }
 
 /// What the run was asked to trace: `trace.profiler.useHeartbeats` and its threshold.
@@ -135,6 +138,12 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
             "heartbeats-runs" => Directive::HeartbeatsRuns(parse_counts(rest.trim()).ok_or_else(|| {
                 format!(
                     "line {}: `heartbeats-runs` wants 1 to {MAX_HEARTBEATS_RUNS} whole numbers separated by commas such as `100,150,120`, got {rest:?}",
+                    i + 1
+                )
+            })?),
+            "hb-entry" => Directive::HbEntry(crate::build_outputs::HbEntry::parse(rest).ok_or_else(|| {
+                format!(
+                    "line {}: `hb-entry` wants OWNER DECL PHASE N such as `Demo.t Demo.t.eq_1 elab 52000`, got {rest:?}",
                     i + 1
                 )
             })?),
@@ -309,6 +318,8 @@ pub fn lean(file: &str, json: bool, tracing: Tracing, profile_output: Option<&st
                 burn(cost * hundredths / 10_000);
             }
             Directive::ProfilingCost(_) => {}
+            // Written by `lake build` into the module's `.hb.json`; elaborating prints nothing.
+            Directive::HbEntry(_) => {}
             Directive::Print(text) => {
                 println!("{text}");
                 eprintln!("{text}");
@@ -593,6 +604,10 @@ pub fn lake_build() -> i32 {
         }
     }
     if failed.is_empty() {
+        if let Err(e) = crate::build_outputs::write_build_outputs(std::path::Path::new(".")) {
+            eprintln!("error: {e}");
+            return 1;
+        }
         println!("Build completed successfully.");
         0
     } else {

@@ -234,6 +234,28 @@ pub const MAX_LISTED: usize = 200;
 /// The longest symbolic link target written (bytes).
 pub const MAX_SYMLINK_TARGET: u64 = 4096;
 
+// ---------------------------------------------------------------------------- build outputs
+
+/// Largest `.hb.json` read (Lean writes one entry of four short fields per declaration and
+/// phase: a module of a hundred thousand declarations is a few megabytes).
+pub const MAX_HB_JSON_BYTES: u64 = 256 << 20;
+
+/// Most entries of one `.hb.json`.
+pub const MAX_HB_ENTRIES: usize = 4_000_000;
+
+/// Most `.hb.json` files of one build read as a session (Mathlib has about 8,000 modules).
+pub const MAX_BUILD_MODULES: usize = 200_000;
+
+/// Most jobs read from one `lake build` log (Mathlib's build has about 8,000 modules, a few
+/// jobs each).
+pub const MAX_LAKE_JOBS: usize = 1_000_000;
+
+/// Most distinct metrics read from one file of radar measurements.
+pub const MAX_RADAR_METRICS: usize = 10_000_000;
+
+/// Deepest folder nesting walked under a build's output directory.
+pub const MAX_BUILD_DEPTH: usize = 64;
+
 // ---------------------------------------------------------------------------- bench
 // (its repeats and warm-ups are bounded as a capture's: `recording::limits::MAX_REPEATS`)
 

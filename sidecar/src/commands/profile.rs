@@ -44,6 +44,12 @@ pub struct Args {
     /// failed, or whose source changed since.
     #[arg(long, value_name = "SESSION_DIR")]
     resume: Option<PathBuf>,
+    /// With --project: run no Lean, read the session from the project's last `lake build`
+    /// (every `.hb.json` Lean wrote beside an `.olean` under .lake/build/lib/lean: each
+    /// declaration's elab and kernel heartbeats). Exact and deterministic: compare two such
+    /// sessions with no tolerance.
+    #[arg(long, requires = "project", conflicts_with_all = ["resume", "repeat", "shard", "list", "measure", "threshold"])]
+    from_build: bool,
     /// Print the files a folder, project or resume would capture, as JSON, without running Lean.
     #[arg(long)]
     list: bool,
@@ -144,6 +150,12 @@ impl Interrupts {
 }
 
 pub fn run(a: Args) -> Result<u8> {
+    if a.from_build {
+        let dir = a.project.clone().unwrap_or_else(|| PathBuf::from("."));
+        let out = super::from_build::read_build(&dir, a.out)?;
+        println!("{}", out.display());
+        return Ok(exit::OK);
+    }
     if a.resume.is_some()
         || a.project.is_some()
         || a.repeat.is_some()
