@@ -11,9 +11,7 @@ pub use leanscope::capture::memory;
 mod partial;
 mod placer;
 pub mod process;
-mod process_tree;
 pub mod project;
-pub mod run_tag;
 pub mod source;
 mod status_emoji;
 mod stock;
@@ -24,9 +22,9 @@ use std::path::PathBuf;
 
 use recording::{CaptureStatus, ClockKind, Measure};
 
+pub use crate::process_group::run_tag::RunTag;
 pub use partial::mebibytes;
 pub use process::{CancelToken, RunOptions};
-pub use run_tag::RunTag;
 pub use stock::{timestamp, ProfileScratch, PROJECT_DIR};
 
 /// What to capture and how.
