@@ -80,6 +80,16 @@ pub const MAX_CUMULATIVE_ENTRIES: usize = 10_000;
 /// Most bytes of Lean output (stdout and stderr each) kept in memory.
 pub const MAX_LEAN_OUTPUT_BYTES: usize = 1 << 30;
 
+/// Most stdout lines of Lean whose arrival time a run keeps (when each command was reported).
+pub const MAX_LINE_TIMES: usize = 4_000_000;
+
+/// Most memory samples one capture keeps; past it, every other one is dropped and the
+/// interval doubles (at most `recording::limits::MAX_COUNTER_SAMPLES`).
+pub const MAX_MEMORY_SAMPLES: usize = 1_000_000;
+
+/// Most processes of Lean's tree a memory sample reads.
+pub const MAX_SAMPLED_PROCESSES: usize = 4096;
+
 /// Most bytes of `lake env`'s output read.
 pub const MAX_LAKE_ENV_BYTES: usize = 1 << 20;
 
