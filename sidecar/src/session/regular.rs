@@ -17,15 +17,14 @@ use std::path::Path;
 pub fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
     #[cfg(unix)]
     opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
-    let f = opts.open(path).map_err(|e| {
-        // A FIFO opened for writing with no reader.
-        #[cfg(unix)]
-        if e.raw_os_error() == Some(libc::ENXIO) {
-            return not_regular(path, "a FIFO or a device");
-        }
-        e
-    })?;
-    ensure_regular(f, path)
+    let f = opts.open(path);
+    // A FIFO opened for writing with no reader.
+    #[cfg(unix)]
+    let f = f.map_err(|e| match e.raw_os_error() {
+        Some(libc::ENXIO) => not_regular(path, "a FIFO or a device"),
+        _ => e,
+    });
+    ensure_regular(f?, path)
 }
 
 /// `f` (opened with `O_NONBLOCK`) back in blocking mode when it is a
