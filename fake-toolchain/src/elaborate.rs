@@ -197,6 +197,32 @@ fn parse_ms(s: &str) -> Option<Duration> {
 }
 
 /// The process's CPU time so far.
+#[cfg(windows)]
+fn cpu_time() -> Duration {
+    use windows_sys::Win32::Foundation::FILETIME;
+    use windows_sys::Win32::System::Threading::{GetCurrentProcess, GetProcessTimes};
+    let zero = FILETIME {
+        dwLowDateTime: 0,
+        dwHighDateTime: 0,
+    };
+    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+    // SAFETY: the pseudo-handle of this process and four FILETIMEs to fill.
+    unsafe {
+        GetProcessTimes(
+            GetCurrentProcess(),
+            &mut created,
+            &mut exited,
+            &mut kernel,
+            &mut user,
+        );
+    }
+    // 100-nanosecond units.
+    let ticks = |t: FILETIME| (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime);
+    Duration::from_nanos((ticks(kernel) + ticks(user)).saturating_mul(100))
+}
+
+/// The process's CPU time so far.
+#[cfg(unix)]
 fn cpu_time() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,

@@ -3,9 +3,12 @@
 mod bench;
 mod capture;
 mod commands;
+mod file_stamp;
 mod headroom;
 mod hot_spots;
 mod mcp;
+mod own_cpu;
+mod process_group;
 mod revisions;
 mod serve;
 mod session;
@@ -136,10 +139,12 @@ fn main() -> ExitCode {
 /// away (`leanscope query … | head`), as Unix tools do, instead of failing
 /// on the broken pipe. Not for `serve` and `view` (they answer over pipes
 /// and sockets and handle closed peers) nor `profile` (Lean must be
-/// stopped, not orphaned).
+/// stopped, not orphaned). Windows has no SIGPIPE: a closed pipe is a
+/// write error there, reported as such.
 fn quiet_on_closed_stdout() {
     // SAFETY: restores the default action of one signal before any thread
     // is started; no handler runs Rust code.
+    #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
@@ -148,9 +153,11 @@ fn quiet_on_closed_stdout() {
 /// A file-size limit (`ulimit -f`) reached while writing a recording or a
 /// session is an error leanscope reports (EFBIG, like a full disk's
 /// ENOSPC), removing its temporary file, instead of SIGXFSZ ending the
-/// process and leaving the temporary file behind.
+/// process and leaving the temporary file behind. (Unix only: Windows
+/// has no such signal.)
 fn write_errors_not_signals() {
     // SAFETY: sets one signal to be ignored before any thread is started.
+    #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }

@@ -1,12 +1,13 @@
 //! One measured run, with the counters read by the host: wall time from a
 //! monotonic clock around the child, user + system CPU time from the
-//! kernel's accounting of the child (`wait4`), which includes every
-//! descendant it waited for (`lake` waits for `lean`, `leanscope profile`
-//! for `lake`). Nothing the child prints can pass for a counter.
+//! kernel's accounting of the child's group ([`Group::wait_with_cpu`]:
+//! `wait4` on Unix, which includes every descendant the child waited for —
+//! `lake` waits for `lean`, `leanscope profile` for `lake` —, the Job
+//! Object's on Windows). Nothing the child prints can pass for a counter.
 
+use crate::process_group::{run_tag::RunTag, Group};
 use leanscope::limits::MAX_KEPT_STDOUT;
 use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -41,7 +42,7 @@ pub enum HostError {
 }
 
 /// Runs `cmd` (stdin closed, stdout kept up to a limit, stderr where
-/// `stderr` says) in its own process group and measures it; after
+/// `stderr` says) in a group of its own and measures it; after
 /// `timeout`, or once `cancel` is set, the whole group is killed.
 pub fn measure(
     cmd: &mut Command,
@@ -52,14 +53,13 @@ pub fn measure(
     let program = cmd.get_program().to_string_lossy().into_owned();
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(stderr)
-        .process_group(0);
+        .stderr(stderr);
     let started = Instant::now();
-    let mut child = cmd.spawn().map_err(|source| HostError::Spawn {
-        program: program.clone(),
-        source,
-    })?;
-    let pid = child.id() as libc::pid_t;
+    let (mut child, group) =
+        Group::spawn(cmd, &RunTag::new()).map_err(|source| HostError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
     let mut pipe = child.stdout.take().expect("stdout is piped");
     let reader = std::thread::spawn(move || {
         let mut kept = Vec::new();
@@ -78,12 +78,17 @@ pub fn measure(
         kept
     });
     // The watchdog stops the group on timeout or cancel; the child is
-    // reaped here, by wait4, for its rusage.
+    // reaped here, for its CPU time.
     let done = Arc::new(AtomicBool::new(false));
     let why = Arc::new(std::sync::Mutex::new(None::<HostError>));
     let watchdog = {
-        let (done, why, cancel, program) =
-            (done.clone(), why.clone(), cancel.clone(), program.clone());
+        let (done, why, cancel, program, group) = (
+            done.clone(),
+            why.clone(),
+            cancel.clone(),
+            program.clone(),
+            group.clone(),
+        );
         std::thread::spawn(move || {
             while !done.load(Ordering::SeqCst) {
                 let stop = if cancel.load(Ordering::SeqCst) {
@@ -98,58 +103,36 @@ pub fn measure(
                 };
                 if let Some(e) = stop {
                     *why.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                    // SAFETY: signals the group we created; a group that
-                    // is already gone makes this fail harmlessly.
-                    unsafe {
-                        libc::kill(-pid, libc::SIGKILL);
-                    }
+                    group.kill();
                     return;
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
         })
     };
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 on our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = loop {
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if r == pid {
-            break Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            break Err(e);
-        }
-    };
+    let waited = group.wait_with_cpu(child);
     let wall = started.elapsed();
     done.store(true, Ordering::SeqCst);
     let _ = watchdog.join();
     // Whatever the child left running in its group goes with it.
-    // SAFETY: as above.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
-    }
+    group.kill_leftovers();
     let stdout = reader.join().unwrap_or_default();
-    // `child` was reaped by wait4 above; dropping it does not wait again.
-    drop(child);
-    waited.map_err(|source| HostError::Wait {
+    let (status, cpu) = waited.map_err(|source| HostError::Wait {
         program: program.clone(),
         source,
     })?;
     if let Some(e) = why.lock().unwrap_or_else(|p| p.into_inner()).take() {
         return Err(e);
     }
-    let micros = |t: libc::timeval| t.tv_sec.max(0) as u64 * 1_000_000 + t.tv_usec.max(0) as u64;
     Ok(Measured {
         wall_ns: wall.as_nanos().min(u128::from(u64::MAX)) as u64,
-        cpu_ns: (micros(usage.ru_utime) + micros(usage.ru_stime)) * 1000,
-        status: ExitStatus::from_raw(status),
+        cpu_ns: cpu.as_nanos().min(u128::from(u64::MAX)) as u64,
+        status,
         stdout,
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -13,12 +13,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::Duration;
+
+use crate::file_stamp::FileStamp;
 
 use recording::session::LakeEnvRecord;
 
 use super::process::{run, RunOptions};
-use super::project::is_executable;
+use super::project::{is_executable, program_name};
 use super::toolchain::LeanVersion;
 use super::CaptureError;
 use leanscope::limits::{MAX_LAKE_ENV_BYTES, MAX_LAKE_ENV_LINES};
@@ -113,24 +115,18 @@ fn cap(line: &str) -> String {
     line.chars().take(200).collect()
 }
 
-/// When the lakefiles and the manifest last changed: their size,
-/// modification time and inode (all `None` for a file that is absent).
+/// When the lakefiles and the manifest last changed: their
+/// [`FileStamp`]s (`None` for a file that is absent).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigStamp([Option<(u64, u128, u64)>; 3]);
+pub struct ConfigStamp([Option<FileStamp>; 3]);
 
 impl ConfigStamp {
     /// The stamp of the project at `root` now (three `stat`s).
     pub fn of(root: &Path) -> ConfigStamp {
-        use std::os::unix::fs::MetadataExt;
         ConfigStamp(CONFIG_FILES.map(|f| {
-            std::fs::metadata(root.join(f)).ok().map(|m| {
-                let mtime = m
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos());
-                (m.len(), mtime, m.ino())
-            })
+            std::fs::metadata(root.join(f))
+                .ok()
+                .map(|m| FileStamp::of(&m))
         }))
     }
 }
@@ -238,7 +234,7 @@ impl LakeEnvironment {
 fn find_lean(vars: &LakeVars) -> Result<PathBuf, CaptureError> {
     if let Some(path) = vars.get("PATH").filter(|p| !p.is_empty()) {
         for dir in std::env::split_paths(path) {
-            let candidate = dir.join("lean");
+            let candidate = dir.join(program_name("lean"));
             if is_executable(&candidate) {
                 return Ok(candidate);
             }

@@ -9,9 +9,7 @@ pub mod lake_env;
 pub use leanscope::capture::lean_output;
 mod placer;
 pub mod process;
-mod process_tree;
 pub mod project;
-pub mod run_tag;
 pub mod source;
 mod status_emoji;
 mod stock;
@@ -22,8 +20,8 @@ use std::path::PathBuf;
 
 use recording::{CaptureStatus, ClockKind, Measure};
 
+pub use crate::process_group::run_tag::RunTag;
 pub use process::{CancelToken, RunOptions};
-pub use run_tag::RunTag;
 pub use stock::{timestamp, ProfileScratch, PROJECT_DIR};
 
 /// What to capture and how.

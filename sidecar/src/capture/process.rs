@@ -1,18 +1,16 @@
-//! Running Lean as a child process in its own process group, with a
+//! Running Lean as a child process in a group of its own (a process group
+//! on Unix, a Job Object on Windows: [`crate::process_group`]), with a
 //! timeout, cancellation and bounded output.
 //!
-//! Cancelling or timing out sends SIGTERM to the whole group (so `lake` and
-//! the `lean` it started both get it), and to every descendant that left the
-//! group (a sandbox's new session), and to every process that carries the
-//! run's tag (an orphan that left both: [`super::run_tag`]), then SIGKILL
+//! Cancelling or timing out asks the whole group to stop (so `lake` and the
+//! `lean` it started both get it: SIGTERM on Unix, also to descendants that
+//! left the group and to orphans carrying the run's tag), then kills it
 //! after [`KILL_GRACE`].
 
-use super::process_tree::{descendants, signal_each};
-use super::run_tag::{self, tagged, RunTag};
+use crate::process_group::run_tag::{self, RunTag};
+use crate::process_group::Group;
 use leanscope::limits::MAX_LEAN_OUTPUT_BYTES;
-use std::collections::BTreeSet;
 use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -134,12 +132,10 @@ pub fn run(
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .env(run_tag::VAR, opts.tag.env_value())
-        .process_group(0);
+        .env(run_tag::VAR, opts.tag.env_value());
     let started = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|source| RunError::Spawn { program, source })?;
+    let (mut child, group) =
+        Group::spawn(cmd, &opts.tag).map_err(|source| RunError::Spawn { program, source })?;
     opts.pid.store(u64::from(child.id()), Ordering::SeqCst);
     let overflow_out = Arc::new(AtomicBool::new(false));
     let overflow_err = Arc::new(AtomicBool::new(false));
@@ -152,8 +148,6 @@ pub fn run(
         .take()
         .map(|p| collect(p, None, overflow_err.clone()));
     let mut stop: Option<RunError> = None;
-    // The descendants found when the run was stopped.
-    let mut tree = BTreeSet::new();
     let mut last_tick = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -182,7 +176,7 @@ pub fn run(
                 None
             };
             if stop.is_some() {
-                break terminate(&mut child, &opts.tag, &mut tree)?;
+                break terminate(&mut child, &group)?;
             }
         }
         std::thread::sleep(POLL);
@@ -192,12 +186,11 @@ pub fn run(
     // only once the group is gone (or after a short wait, said nowhere:
     // SIGKILL cannot be refused, only delivered late). A stopped run also
     // stops what carries its tag, until nothing does.
-    signal_group(child.id(), libc::SIGKILL);
-    signal_each(&tree, libc::SIGKILL);
+    group.kill_leftovers();
     if stop.is_some() {
-        kill_tagged(&opts.tag, &mut tree, GROUP_GONE_WAIT);
+        group.kill_tagged(GROUP_GONE_WAIT);
     }
-    wait_group_gone(child.id(), &tree, GROUP_GONE_WAIT);
+    group.wait_gone(GROUP_GONE_WAIT);
     let stdout = join(stdout)?;
     let stderr = join(stderr)?;
     if let Some(e) = stop {
@@ -234,19 +227,9 @@ fn join(c: Option<Collector>) -> Result<Vec<u8>, RunError> {
     }
 }
 
-/// SIGTERM to the group, to every descendant (found into `tree` first,
-/// while their parents still link them to the child) and to every process
-/// carrying `tag`, then SIGKILL after the grace period.
-fn terminate(
-    child: &mut Child,
-    tag: &RunTag,
-    tree: &mut BTreeSet<libc::pid_t>,
-) -> Result<ExitStatus, RunError> {
-    let root = libc::pid_t::try_from(child.id()).unwrap_or(0);
-    tree.extend(descendants(root));
-    tree.extend(tagged(tag));
-    signal_group(child.id(), libc::SIGTERM);
-    signal_each(tree, libc::SIGTERM);
+/// Asks the group to stop, then kills it after the grace period.
+fn terminate(child: &mut Child, group: &Group) -> Result<ExitStatus, RunError> {
+    group.terminate();
     let deadline = Instant::now() + KILL_GRACE;
     while Instant::now() < deadline {
         if let Some(status) = child.try_wait()? {
@@ -254,58 +237,14 @@ fn terminate(
         }
         std::thread::sleep(POLL);
     }
-    let below: Vec<_> = tree.iter().flat_map(|&p| descendants(p)).collect();
-    tree.extend(below);
-    tree.extend(tagged(tag));
-    signal_group(child.id(), libc::SIGKILL);
-    signal_each(tree, libc::SIGKILL);
+    group.kill();
     Ok(child.wait()?)
 }
 
-/// SIGKILL to every process carrying `tag` (added to `tree`), again and
-/// again until none is left (a process forked meanwhile carries it too), at
-/// most for `limit`.
-fn kill_tagged(tag: &RunTag, tree: &mut BTreeSet<libc::pid_t>, limit: Duration) {
-    let deadline = Instant::now() + limit;
-    loop {
-        let found = tagged(tag);
-        if found.is_empty() || Instant::now() >= deadline {
-            return;
-        }
-        signal_each(&found, libc::SIGKILL);
-        tree.extend(found);
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// How long a run waits for its killed process group to disappear.
+/// How long a run waits for its killed group to disappear.
 const GROUP_GONE_WAIT: Duration = Duration::from_secs(1);
 
-/// Waits until no process of group `pgid` and none of `tree` is left
-/// (`kill(…, 0)` fails with ESRCH), at most `limit`.
-fn wait_group_gone(pgid: u32, tree: &BTreeSet<libc::pid_t>, limit: Duration) {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return;
-    };
-    let deadline = Instant::now() + limit;
-    // SAFETY: signal 0 only checks that the group or process exists.
-    let alive = |p: libc::pid_t| unsafe { libc::kill(p, 0) } == 0;
-    while (alive(-pgid) || tree.iter().any(|&p| alive(p))) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn signal_group(pgid: u32, signal: libc::c_int) {
-    if let Ok(pgid) = libc::pid_t::try_from(pgid) {
-        // SAFETY: kill(2) with a negative pid signals a process group; it
-        // has no memory effects. The group was created for this child.
-        unsafe {
-            libc::kill(-pgid, signal);
-        }
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
@@ -408,6 +347,7 @@ mod tests {
         assert!(!is_running(pid), "the escaped grandchild {pid} survived");
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn cancel_stops_an_orphan_by_its_tag() {
         // The subshell that starts the grandchild exits at once: its parent

@@ -106,13 +106,70 @@ pub fn is_plain_component(c: &str) -> bool {
             .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '\'' || ch == '!' || ch == '?')
 }
 
-/// Where to look for `lake`: the explicit path, then `PATH`, then
-/// `~/.elan/bin`.
+/// Where `lake` may be, besides an explicit path: the `PATH`, and elan's
+/// home (`ELAN_HOME`, else `.elan` in the user's home: `HOME`, or
+/// `USERPROFILE` on Windows) with the toolchain the project pins.
+#[derive(Debug, Clone, Default)]
+pub struct LakeSearch {
+    pub path_var: Option<String>,
+    pub elan_home: Option<PathBuf>,
+    /// The project's `lean-toolchain`, e.g. `leanprover/lean4:v4.22.0`.
+    pub toolchain: Option<String>,
+}
+
+impl LakeSearch {
+    /// From this process's environment, for a project pinning `toolchain`.
+    pub fn from_env(toolchain: Option<&str>) -> LakeSearch {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .or_else(|| std::env::var_os("USERPROFILE").filter(|h| !h.is_empty()));
+        let elan_home = std::env::var_os("ELAN_HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.map(|h| PathBuf::from(h).join(".elan")));
+        LakeSearch {
+            path_var: std::env::var("PATH").ok(),
+            elan_home,
+            toolchain: toolchain.map(str::to_string),
+        }
+    }
+}
+
+/// The name of a program on this platform: `lake`, or `lake.exe` on
+/// Windows.
+pub fn program_name(name: &str) -> String {
+    format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
+
+/// The folder elan keeps a toolchain in, under its home's `toolchains`:
+/// `leanprover/lean4:v4.22.0` is `leanprover--lean4---v4.22.0` (elan's
+/// names: `/` as `--`, `:` as `---`). `None` for a name that would not be
+/// one folder.
+pub fn elan_toolchain_dir(toolchain: &str) -> Option<String> {
+    let name = toolchain.trim().replace(':', "---").replace('/', "--");
+    let plain = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['\\', '\0'])
+        && !name.chars().any(char::is_whitespace);
+    plain.then_some(name)
+}
+
+/// `lake` for a project pinning `toolchain`, found as Lean users have it:
+/// the explicit path (`--lake`, the editor's setting), then `PATH`, then
+/// elan's proxy in `ELAN_HOME/bin` (which runs the toolchain the project's
+/// `lean-toolchain` names), then that toolchain's own `lake` in elan's
+/// `toolchains` folder.
 pub fn find_lake(
     explicit: Option<&Path>,
-    path_var: Option<&str>,
-    home: Option<&Path>,
+    toolchain: Option<&str>,
 ) -> Result<PathBuf, ProjectError> {
+    search_lake(explicit, &LakeSearch::from_env(toolchain))
+}
+
+/// [`find_lake`] over the places `search` names.
+pub fn search_lake(explicit: Option<&Path>, search: &LakeSearch) -> Result<PathBuf, ProjectError> {
+    let lake = program_name("lake");
     let mut looked = Vec::new();
     if let Some(p) = explicit {
         if is_executable(p) {
@@ -123,31 +180,45 @@ pub fn find_lake(
             looked: looked.join(", "),
         });
     }
-    if let Some(path) = path_var {
+    if let Some(path) = &search.path_var {
         for dir in std::env::split_paths(path) {
-            let candidate = dir.join("lake");
+            let candidate = dir.join(&lake);
             if is_executable(&candidate) {
                 return Ok(candidate);
             }
         }
-        looked.push("lake on PATH".to_string());
+        looked.push(format!("{lake} on PATH"));
     }
-    if let Some(home) = home {
-        let candidate = home.join(".elan/bin/lake");
-        if is_executable(&candidate) {
-            return Ok(candidate);
+    if let Some(elan) = &search.elan_home {
+        let mut candidates = vec![elan.join("bin").join(&lake)];
+        if let Some(dir) = search.toolchain.as_deref().and_then(elan_toolchain_dir) {
+            candidates.push(elan.join("toolchains").join(dir).join("bin").join(&lake));
         }
-        looked.push(candidate.display().to_string());
+        for candidate in candidates {
+            if is_executable(&candidate) {
+                return Ok(candidate);
+            }
+            looked.push(candidate.display().to_string());
+        }
     }
     Err(ProjectError::NoLake {
         looked: looked.join(", "),
     })
 }
 
+/// Whether `p` is a file this platform runs: executable by someone on
+/// Unix; on Windows, any file (the name says what it is).
 pub(crate) fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        p.metadata().is_ok_and(|m| m.is_file())
+    }
 }
 
 #[cfg(test)]
@@ -189,41 +260,71 @@ mod tests {
         assert!(e.contains(&dir.path().canonicalize().unwrap().display().to_string()));
     }
 
+    #[cfg(unix)]
+    fn make_executable(p: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[cfg(not(unix))]
+    fn make_executable(p: &Path) {
+        std::fs::write(p, "").unwrap();
+    }
+
     #[test]
     fn lake_lookup_order_and_error() {
         let dir = tempfile::tempdir().unwrap();
         let bin = dir.path().join("bin");
-        let elan = dir.path().join("home/.elan/bin");
+        let elan = dir.path().join("home/.elan");
+        let pinned = elan.join("toolchains/leanprover--lean4---v4.22.0/bin");
         std::fs::create_dir_all(&bin).unwrap();
-        std::fs::create_dir_all(&elan).unwrap();
-        let make = |p: &Path| {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::write(p, "#!/bin/sh\n").unwrap();
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::create_dir_all(elan.join("bin")).unwrap();
+        std::fs::create_dir_all(&pinned).unwrap();
+        let lake = program_name("lake");
+        let search = LakeSearch {
+            path_var: Some(bin.display().to_string()),
+            elan_home: Some(elan.clone()),
+            toolchain: Some("leanprover/lean4:v4.22.0\n".into()),
         };
-        make(&elan.join("lake"));
-        let home = dir.path().join("home");
-        let path_var = bin.display().to_string();
+        // The pinned toolchain's own lake, when elan has no proxy.
+        make_executable(&pinned.join(&lake));
+        assert_eq!(search_lake(None, &search).unwrap(), pinned.join(&lake));
+        // elan's proxy before it.
+        make_executable(&elan.join("bin").join(&lake));
         assert_eq!(
-            find_lake(None, Some(&path_var), Some(&home)).unwrap(),
-            elan.join("lake")
+            search_lake(None, &search).unwrap(),
+            elan.join("bin").join(&lake)
         );
-        make(&bin.join("lake"));
-        assert_eq!(
-            find_lake(None, Some(&path_var), Some(&home)).unwrap(),
-            bin.join("lake")
-        );
-        let e = find_lake(Some(&dir.path().join("nope")), Some(&path_var), Some(&home))
+        // PATH before both.
+        make_executable(&bin.join(&lake));
+        assert_eq!(search_lake(None, &search).unwrap(), bin.join(&lake));
+        let e = search_lake(Some(&dir.path().join("nope")), &search)
             .unwrap_err()
             .to_string();
         assert!(e.contains("nope (from --lake or the setting)"), "{e}");
-        let e = find_lake(
-            None,
-            Some("/nonexistent"),
-            Some(Path::new("/nonexistent-home")),
-        )
-        .unwrap_err()
-        .to_string();
-        assert_eq!(e, "cannot find lake: looked for lake on PATH, /nonexistent-home/.elan/bin/lake. Install Lean with elan (https://lean-lang.org/install) or pass --lake PATH");
+        let nowhere = LakeSearch {
+            path_var: Some("/nonexistent".into()),
+            elan_home: Some(PathBuf::from("/nonexistent-home/.elan")),
+            toolchain: None,
+        };
+        let e = search_lake(None, &nowhere).unwrap_err().to_string();
+        let proxy = PathBuf::from("/nonexistent-home/.elan/bin").join(&lake);
+        assert_eq!(e, format!("cannot find lake: looked for {lake} on PATH, {}. Install Lean with elan (https://lean-lang.org/install) or pass --lake PATH", proxy.display()));
+    }
+
+    #[test]
+    fn elans_toolchain_folders() {
+        assert_eq!(
+            elan_toolchain_dir("leanprover/lean4:v4.22.0").as_deref(),
+            Some("leanprover--lean4---v4.22.0")
+        );
+        assert_eq!(
+            elan_toolchain_dir("leanprover/lean4:nightly-2025-06-01\n").as_deref(),
+            Some("leanprover--lean4---nightly-2025-06-01")
+        );
+        assert_eq!(elan_toolchain_dir(".."), None);
+        assert_eq!(elan_toolchain_dir("a b"), None);
+        assert_eq!(elan_toolchain_dir(""), None);
     }
 }

@@ -75,9 +75,7 @@ fn capture_unmeasured(
     let env = match env.filter(|e| e.root == project.root) {
         Some(env) => env,
         None => {
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            let path_var = std::env::var("PATH").ok();
-            let lake = find_lake(req.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
+            let lake = find_lake(req.lake.as_deref(), project.toolchain.as_deref())?;
             taken = LakeEnvironment::take(&lake, &project.root, opts)?;
             &taken
         }
@@ -325,19 +323,11 @@ fn capture_unmeasured(
     })
 }
 
-/// CPU time (user + system) this process has used so far, in nanoseconds;
-/// child processes (Lean) are not counted.
+/// CPU time this process has used so far, in nanoseconds.
 fn self_cpu_ns() -> u64 {
-    // SAFETY: getrusage only writes the struct it is given.
-    let usage = unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_SELF, &mut u) != 0 {
-            return 0;
-        }
-        u
-    };
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
-    ns(usage.ru_utime) + ns(usage.ru_stime)
+    crate::own_cpu::own_cpu_time()
+        .as_nanos()
+        .min(u128::from(u64::MAX)) as u64
 }
 
 /// Writes a recording of the events `events` hands to its sink (returning their count);

@@ -110,9 +110,7 @@ fn tail(path: &Path) -> String {
 pub fn run(a: Args) -> Result<u8> {
     let project = Project::containing(&a.targets[0])?;
     let files = files_of(&project, &a.targets)?;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let path_var = std::env::var("PATH").ok();
-    let lake = find_lake(a.lake.as_deref(), path_var.as_deref(), home.as_deref())?;
+    let lake = find_lake(a.lake.as_deref(), project.toolchain.as_deref())?;
     let me = std::env::current_exe().context("cannot find the leanscope binary itself")?;
     let work = project.root.join(crate::capture::PROJECT_DIR);
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;

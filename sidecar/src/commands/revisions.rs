@@ -238,11 +238,7 @@ fn run_run(a: &RunArgs) -> Result<u8> {
         let reason = format!("--flag-ratio {} must be a number ≥ 1", a.flag_ratio);
         return not_run(&a.ci, &a.workspace, &reason, exit::USAGE);
     }
-    let lake = match find_lake(
-        a.lake.as_deref(),
-        std::env::var("PATH").ok().as_deref(),
-        std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-    ) {
+    let lake = match find_lake(a.lake.as_deref(), None) {
         Ok(l) => l,
         Err(e) => return not_run(&a.ci, &a.workspace, &e.to_string(), exit::CAPTURE_FAILED),
     };

@@ -107,8 +107,7 @@ async fn running(call: &Call, p: Params, repo: PathBuf, head: String) -> Result<
             .map(|l| call.state.path(l))
             .or_else(|| call.state.lake.clone())
             .as_deref(),
-        std::env::var("PATH").ok().as_deref(),
-        std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+        None,
     )
     .map_err(|e| ToolError::new(format!("no Lean toolchain: {e}")))?;
     let top = crate::revisions::git::Repo::open(&repo)

@@ -99,7 +99,12 @@ pub fn materialize(repo: &Path, commit: &str, dest: &Path) -> Result<u64, Materi
                     commit: commit.to_owned(),
                     path: e.path.clone(),
                 })?;
+                // Git's own checkout on Windows writes a link as a file
+                // holding its target, unless links are enabled there.
+                #[cfg(unix)]
                 std::os::unix::fs::symlink(link, &target).map_err(write_err)?;
+                #[cfg(not(unix))]
+                std::fs::write(&target, link).map_err(write_err)?;
             } else {
                 let mut f = std::fs::OpenOptions::new()
                     .write(true)
@@ -111,6 +116,7 @@ pub fn materialize(repo: &Path, commit: &str, dest: &Path) -> Result<u64, Materi
                 if copied != size {
                     return Err(git_err("cat-file --batch", "a blob was cut off"));
                 }
+                #[cfg(unix)]
                 if e.mode == "100755" {
                     use std::os::unix::fs::PermissionsExt;
                     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))

@@ -88,6 +88,8 @@ pub struct RunRequest<'a> {
 /// `plan.json` only).
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    #[error("revision runs are Linux only: each sample runs in a bubblewrap sandbox under GNU time, which {0} does not have. Run `leanscope revisions run` on Linux (on Windows, in WSL); `revisions plan` works everywhere")]
+    Unsupported(&'static str),
     #[error(transparent)]
     Plan(#[from] super::plan::PlanError),
     #[error("the workspace {} already exists; a revision run never resumes or overwrites one, name a new folder", .0.display())]
@@ -107,6 +109,9 @@ pub enum RunError {
 /// Runs the measurement; the report says `complete`, `no_changes` or
 /// `error` (a failed step is an `error` report, not an `Err`).
 pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, RunError> {
+    if !cfg!(target_os = "linux") {
+        return Err(RunError::Unsupported(std::env::consts::OS));
+    }
     let plan = plan(&req.plan)?;
     match std::fs::create_dir(req.workspace) {
         Ok(()) => {}

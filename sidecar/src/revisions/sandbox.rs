@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::capture::run_tag::{self, RunTag};
+use crate::process_group::run_tag::{self, RunTag};
 
 /// bubblewrap.
 pub const BWRAP: &str = "/usr/bin/bwrap";

@@ -92,12 +92,7 @@ pub async fn compare_revisions(
         "timeoutTotalSeconds",
     )?;
     let lake = optional_path(p.lake.as_deref(), "lake").map_err(errors::invalid_params)?;
-    let lake = find_lake(
-        lake.as_deref(),
-        std::env::var("PATH").ok().as_deref(),
-        std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-    )
-    .map_err(|e| Error {
+    let lake = find_lake(lake.as_deref(), None).map_err(|e| Error {
         code: ErrorCode::ServerError(errors::TOOLCHAIN_NOT_FOUND),
         message: e.to_string().into(),
         data: Some(serde_json::json!({"kind": "noLake"})),

@@ -5,8 +5,6 @@
 //! an empty authority or `localhost`, an absolute path, no query and no
 //! fragment.
 
-use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
 
 /// A local path from a `file://` URI.
@@ -33,7 +31,39 @@ pub fn file_uri_to_path(uri: &str) -> Result<PathBuf, String> {
     if bytes.contains(&0) {
         return Err(format!("{uri:?} contains a NUL byte"));
     }
-    Ok(PathBuf::from(OsString::from_vec(bytes)))
+    native_path(bytes, cfg!(windows)).map_err(|e| format!("{uri:?} {e}"))
+}
+
+/// The local path a URI's decoded path names. On Unix, its bytes as they
+/// are. On Windows (`windows`), `/c:/Users/…` (VS Code writes
+/// `file:///c%3A/Users/…`) is `c:\Users\…`, and the bytes must be UTF-8;
+/// a path without a drive letter is not a local file there.
+fn native_path(bytes: Vec<u8>, windows: bool) -> Result<PathBuf, String> {
+    if !windows {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            return Ok(PathBuf::from(std::ffi::OsString::from_vec(bytes)));
+        }
+    }
+    let text = String::from_utf8(bytes).map_err(|_| "is not UTF-8".to_string())?;
+    if !windows {
+        return Ok(PathBuf::from(text));
+    }
+    let drive = text.as_bytes();
+    let has_drive = drive.len() >= 3
+        && drive[0] == b'/'
+        && drive[1].is_ascii_alphabetic()
+        && drive[2] == b':'
+        && drive.get(3).is_none_or(|&c| c == b'/');
+    if !has_drive {
+        return Err("names no drive (file:///c:/…); only local files can be captured".into());
+    }
+    let mut path = text[1..].replace('/', "\\");
+    if path.len() == 2 {
+        path.push('\\');
+    }
+    Ok(PathBuf::from(path))
 }
 
 /// A local path given either as a `file://` URI or as an absolute path.
@@ -89,6 +119,7 @@ fn percent_decode(s: &str) -> Result<Vec<u8>, String> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn decodes_what_vscode_sends() {
         assert_eq!(
@@ -103,6 +134,26 @@ mod tests {
             file_uri_to_path("FILE://localhost/a/b.lean").unwrap(),
             PathBuf::from("/a/b.lean")
         );
+    }
+
+    #[test]
+    fn windows_drive_letters() {
+        let win = |p: &str| native_path(p.as_bytes().to_vec(), true);
+        // As VS Code sends them: `file:///c%3A/Users/…` decodes to `/c:/Users/…`.
+        let bytes = percent_decode("/c%3A/Users/Ana%20B/Demo/Clean.lean").unwrap();
+        assert_eq!(
+            native_path(bytes, true).unwrap().to_str(),
+            Some("c:\\Users\\Ana B\\Demo\\Clean.lean")
+        );
+        assert_eq!(win("/D:/x.lean").unwrap().to_str(), Some("D:\\x.lean"));
+        assert_eq!(win("/c:").unwrap().to_str(), Some("c:\\"));
+        assert!(win("/home/u/x.lean")
+            .unwrap_err()
+            .contains("names no drive"));
+        assert!(win("/c:x.lean").is_err());
+        assert!(native_path(vec![b'/', b'c', b':', b'/', 0xff], true)
+            .unwrap_err()
+            .contains("UTF-8"));
     }
 
     #[test]
@@ -122,6 +173,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn paths_must_be_absolute() {
         assert_eq!(

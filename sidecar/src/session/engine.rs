@@ -454,13 +454,7 @@ pub fn resume_preview(dir: &Path) -> Result<Vec<PlannedFile>, SessionFailure> {
 }
 
 fn check_lake(opts: &SessionOptions) -> Result<PathBuf, SessionFailure> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let path_var = std::env::var("PATH").ok();
-    Ok(find_lake(
-        opts.lake.as_deref(),
-        path_var.as_deref(),
-        home.as_deref(),
-    )?)
+    Ok(find_lake(opts.lake.as_deref(), None)?)
 }
 
 /// One capture's outcome, computed on a worker.

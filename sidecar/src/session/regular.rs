@@ -1,10 +1,13 @@
 //! Opening a session's own files (manifest, index, lock): regular files
 //! only. A FIFO or a device put where one belongs is refused at once
-//! instead of blocking the reader, or feeding it without end.
+//! instead of blocking the reader, or feeding it without end. (On Windows
+//! a path in a folder names a file or a folder: only folders are refused.)
 
 use std::fs::{File, OpenOptions};
 use std::io;
+#[cfg(unix)]
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+#[cfg(unix)]
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
@@ -12,14 +15,16 @@ use std::path::Path;
 /// the file is when it is not a regular file. The open itself does not
 /// wait (`O_NONBLOCK`, cleared again once the file is known to be regular).
 pub fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
-    let f = opts
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            // A FIFO opened for writing with no reader.
-            Some(libc::ENXIO) => not_regular(path, "a FIFO or a device"),
-            _ => e,
-        })?;
+    #[cfg(unix)]
+    opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    let f = opts.open(path).map_err(|e| {
+        // A FIFO opened for writing with no reader.
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            return not_regular(path, "a FIFO or a device");
+        }
+        e
+    })?;
     ensure_regular(f, path)
 }
 
@@ -29,6 +34,11 @@ pub fn open(path: &Path, opts: &mut OpenOptions) -> io::Result<File> {
 /// `viewer::confined`.
 pub fn ensure_regular(f: File, path: &Path) -> io::Result<File> {
     let kind = f.metadata()?.file_type();
+    #[cfg(not(unix))]
+    if !kind.is_file() {
+        return Err(not_regular(path, "not a file"));
+    }
+    #[cfg(unix)]
     if !kind.is_file() {
         let what = if kind.is_fifo() {
             "a FIFO"
@@ -44,6 +54,13 @@ pub fn ensure_regular(f: File, path: &Path) -> io::Result<File> {
     if on_proc(&f) {
         return Err(not_regular(path, "a file of /proc"));
     }
+    #[cfg(unix)]
+    clear_nonblocking(&f)?;
+    Ok(f)
+}
+
+#[cfg(unix)]
+fn clear_nonblocking(f: &File) -> io::Result<()> {
     let fd = f.as_raw_fd();
     // SAFETY: fcntl on a descriptor we own.
     let blocking = unsafe {
@@ -53,7 +70,7 @@ pub fn ensure_regular(f: File, path: &Path) -> io::Result<File> {
     if !blocking {
         return Err(io::Error::last_os_error());
     }
-    Ok(f)
+    Ok(())
 }
 
 /// Whether `f` lives on a procfs (whose "regular" files are generated
@@ -89,7 +106,7 @@ fn not_regular(path: &Path, what: &str) -> io::Error {
     )
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::ffi::CString;

@@ -57,9 +57,16 @@ pub fn stage_beside(out: &Path) -> Result<tempfile::TempDir> {
 /// meanwhile makes the rename fail, and nothing is left behind.
 pub fn publish(staged: tempfile::TempDir, out: &Path) -> Result<()> {
     let from = staged.path().to_path_buf();
+    // Windows renames no directory onto another, even an empty one.
+    #[cfg(windows)]
+    let _ = std::fs::remove_dir(out);
     // Not yet `into_path`: on failure, `staged` still removes the stage.
     std::fs::rename(&from, out).map_err(|e| {
-        if e.raw_os_error() == Some(libc::ENOTEMPTY) || e.raw_os_error() == Some(libc::EEXIST) {
+        let occupied = matches!(
+            e.kind(),
+            std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::AlreadyExists
+        ) || std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some());
+        if occupied {
             anyhow::anyhow!("{} exists and is not empty", out.display())
         } else {
             anyhow::anyhow!("cannot rename {} to {}: {e}", from.display(), out.display())

@@ -13,7 +13,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use recording::limits::{MAX_JOURNAL_BYTES, MAX_MANIFEST_BYTES};
@@ -363,9 +362,9 @@ fn take_lock(dir: &Path) -> Result<File, StoreError> {
         OpenOptions::new().create(true).truncate(false).write(true),
     )
     .map_err(io("cannot create", &path))?;
-    // SAFETY: flock on a descriptor we own.
-    let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if r != 0 {
+    // An advisory lock (flock on Unix, LockFileEx on Windows), released
+    // when the file is closed, also by a crash.
+    if f.try_lock().is_err() {
         return Err(StoreError::Busy(dir.display().to_string()));
     }
     Ok(f)
@@ -376,9 +375,8 @@ pub fn is_being_written(dir: &Path) -> bool {
     let Ok(f) = regular::read(&dir.join(LOCK_FILE)) else {
         return false;
     };
-    // SAFETY: flock on a descriptor we own; closing it releases the lock.
-    let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) };
-    r != 0
+    // Closing the file releases the shared lock.
+    f.try_lock_shared().is_err()
 }
 
 /// Reads and checks a session's manifest: `session.json` with its journal

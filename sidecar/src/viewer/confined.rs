@@ -6,12 +6,13 @@
 //! (see `session::regular`); what is read is the very file that was
 //! checked. The view server and `publish` open the viewed session's (or
 //! recording's) files through it.
+//!
+//! Unix does this with `openat` itself; Windows has no `openat`, and there
+//! `cap-std` does the same (each component opened beneath the one before,
+//! no reparse point followed).
 
-use std::ffi::CString;
 use std::fs::File;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::io::{AsRawFd, FromRawFd};
 use std::path::{Path, PathBuf};
 
 use crate::session::regular;
@@ -19,14 +20,92 @@ use crate::session::regular;
 /// A directory held open; files are opened beneath it only.
 #[derive(Debug)]
 pub struct Beneath {
+    #[cfg(unix)]
     dir: File,
+    #[cfg(windows)]
+    dir: cap_std::fs::Dir,
     path: PathBuf,
 }
 
+/// Whether `name` is one plain path component: not empty, not `.` or
+/// `..`, without a separator (`/`, and `\` and `:` on Windows).
+fn is_one_name(name: &str) -> bool {
+    let separators: &[char] = if cfg!(windows) {
+        &['/', '\\', ':']
+    } else {
+        &['/']
+    };
+    !(name.is_empty() || name == "." || name == ".." || name.contains(separators))
+}
+
+#[cfg(windows)]
+impl Beneath {
+    /// Opens the directory `path` (which may itself be reached through
+    /// links: it is what the user named).
+    pub fn open(path: &Path) -> io::Result<Beneath> {
+        let dir = cap_std::fs::Dir::open_ambient_dir(path, cap_std::ambient_authority())?;
+        Ok(Beneath {
+            dir,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The regular file at `segments` below the directory: each segment is
+    /// one name; a link or junction anywhere on the way is refused with an
+    /// error naming the path.
+    pub fn file<S: AsRef<str>>(&self, segments: &[S]) -> io::Result<File> {
+        use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
+        let shown = segments
+            .iter()
+            .fold(self.path.clone(), |p, s| p.join(s.as_ref()));
+        let Some((last, dirs)) = segments.split_last() else {
+            return Err(invalid(&shown, "names no file"));
+        };
+        let named = |seg: &str| {
+            if is_one_name(seg) {
+                Ok(())
+            } else {
+                Err(invalid(&shown, "leaves the directory"))
+            }
+        };
+        let mut here: Option<cap_std::fs::Dir> = None;
+        for seg in dirs {
+            named(seg.as_ref())?;
+            let at = here.as_ref().unwrap_or(&self.dir);
+            let next = at
+                .open_dir_nofollow(seg.as_ref())
+                .map_err(|e| refused(&shown, at, seg.as_ref(), e))?;
+            here = Some(next);
+        }
+        named(last.as_ref())?;
+        let at = here.as_ref().unwrap_or(&self.dir);
+        let mut opts = cap_std::fs::OpenOptions::new();
+        opts.read(true).follow(FollowSymlinks::No);
+        let f = at
+            .open_with(last.as_ref(), &opts)
+            .map_err(|e| refused(&shown, at, last.as_ref(), e))?;
+        regular::ensure_regular(f.into_std(), &shown)
+    }
+}
+
+/// An open that failed, said as what stood in the way where that was a
+/// link or not a directory.
+#[cfg(windows)]
+fn refused(shown: &Path, at: &cap_std::fs::Dir, name: &str, e: io::Error) -> io::Error {
+    match at.symlink_metadata(name) {
+        Ok(m) if m.file_type().is_symlink() => invalid(shown, "reached through a symbolic link"),
+        Ok(m) if !m.is_dir() && !m.is_file() => invalid(shown, "not a file"),
+        _ => io::Error::new(e.kind(), format!("{}: {e}", shown.display())),
+    }
+}
+
+#[cfg(unix)]
 impl Beneath {
     /// Opens the directory `path` (which may itself be reached through
     /// symlinks: it is what the user named).
     pub fn open(path: &Path) -> io::Result<Beneath> {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::io::FromRawFd;
         let c = cstring(path.as_os_str().as_bytes(), path)?;
         // SAFETY: a valid NUL-terminated path; the descriptor is owned below.
         let fd = unsafe {
@@ -78,8 +157,10 @@ impl Beneath {
     }
 }
 
+#[cfg(unix)]
 fn open_at(dir: &File, name: &str, flags: libc::c_int, shown: &Path) -> io::Result<File> {
-    if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+    use std::os::unix::io::{AsRawFd, FromRawFd};
+    if !is_one_name(name) {
         return Err(invalid(shown, "leaves the directory"));
     }
     let c = cstring(name.as_bytes(), shown)?;
@@ -100,8 +181,9 @@ fn open_at(dir: &File, name: &str, flags: libc::c_int, shown: &Path) -> io::Resu
     Ok(unsafe { File::from_raw_fd(fd) })
 }
 
-fn cstring(bytes: &[u8], shown: &Path) -> io::Result<CString> {
-    CString::new(bytes).map_err(|_| invalid(shown, "a path with a NUL byte"))
+#[cfg(unix)]
+fn cstring(bytes: &[u8], shown: &Path) -> io::Result<std::ffi::CString> {
+    std::ffi::CString::new(bytes).map_err(|_| invalid(shown, "a path with a NUL byte"))
 }
 
 fn invalid(path: &Path, what: &str) -> io::Error {
@@ -111,9 +193,10 @@ fn invalid(path: &Path, what: &str) -> io::Error {
     )
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::ffi::CString;
     use std::io::Read;
     use std::os::unix::fs::symlink;
 

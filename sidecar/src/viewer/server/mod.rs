@@ -39,6 +39,7 @@ pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
 /// Descriptors kept apart from the connections (files being sent, the
 /// runtime's own).
+#[cfg(unix)]
 const SPARE_DESCRIPTORS: u64 = 256;
 /// Threads answering requests.
 const WORKER_THREADS: usize = 2;
@@ -171,7 +172,9 @@ async fn connection(stream: tokio::net::TcpStream, site: Arc<Site>) {
 }
 
 /// Raises the soft limit on open descriptors towards the hard one, so
-/// that [`MAX_CONNECTIONS`] connections can be open at once.
+/// that [`MAX_CONNECTIONS`] connections can be open at once. (Windows
+/// has no such limit on sockets.)
+#[cfg(unix)]
 fn raise_descriptor_limit() {
     let want = MAX_CONNECTIONS as u64 + SPARE_DESCRIPTORS;
     let mut lim = libc::rlimit {
@@ -188,6 +191,9 @@ fn raise_descriptor_limit() {
         }
     }
 }
+
+#[cfg(not(unix))]
+fn raise_descriptor_limit() {}
 
 /// A token from the OS's randomness (`/dev/urandom`, or the random keys
 /// std seeds its hash maps with where that file does not exist).

@@ -8,8 +8,8 @@
 //! one request builds them the others wait for that build instead of
 //! parsing the manifest themselves.
 
+use crate::file_stamp::FileStamp;
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
 use bytes::Bytes;
@@ -20,21 +20,10 @@ use crate::viewer::confined::Beneath;
 use crate::viewer::site::{index_html_with, Target};
 
 /// A version of a file of the session (`session.json`, `session.journal`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileVersion {
-    len: u64,
-    mtime_ns: i128,
-    ino: u64,
-}
+type FileVersion = FileStamp;
 
-impl FileVersion {
-    fn of(file: &std::fs::File) -> Option<FileVersion> {
-        file.metadata().ok().map(|m| FileVersion {
-            len: m.len(),
-            mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
-            ino: m.ino(),
-        })
-    }
+fn version_of(file: &std::fs::File) -> Option<FileVersion> {
+    file.metadata().ok().map(|m| FileStamp::of(&m))
 }
 
 /// The manifest's version: `session.json`'s and the journal's (none when
@@ -99,8 +88,7 @@ impl Page {
         let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
         let file = dir.file(&[MANIFEST_FILE]).ok()?;
         let journal = dir.file(&[JOURNAL_FILE]).ok();
-        let version =
-            FileVersion::of(&file).map(|m| (m, journal.as_ref().and_then(FileVersion::of)));
+        let version = version_of(&file).map(|m| (m, journal.as_ref().and_then(version_of)));
         if let (Some(v), Some((cv, snapshot))) = (version, cached.as_ref()) {
             if v == *cv {
                 return Some(snapshot.clone());

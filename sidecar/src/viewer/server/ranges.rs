@@ -4,6 +4,7 @@
 //! after RFC 9110 §13 and §14. Several ranges in one request, or a Range
 //! header that does not parse, get the whole file, as the RFC allows.
 
+use crate::file_stamp::FileStamp;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// What a data file is known by.
@@ -16,18 +17,15 @@ pub struct Validators {
 }
 
 impl Validators {
-    /// From a file's metadata: its length, modification time and inode
-    /// make the tag (the file is rewritten, not edited, when it changes).
+    /// From a file's metadata: its [`FileStamp`] (length, modification
+    /// time, identity) makes the tag (the file is rewritten, not edited,
+    /// when it changes).
     pub fn of_file(meta: &std::fs::Metadata) -> Validators {
-        use std::os::unix::fs::MetadataExt;
         let modified = meta.modified().unwrap_or(UNIX_EPOCH);
-        let ns = modified
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
+        let stamp = FileStamp::of(meta);
         Validators {
             len: meta.len(),
-            etag: format!("\"{:x}-{ns:x}-{:x}\"", meta.len(), meta.ino()),
+            etag: format!("\"{:x}-{:x}-{:x}\"", stamp.len, stamp.mtime_ns, stamp.id),
             modified,
         }
     }

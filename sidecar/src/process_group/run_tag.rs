@@ -12,6 +12,7 @@
 //! value inside ([`RunTag::env_value`]), and a stop also signals every
 //! process whose environment holds the tag ([`tagged`]).
 
+#[cfg(unix)]
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -51,6 +52,7 @@ impl RunTag {
     }
 
     /// Whether [`VAR`]'s value `value` holds this tag.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn is_in(&self, value: &[u8]) -> bool {
         value.split(|&b| b == b':').any(|t| t == self.0.as_bytes())
     }
@@ -58,7 +60,9 @@ impl RunTag {
 
 /// The processes (other than this one) whose environment holds `tag`, read
 /// from `/proc/PID/environ`; those that cannot be read (gone, or another
-/// user's) are skipped.
+/// user's) are skipped. Linux only: the orphans it finds come from
+/// bubblewrap's sandbox, which only Linux has; elsewhere none is found.
+#[cfg(target_os = "linux")]
 pub fn tagged(tag: &RunTag) -> BTreeSet<libc::pid_t> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return BTreeSet::new();
@@ -77,6 +81,12 @@ pub fn tagged(tag: &RunTag) -> BTreeSet<libc::pid_t> {
         .collect()
 }
 
+/// No sandbox outside Linux leaves tagged orphans: none is looked for.
+#[cfg(all(unix, not(target_os = "linux")))]
+pub fn tagged(_tag: &RunTag) -> BTreeSet<libc::pid_t> {
+    BTreeSet::new()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +102,7 @@ mod tests {
         assert!(!a.is_in(format!("{}0", a.0).as_bytes()));
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn finds_a_process_by_its_tag_and_not_by_anothers() {
         let (tag, other) = (RunTag::new(), RunTag::new());

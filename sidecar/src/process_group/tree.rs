@@ -1,5 +1,5 @@
-//! A child's descendants, found through `/proc`, for stopping those that
-//! left its process group.
+//! A child's descendants (Linux: `/proc`; macOS: `libproc`), for stopping
+//! those that left its process group.
 //!
 //! Signalling the child's group reaches `lake` and `lean`, but not a
 //! descendant that made a session or group of its own: a revision sample's
@@ -28,6 +28,7 @@ pub fn descendants(root: libc::pid_t) -> BTreeSet<libc::pid_t> {
 }
 
 /// Every (pid, parent pid) pair `/proc` lists now.
+#[cfg(target_os = "linux")]
 fn parent_links() -> Vec<(libc::pid_t, libc::pid_t)> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -40,8 +41,52 @@ fn parent_links() -> Vec<(libc::pid_t, libc::pid_t)> {
         .collect()
 }
 
+/// Every (pid, parent pid) pair the kernel lists now (`libproc`).
+#[cfg(target_os = "macos")]
+fn parent_links() -> Vec<(libc::pid_t, libc::pid_t)> {
+    use std::mem::size_of;
+    // SAFETY: with a null buffer the call only counts the processes.
+    let n = unsafe { libc::proc_listallpids(std::ptr::null_mut(), 0) };
+    let Ok(n) = usize::try_from(n) else {
+        return Vec::new();
+    };
+    // Room for processes started between the two calls.
+    let mut pids: Vec<libc::pid_t> = vec![0; n + 64];
+    let bytes = libc::c_int::try_from(pids.len() * size_of::<libc::pid_t>()).unwrap_or(0);
+    // SAFETY: the buffer holds `bytes` bytes; the call fills at most that.
+    let n = unsafe { libc::proc_listallpids(pids.as_mut_ptr().cast(), bytes) };
+    pids.truncate(usize::try_from(n).unwrap_or(0));
+    let size = size_of::<libc::proc_bsdinfo>() as libc::c_int;
+    pids.into_iter()
+        .filter(|&pid| pid > 0)
+        .filter_map(|pid| {
+            // SAFETY: an all-zero proc_bsdinfo is valid; the call fills at
+            // most `size` bytes of it.
+            let mut info: libc::proc_bsdinfo = unsafe { std::mem::zeroed() };
+            let got = unsafe {
+                libc::proc_pidinfo(
+                    pid,
+                    libc::PROC_PIDTBSDINFO,
+                    0,
+                    (&mut info as *mut libc::proc_bsdinfo).cast(),
+                    size,
+                )
+            };
+            (got == size).then(|| (pid, info.pbi_ppid as libc::pid_t))
+        })
+        .collect()
+}
+
+/// No other Unix is built: none lists descendants, so a stop reaches the
+/// process group only.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn parent_links() -> Vec<(libc::pid_t, libc::pid_t)> {
+    Vec::new()
+}
+
 /// The parent pid in a `/proc/PID/stat` line: the second field after the
 /// command name, which is in parentheses and may itself hold `)` or spaces.
+#[cfg(any(target_os = "linux", test))]
 fn parent_of(stat: &str) -> Option<libc::pid_t> {
     let (_, rest) = stat.rsplit_once(") ")?;
     rest.split(' ').nth(1)?.parse().ok()
@@ -69,6 +114,7 @@ mod tests {
         assert_eq!(parent_of("garbage"), None);
     }
 
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
     #[test]
     fn finds_grandchildren_and_not_itself() {
         let mut child = std::process::Command::new("/bin/sh")
