@@ -2,8 +2,8 @@
 // inclusive time, a gutter heat mark, CodeLens per declaration, hovers.
 // The numbers come from the sidecar; this file only lays them out.
 import * as vscode from 'vscode';
-import type { AnnotationSource, FreshAnnotations, LineBar, Operation } from './protocol';
-import { formatShare, formatValue, lensTitle, spreadText } from './format';
+import type { AnnotationSource, Declaration, FreshAnnotations, LineBar, Operation } from './protocol';
+import { formatBytes, formatShare, formatValue, lensTitle, spreadText } from './format';
 import type { Measure } from './format';
 import { hoverHeadroom, lensHeadroom, overThreshold } from './headroom';
 import { HeadroomProblems } from './headroomProblems';
@@ -42,6 +42,9 @@ export interface LensAnnotation {
   warning?: string;
   /** Its limits, in the hover of its first line. */
   headroomHover: string[];
+  /** What its run did beyond time, in the same hover: the memory Lean gained while it ran,
+   * and that Lean was stopped while running it. */
+  runHover: string[];
 }
 export interface ComputedAnnotations {
   lines: LineAnnotation[];
@@ -55,6 +58,14 @@ function code(s: string): string {
   const fence = '`'.repeat(ticks + 1);
   const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${t}${pad}${fence}`;
+}
+
+/** A declaration's memory growth and, in a partial recording, that it was in flight. */
+export function runHover(d: Declaration, partial?: string): string[] {
+  const out: string[] = [];
+  if (d.memoryGrowthBytes !== undefined) out.push(`**${d.name}** · memory: +${formatBytes(d.memoryGrowthBytes)} resident while it ran`);
+  if (d.inFlight) out.push(`⏸ unfinished: Lean was stopped while running it${partial ? ` (${partial})` : ''}; its time is how long it had run`);
+  return out.map((l, i) => (i ? `\n\n${l}` : l));
 }
 
 /** Space in the hover's table that markdown keeps. */
@@ -120,9 +131,11 @@ export function computeAnnotations(answer: FreshAnnotations, threshold = 0.8): C
         index: d.index,
         title: (runs !== undefined
           ? lensTitle(d.totalNs as number, d.selfNs, d.share, measure, d.spread?.total.runs ?? runs, runs)
-          : lensTitle(d.totalNs as number, d.selfNs, d.share, measure)) + (d.headroom ? lensHeadroom(d.headroom, threshold) : ''),
+          : lensTitle(d.totalNs as number, d.selfNs, d.share, measure)) + (d.headroom ? lensHeadroom(d.headroom, threshold) : '')
+          + (d.inFlight ? ' · unfinished' : ''),
         ...(over.length ? { warning: `⚠ ${over.join('; ')}` } : {}),
         headroomHover: hoverHeadroom(d, threshold),
+        runHover: runHover(d, answer.partial),
       };
     });
   return { lines, lenses };
@@ -455,12 +468,13 @@ export class AnnotationController implements vscode.Disposable {
     if (!this.enabled || !e) return undefined;
     const layout = this.layoutOf(e, doc);
     const l = layout.lines.find((x) => x.at === pos.line);
-    const d = layout.lenses.find((x) => (x.at === pos.line || x.nameAt === pos.line) && x.lens.headroomHover.length > 0);
+    const d = layout.lenses.find((x) => (x.at === pos.line || x.nameAt === pos.line) && x.lens.headroomHover.length + x.lens.runHover.length > 0);
     if (!l && !d) return undefined;
     const parts: string[] = [];
     if (l?.stale || d?.stale) parts.push(staleNote(e.failure));
     if (l) parts.push(l.ann.hover);
-    if (d) parts.push(d.lens.headroomHover.join(''));
+    if (d && d.lens.headroomHover.length) parts.push(d.lens.headroomHover.join(''));
+    if (d && d.lens.runHover.length) parts.push(d.lens.runHover.join(''));
     const md = new vscode.MarkdownString(parts.join('\n\n'));
     return new vscode.Hover(md, doc.lineAt(pos.line).range);
   }

@@ -58,7 +58,14 @@ export async function captureFile(services: Services, file: vscode.Uri, options:
     + ` (${result.events} events, ${result.declarations} declarations${result.errors ? `, ${result.errors} errors` : ''}). Click to open the viewer.`;
   const time = result.elapsedNs !== null ? formatNs(result.elapsedNs) : `${result.leanWallMs} ms (wall)`;
   status.show(`$(pulse) ${name} ${time}`, tooltip(time));
-  if (result.status === 'error' && !options.background) {
+  if (result.status === 'stopped' && result.stop) {
+    // A partial recording: what Lean reported before it was stopped, and what it was running.
+    const f = result.stop.inFlight;
+    const running = f ? ` ${f.declaration || f.text} was running (${formatNs(f.runningNs)}, unfinished).` : '';
+    const message = `leanscope: ${result.stop.detail}; the recording of ${name} is partial: it keeps what Lean reported until then.${running}`;
+    log(message);
+    if (!options.background) void vscode.window.showWarningMessage(message);
+  } else if (result.status === 'error' && !options.background) {
     void vscode.window.showWarningMessage(`leanscope: Lean reported ${result.errors} error${result.errors === 1 ? '' : 's'} in ${name}; the recording keeps them.`);
   }
   let annotated = false;

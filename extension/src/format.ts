@@ -3,7 +3,7 @@
 // CLI (recording::Measure::format_in_unit_of) and the viewer use too, so the
 // editor and the viewer print the same number the same way
 // (fixtures/format/values.json pins all three).
-import { formatRunCount, formatSpread, formatValue as formatWithRule } from '../../viewer-wasm/www/format.js';
+import { formatBytes as formatBytesWithRule, formatRunCount, formatSpread, formatValue as formatWithRule } from '../../viewer-wasm/www/format.js';
 import type { WholeSpread } from './protocol';
 
 /** What a recording's numbers count: nanoseconds, or Lean's heartbeats
@@ -16,6 +16,9 @@ export type Measure = 'time' | 'heartbeats';
 export function formatValue(v: number, measure: Measure = 'time', scale?: number): string {
   return formatWithRule(v, measure, scale);
 }
+
+/** Bytes for people: `300 MiB`, `12.5 MiB` (the viewer's and the CLI's rule). */
+export function formatBytes(bytes: number): string { return formatBytesWithRule(bytes); }
 
 /** A time in nanoseconds: `1.240 s`, `310.0 ms`, `850 µs`, `12 ns`. */
 export function formatNs(ns: number): string { return formatValue(ns, 'time'); }

@@ -47,6 +47,10 @@ export interface Declaration {
   share: number | null; selfShare: number | null;
   spread?: TimeSpread;
   headroom?: Headroom;
+  /** The resident memory Lean gained while it ran (when the capture sampled memory). */
+  memoryGrowthBytes?: number;
+  /** Lean was running it when it was stopped: its time is unfinished. */
+  inFlight?: boolean;
 }
 export interface FreshAnnotations {
   stale: false; sourceSha256: string; fileNs: number; shareBasis: 'elapsed' | 'traced';
@@ -56,6 +60,8 @@ export interface FreshAnnotations {
    * median run's recording (whose operations `top` lists), the file time's spread. */
   runs?: number; recording?: string; fileSpread?: WholeSpread;
   lines: LineBar[]; declarations: Declaration[];
+  /** A recording Lean did not finish: why it was stopped. */
+  partial?: string;
 }
 export interface StaleAnnotations { stale: true; recordedSha256: string; bufferSha256: string }
 export type AnnotationsResult = FreshAnnotations | StaleAnnotations;
@@ -85,10 +91,17 @@ export interface CaptureFolderResult {
   captured: number; withErrors: number; notes: string[];
   repeats?: { runs: number; warmup: number };
 }
+/** Why Lean was stopped before it finished (a capture of status `stopped`). */
+export interface CaptureStop {
+  reason: 'unknown' | 'timeout' | 'cancelled' | 'memory limit' | 'signal';
+  detail: string; wallNs: number;
+  inFlight?: { declaration: string; text: string; runningNs: number } | null;
+}
 export interface CaptureResult {
-  recording: string; status: 'ok' | 'error'; module: string; leanVersion: string;
+  recording: string; status: 'ok' | 'error' | 'stopped'; module: string; leanVersion: string;
   events: number; declarations: number; errors: number; elapsedNs: number | null;
   clock: string; notes: string[]; leanWallMs: number;
+  stop?: CaptureStop; peakMemoryBytes?: number;
 }
 export interface OpenResult {
   module: string; sourcePath: string; sourceSha256: string; sourceLines: number;

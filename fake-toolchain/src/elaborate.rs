@@ -37,13 +37,25 @@
 //!   (from `run-log`; 0 without it) uses count `k mod n` of the `n` listed (0-based), so a test of repeated captures
 //!   knows every run's numbers (a jitter it planned).
 //!
+//! - `-- leanscope-fake: alloc 300MB`: allocate that many MiB and write every page, held until
+//!   the process ends (resident memory really grows);
+//! - `-- leanscope-fake: hang`: stop making progress, sleeping in [`HANG_STEP`]s so that a
+//!   signal stops the process at once;
+//! - `-- leanscope-fake: peak-log PATH`: at a normal end, append the process's peak resident
+//!   memory (`VmHWM`, bytes) to PATH.
+//!
+//! Trace messages are printed as Lean prints them: a command's when the next command starts
+//! (or at the end), so a stop leaves the earlier commands' messages only.
+//!
 //! Sources with directives need no fixtures (`LEANSCOPE_FAKE_FIXTURES`).
 //!
 //! A source without any directive is not elaborated by this module (the
 //! fake then replays a recording, or says it has none). A clean file makes
 //! Lean print nothing, as the fake does here.
 
-use crate::limits::{MAX_COST, MAX_HEARTBEATS_RUNS, MAX_PROFILING_COST_PERCENT};
+use crate::limits::{
+    MAX_ALLOC_MIB, MAX_COST, MAX_HANG, MAX_HEARTBEATS_RUNS, MAX_PROFILING_COST_PERCENT,
+};
 use std::path::Path;
 use std::time::Duration;
 
@@ -70,7 +82,19 @@ pub enum Directive {
     HeartbeatsRuns(Vec<u64>),
     /// The file the runs are logged to (and numbered by).
     RunLog(String),
+    /// One entry of the module's `.hb.json` (`OWNER DECL PHASE N`), written by `lake build`
+    /// (`src/build_outputs.rs`).
+    HbEntry(crate::build_outputs::HbEntry),
+    /// Allocate this many MiB and write to every page, held until the process ends.
+    Alloc(u64),
+    /// Stop making progress: sleep in steps of [`HANG_STEP`] (at most [`MAX_HANG`]).
+    Hang,
+    /// At exit, append the process's peak resident memory (bytes) to this file.
+    PeakLog(String),
 }
+
+/// The step a `hang` sleeps in, short so that a signal is answered at once.
+pub const HANG_STEP: Duration = Duration::from_millis(10);
 
 /// What the run was asked to trace: `trace.profiler.useHeartbeats` and its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,8 +162,24 @@ pub fn directives(source: &str) -> Result<Vec<(usize, Directive)>, String> {
                     i + 1
                 )
             })?),
+            "hb-entry" => Directive::HbEntry(crate::build_outputs::HbEntry::parse(rest).ok_or_else(|| {
+                format!(
+                    "line {}: `hb-entry` wants OWNER DECL PHASE N such as `Demo.t Demo.t.eq_1 elab 52000`, got {rest:?}",
+                    i + 1
+                )
+            })?),
             "run-log" if !rest.trim().is_empty() => Directive::RunLog(rest.trim().to_owned()),
             "run-log" => return Err(format!("line {}: `run-log` wants a path", i + 1)),
+            "alloc" => Directive::Alloc(parse_mib(rest.trim()).ok_or_else(|| {
+                format!(
+                    "line {}: `alloc` wants mebibytes such as `300MB` (at most {MAX_ALLOC_MIB}), got {rest:?}",
+                    i + 1
+                )
+            })?),
+            "hang" if rest.trim().is_empty() => Directive::Hang,
+            "hang" => return Err(format!("line {}: `hang` takes no arguments", i + 1)),
+            "peak-log" if !rest.trim().is_empty() => Directive::PeakLog(rest.trim().to_owned()),
+            "peak-log" => return Err(format!("line {}: `peak-log` wants a path", i + 1)),
             other => return Err(format!("line {}: unknown directive {other:?}", i + 1)),
         };
         out.push((i + 1, d));
@@ -188,6 +228,59 @@ fn log_run(log: &str, file: &str) -> Result<usize, String> {
         .and_then(|mut f| f.write_all(format!("{file}\n").as_bytes()))
         .map_err(|e| format!("cannot append to the run log {log}: {e}"))?;
     Ok(before)
+}
+
+/// `300MB`: mebibytes (2^20 bytes), at most [`MAX_ALLOC_MIB`].
+fn parse_mib(s: &str) -> Option<u64> {
+    let n: u64 = s.strip_suffix("MB")?.parse().ok()?;
+    (n <= MAX_ALLOC_MIB).then_some(n)
+}
+
+/// `mib` mebibytes with every page written, so that they are resident (not only reserved).
+fn allocate_touched(mib: u64) -> Vec<u8> {
+    const PAGE: usize = 4096;
+    let len = usize::try_from(mib).unwrap_or(0).saturating_mul(1 << 20);
+    let mut block = vec![0u8; len];
+    for i in (0..len).step_by(PAGE) {
+        block[i] = 1;
+    }
+    std::hint::black_box(&mut block);
+    block
+}
+
+/// Sleeps in steps of [`HANG_STEP`] for [`MAX_HANG`]: a command that never finishes, as far
+/// as any test waits, but that a signal stops at once.
+fn hang() {
+    let until = std::time::Instant::now() + MAX_HANG;
+    while std::time::Instant::now() < until {
+        std::thread::sleep(HANG_STEP);
+    }
+}
+
+/// The peak resident memory of this process (`VmHWM` of `/proc/self/status`), in bytes.
+fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line
+        .trim_start_matches("VmHWM:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// The 1-based line of the command `line` belongs to: the nearest line at or above it whose
+/// text starts at column 0.
+fn command_head(source: &str, line: usize) -> usize {
+    (1..=line)
+        .rev()
+        .find(|&l| {
+            let t = source.lines().nth(l - 1).unwrap_or("");
+            !t.is_empty() && !t.starts_with(char::is_whitespace)
+        })
+        .unwrap_or(line)
 }
 
 fn parse_ms(s: &str) -> Option<Duration> {
@@ -287,7 +380,20 @@ pub fn lean(file: &str, json: bool, tracing: Tracing, profile_output: Option<&st
     }
     let mut traces: Vec<TracedCommand> = Vec::new();
     let mut timed: Vec<TracedCommand> = Vec::new();
+    // Lean reports a command's messages when the command is done, before the next one starts
+    // (`fixtures/README.md`, "When Lean prints a command's messages"): the traces of the
+    // commands before a directive's are printed when it is reached.
+    let mut printed = (0usize, 0usize);
+    let mut head = None;
+    let mut held: Vec<Vec<u8>> = Vec::new();
+    let mut peak_logs = Vec::new();
     for (line, d) in list {
+        let this_head = command_head(&source, line);
+        // An instance search belongs to the command above it, wherever it is written.
+        if head.is_some_and(|h| h != this_head) && !matches!(d, Directive::InstanceSearch(..)) {
+            print_finished(file, json, tracing, &traces, &timed, &mut printed);
+        }
+        head = Some(this_head);
         let d = match d {
             Directive::HeartbeatsRuns(counts) => Directive::Heartbeats(counts[run % counts.len()]),
             d => d,
@@ -309,6 +415,8 @@ pub fn lean(file: &str, json: bool, tracing: Tracing, profile_output: Option<&st
                 burn(cost * hundredths / 10_000);
             }
             Directive::ProfilingCost(_) => {}
+            // Written by `lake build` into the module's `.hb.json`; elaborating prints nothing.
+            Directive::HbEntry(_) => {}
             Directive::Print(text) => {
                 println!("{text}");
                 eprintln!("{text}");
@@ -352,13 +460,14 @@ pub fn lean(file: &str, json: bool, tracing: Tracing, profile_output: Option<&st
                     "leanscope-fake: an error asked for by the source",
                 );
             }
+            Directive::Alloc(mib) => held.push(allocate_touched(mib)),
+            Directive::Hang => hang(),
+            Directive::PeakLog(path) => peak_logs.push(path),
             Directive::BuildError | Directive::RunLog(_) | Directive::HeartbeatsRuns(_) => {}
         }
     }
+    print_finished(file, json, tracing, &traces, &timed, &mut printed);
     if tracing.heartbeats {
-        for cmd in traces.iter().filter(|c| c.value > tracing.threshold as f64) {
-            print_trace(file, json, cmd, tracing.threshold as f64, None);
-        }
         if let Some(path) = profile_output {
             let elapsed = u64::try_from(began.elapsed().as_nanos()).unwrap_or(u64::MAX);
             let frontend = (FRONTEND_START_NS, FRONTEND_START_NS.saturating_add(elapsed));
@@ -372,18 +481,52 @@ pub fn lean(file: &str, json: bool, tracing: Tracing, profile_output: Option<&st
                 return Some(1);
             }
         }
-    } else if tracing.profiling {
+    }
+    for path in peak_logs {
+        let peak = peak_resident_bytes().map_or_else(|| "unknown".to_owned(), |b| b.to_string());
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{peak}\n").as_bytes()));
+        if let Err(e) = written {
+            eprintln!("fake-lean: {file}: cannot append to the peak log {path}: {e}");
+            return Some(crate::EXIT_FAKE_MISCONFIGURED);
+        }
+    }
+    drop(held);
+    Some(code)
+}
+
+/// Prints the trace messages of the commands traced so far that were not printed yet
+/// (`printed`: how many of `traces` and of `timed` were), as Lean reports a finished command's.
+fn print_finished(
+    file: &str,
+    json: bool,
+    tracing: Tracing,
+    traces: &[TracedCommand],
+    timed: &[TracedCommand],
+    printed: &mut (usize, usize),
+) {
+    if tracing.heartbeats {
+        for cmd in traces[printed.0..]
+            .iter()
+            .filter(|c| c.value > tracing.threshold as f64)
+        {
+            print_trace(file, json, cmd, tracing.threshold as f64, None);
+        }
+    } else if tracing.profiling && printed.1 < timed.len() {
         // The threshold is in milliseconds; the trace prints seconds.
         let threshold = tracing.threshold as f64 / 1000.0;
         let dialect = crate::fixtures_dir()
             .and_then(|dir| crate::cases::load_toolchain(&dir))
             .map(|tc| tc.dialect)
             .ok();
-        for cmd in timed.iter().filter(|c| c.value > threshold) {
+        for cmd in timed[printed.1..].iter().filter(|c| c.value > threshold) {
             print_trace(file, json, cmd, threshold, dialect.as_ref());
         }
     }
-    Some(code)
+    *printed = (traces.len(), timed.len());
 }
 
 /// The monotonic clock (ns) the fake says its frontend started at, as `meta.startTime` of a
@@ -593,6 +736,10 @@ pub fn lake_build() -> i32 {
         }
     }
     if failed.is_empty() {
+        if let Err(e) = crate::build_outputs::write_build_outputs(std::path::Path::new(".")) {
+            eprintln!("error: {e}");
+            return 1;
+        }
         println!("Build completed successfully.");
         0
     } else {

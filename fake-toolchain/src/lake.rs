@@ -49,15 +49,24 @@ fn lake_env(bin: &Path) -> Vec<(String, String)> {
         }
         None => bin.display().to_string(),
     };
+    // Lake writes the platform's program names and search-path separator
+    // (`;` on Windows).
+    let exe = std::env::consts::EXE_SUFFIX;
+    let lean_path = std::env::join_paths([&build_lib, &lib])
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| build_lib.display().to_string());
     vec![
-        ("LAKE".into(), bin.join("lake").display().to_string()),
+        (
+            "LAKE".into(),
+            bin.join(format!("lake{exe}")).display().to_string(),
+        ),
         ("LAKE_HOME".into(), sysroot.display().to_string()),
         ("LEAN_SYSROOT".into(), sysroot.display().to_string()),
-        ("LEAN".into(), bin.join("lean").display().to_string()),
         (
-            "LEAN_PATH".into(),
-            format!("{}:{}", build_lib.display(), lib.display()),
+            "LEAN".into(),
+            bin.join(format!("lean{exe}")).display().to_string(),
         ),
+        ("LEAN_PATH".into(), lean_path),
         ("LEAN_SRC_PATH".into(), cwd.display().to_string()),
         ("PATH".into(), path),
     ]
@@ -88,10 +97,13 @@ pub fn main(argv0: &Path, args: &[String]) -> i32 {
                 return 0;
             };
             // resolve CMD on the new PATH, so that `lake env lean` finds the sibling `lean`
-            let program = if cmd.contains('/') {
+            let sibling = bin.join(format!("{cmd}{}", std::env::consts::EXE_SUFFIX));
+            let program = if cmd.contains(['/', '\\']) {
                 PathBuf::from(cmd)
             } else if bin.join(cmd).is_file() {
                 bin.join(cmd)
+            } else if sibling.is_file() {
+                sibling
             } else {
                 PathBuf::from(cmd)
             };

@@ -9,7 +9,9 @@
 //!   output of the case whose `source` is a path suffix of `FILE`; a source carrying
 //!   `-- leanscope-fake:` directives is elaborated instead, at the costs it asks for
 //!   (`src/elaborate.rs`).
-//! - `lake build [TARGETS…]`: succeeds unless a source asks it to fail (`src/elaborate.rs`).
+//! - `lake build [TARGETS…]`: succeeds unless a source asks it to fail (`src/elaborate.rs`),
+//!   and then writes each module's `.olean` stand-in and, with `LEANSCOPE_FAKE_HB_JSON=1`, its
+//!   `.hb.json` under `.lake/build/lib/lean/` (`src/build_outputs.rs`).
 //!
 //! Environment:
 //! - `LEANSCOPE_FAKE_FIXTURES` (required for replay and versions): the `fixtures/lean-output`
@@ -27,6 +29,7 @@
 //! The fake never changes its process group: a caller that kills the group of `lake` also
 //! kills the `lean` child.
 
+pub mod build_outputs;
 pub mod cases;
 pub mod dialect;
 pub mod elaborate;

@@ -15,3 +15,9 @@ pub const MAX_PROFILING_COST_PERCENT: u32 = 1000;
 /// Deepest nesting the fake toolchain's JSON reader (`RawJson::parse` in `dialect.rs`) accepts
 /// (a profile nests 4 levels).
 pub const MAX_RAW_DEPTH: usize = 64;
+
+/// The most one `alloc` directive may allocate, in MiB.
+pub const MAX_ALLOC_MIB: u64 = 16_384;
+
+/// How long a `hang` directive sleeps at most before the command goes on.
+pub const MAX_HANG: Duration = Duration::from_secs(3600);

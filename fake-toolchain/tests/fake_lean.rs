@@ -578,3 +578,113 @@ fn elaborates_sources_with_directives_at_their_cost() {
     assert!(String::from_utf8_lossy(&failed.stdout).contains("P/Broken.lean: build failed"));
     let _ = std::fs::remove_dir_all(&sb.root);
 }
+
+/// As Lean does, the fake prints each command's trace message when the command is done: at a
+/// `hang`, stdout holds the commands before it and nothing of the hung one; an `alloc` makes
+/// the process resident memory really grow.
+#[test]
+fn a_hang_leaves_the_earlier_commands_reported_and_alloc_is_resident() {
+    use std::io::Read;
+    let sb = Sandbox::new("hang");
+    let proj = sb.root.join("proj");
+    std::fs::create_dir_all(proj.join("P")).unwrap();
+    std::fs::write(
+        proj.join("P/Hang.lean"),
+        "theorem a : True := by trivial -- leanscope-fake: cost 50ms\ntheorem b : True := by -- leanscope-fake: alloc 64MB\n  trivial -- leanscope-fake: hang\ntheorem c : True := by trivial -- leanscope-fake: cost 50ms\n",
+    )
+    .unwrap();
+    let mut child = Command::new(sb.bin("lean"))
+        .args([
+            "--json",
+            "-Dtrace.profiler=true",
+            "-Dtrace.profiler.threshold=1",
+            "P/Hang.lean",
+        ])
+        .current_dir(&proj)
+        .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until it holds the 64 MiB (VmRSS), then stop it.
+    let started = std::time::Instant::now();
+    let rss = || -> u64 {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            })
+            .unwrap_or(0)
+    };
+    while rss() < 64 * 1024 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "never resident: {} kB",
+            rss()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    child.kill().unwrap();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child.wait().unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(lines[0].contains("theorem a"), "{out}");
+    assert!(
+        !out.contains("theorem b") && !out.contains("theorem c"),
+        "{out}"
+    );
+}
+
+/// `peak-log` appends the peak resident memory at a normal end; bad arguments are refused.
+#[test]
+fn peak_log_and_bad_memory_directives() {
+    let sb = Sandbox::new("peak");
+    let proj = sb.root.join("proj");
+    std::fs::create_dir_all(proj.join("P")).unwrap();
+    let log = sb.root.join("peak.log");
+    std::fs::write(
+        proj.join("P/Peak.lean"),
+        format!(
+            "theorem a : True := by trivial -- leanscope-fake: alloc 32MB\n-- leanscope-fake: peak-log {}\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(sb.bin("lean"))
+        .args(["--json", "P/Peak.lean"])
+        .current_dir(&proj)
+        .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let peak: u64 = read(&log).trim().parse().unwrap();
+    assert!(peak >= 32 << 20, "{peak}");
+    for bad in ["alloc 3GBX", "alloc 99999999MB", "hang now", "peak-log"] {
+        std::fs::write(
+            proj.join("P/Bad.lean"),
+            format!("-- leanscope-fake: {bad}\n"),
+        )
+        .unwrap();
+        let out = Command::new(sb.bin("lean"))
+            .arg("P/Bad.lean")
+            .current_dir(&proj)
+            .env("LEANSCOPE_FAKE_FIXTURES", fixtures())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(70), "{bad}");
+    }
+}

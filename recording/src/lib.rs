@@ -14,6 +14,7 @@ pub mod hotspots;
 pub mod interner;
 pub mod limits;
 pub mod measure;
+pub mod memory;
 pub mod model;
 pub mod reader;
 pub mod repeats;

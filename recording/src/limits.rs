@@ -41,6 +41,13 @@ pub const MAX_TABLES_PER_CHUNK: usize = 4_000_000;
 /// Deepest table nesting in one chunk (FlatBuffers verifier limit).
 pub const MAX_TABLE_DEPTH: usize = 8;
 
+/// Most samples a counter track (the memory track) may hold; a capture thins its samples to
+/// stay under it.
+pub const MAX_COUNTER_SAMPLES: usize = 4_000_000;
+
+/// Most commands a memory track may attribute growth to.
+pub const MAX_COUNTER_COMMANDS: usize = 1_000_000;
+
 /// Largest timestamp or end time, in nanoseconds (about 292 years).
 pub const MAX_TIME_NS: u64 = i64::MAX as u64;
 

@@ -11,6 +11,7 @@ use crate::error::{RecordingError, Result};
 use crate::generated as fb;
 use crate::limits::*;
 use crate::measure::Measure;
+use crate::memory::{CommandMemory, MemoryTrack};
 use crate::source_check::{source_mismatch, SourceCheck};
 use crate::types::*;
 use crate::varint::{Column, ColumnError};
@@ -178,7 +179,63 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Resu
     if check == SourceCheck::Reader && source_sha256 != sha256_hex(source_text.as_bytes()) {
         return Err(source_mismatch());
     }
+    let stop = h.stop().map(|st| Stop {
+        reason: StopReason::from_u8(st.reason().0).unwrap_or_default(),
+        detail: s(st.detail()),
+        wall_ns: st.wall_ns(),
+        signal: Some(st.signal()).filter(|&n| n != 0),
+        memory_limit_bytes: Some(st.memory_limit_bytes()).filter(|&n| n > 0),
+        memory_reached_bytes: Some(st.memory_reached_bytes()).filter(|&n| n > 0),
+        in_flight: st.in_flight().map(|f| InFlight {
+            declaration: s(f.declaration()),
+            text: s(f.text()),
+            range: range(f.range()),
+            start_ns: f.start_ns(),
+            running_ns: f.running_ns(),
+            event: f.event().checked_sub(1),
+        }),
+    });
+    let memory = match h.memory() {
+        None => None,
+        Some(m) => {
+            let samples = MemoryTrack::decode(
+                m.times().map(|v| v.bytes()).unwrap_or_default(),
+                m.values().map(|v| v.bytes()).unwrap_or_default(),
+            )?;
+            let commands = m.commands().map_or(0, |c| c.len());
+            if commands > MAX_COUNTER_COMMANDS {
+                return Err(RecordingError::limit(
+                    "memory track commands",
+                    commands as u64,
+                    MAX_COUNTER_COMMANDS as u64,
+                ));
+            }
+            Some(MemoryTrack {
+                interval_ns: m.interval_ns(),
+                samples,
+                peak_bytes: m.peak(),
+                peak_at_ns: m.peak_at_ns(),
+                commands: m
+                    .commands()
+                    .map(|v| {
+                        v.iter()
+                            .map(|c| CommandMemory {
+                                label: s(c.label()),
+                                range: range(c.range()),
+                                start_ns: c.start_ns(),
+                                end_ns: c.end_ns(),
+                                growth_bytes: c.growth_bytes(),
+                                open: c.open(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+        }
+    };
     Ok(Header {
+        stop,
+        memory,
         measure,
         schema_version: version,
         lean_version: s(h.lean_version()),

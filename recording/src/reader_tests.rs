@@ -617,3 +617,69 @@ fn a_claimed_chunk_length_makes_no_room() {
         dec.buf.capacity()
     );
 }
+
+#[test]
+fn a_stop_and_a_memory_track_round_trip_and_are_absent_from_complete_recordings() {
+    use crate::memory::MemoryTrack;
+    let plain = Recording::read(&good()[..]).unwrap();
+    assert_eq!(plain.header.stop, None);
+    assert_eq!(plain.header.memory, None);
+    let mut memory = MemoryTrack::new(20_000_000, vec![(0, 5 << 20), (20_000_000, 305 << 20)]);
+    memory.attribute(
+        "a".into(),
+        SourceRange::new(0, 0, 1, 9),
+        0,
+        20_000_000,
+        true,
+    );
+    let h = Header {
+        status: CaptureStatus::Stopped,
+        stop: Some(Stop {
+            reason: StopReason::MemoryLimit,
+            detail: "over".into(),
+            wall_ns: 21_000_000,
+            signal: None,
+            memory_limit_bytes: Some(200 << 20),
+            memory_reached_bytes: Some(305 << 20),
+            in_flight: Some(InFlight {
+                declaration: "a".into(),
+                text: "theorem a : True := by".into(),
+                range: SourceRange::new(0, 0, 1, 9),
+                start_ns: 100,
+                running_ns: 20_000_000,
+                event: Some(0),
+            }),
+        }),
+        memory: Some(memory.clone()),
+        ..header()
+    };
+    let bytes = encode_to_vec(&h, [ev(None, 0, 100)]).unwrap();
+    let rec = Recording::read(&bytes[..]).unwrap();
+    assert_eq!(rec.header.status, CaptureStatus::Stopped);
+    assert_eq!(rec.header.stop, h.stop);
+    assert_eq!(rec.header.memory, Some(memory));
+    assert_eq!(
+        rec.header.memory.unwrap().commands[0].growth_bytes,
+        300 << 20
+    );
+}
+
+#[test]
+fn a_corrupt_memory_track_is_an_error() {
+    use crate::memory::MemoryTrack;
+    let mut memory = MemoryTrack::new(1, vec![(0, 1), (5, 2)]);
+    memory.peak_bytes = 2;
+    let h = Header {
+        memory: Some(memory),
+        ..header()
+    };
+    let mut bytes = encode_to_vec(&h, [ev(None, 0, 100)]).unwrap();
+    // The values column `[2, 2]` (zigzag 1, 1): make its last byte a varint that never ends.
+    let at = bytes
+        .windows(6)
+        .position(|w| w == [2, 0, 0, 0, 2, 2])
+        .expect("the values column");
+    bytes[at + 5] = 0x80;
+    let e = read_err(&bytes);
+    assert!(e.contains("memory track"), "{e}");
+}

@@ -164,6 +164,8 @@ fn header(p: &SynthParams, decls: &[DeclPlan]) -> Header {
         notes: vec!["synthetic data, not a Lean capture".into()],
         cumulative_times: Vec::new(),
         measure: crate::Measure::Time,
+        stop: None,
+        memory: None,
     }
 }
 

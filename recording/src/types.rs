@@ -127,8 +127,56 @@ string_enum!(
     CaptureStatus {
         Ok = 0 => "ok",
         Error = 1 => "error",
+        /// Lean was stopped before it finished; the recording is partial ([`Header::stop`]).
+        Stopped = 2 => "stopped",
     }
 );
+
+string_enum!(
+    /// Why Lean was stopped before it finished.
+    StopReason {
+        Unknown = 0 => "unknown",
+        Timeout = 1 => "timeout",
+        Cancelled = 2 => "cancelled",
+        MemoryLimit = 3 => "memory limit",
+        Signal = 4 => "signal",
+    }
+);
+
+/// The command Lean was running when it was stopped: the first command after the last one it
+/// reported (commands it finished without printing anything are not told apart).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InFlight {
+    /// The declaration's name; empty for a command that declares nothing.
+    pub declaration: String,
+    /// The command's first line.
+    pub text: String,
+    pub range: SourceRange,
+    /// Where its open event starts, on the events' clock.
+    pub start_ns: u64,
+    /// How long it had run when Lean was stopped (since Lean's last report).
+    pub running_ns: u64,
+    /// The index of its open event.
+    pub event: Option<u64>,
+}
+
+/// Why and when Lean was stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stop {
+    pub reason: StopReason,
+    /// For people: `Lean did not finish within 2 s`.
+    pub detail: String,
+    /// How long Lean had run (wall clock).
+    pub wall_ns: u64,
+    /// The signal that killed Lean (reason `signal`).
+    pub signal: Option<i32>,
+    /// The limit and what Lean's process tree reached (reason `memory limit`), in bytes.
+    pub memory_limit_bytes: Option<u64>,
+    pub memory_reached_bytes: Option<u64>,
+    pub in_flight: Option<InFlight>,
+}
 
 string_enum!(
     Severity {
@@ -206,6 +254,12 @@ pub struct Header {
     /// says otherwise).
     #[serde(default)]
     pub measure: crate::Measure,
+    /// Why Lean was stopped, when the status is `stopped`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stop>,
+    /// The resident memory of Lean's process tree over the capture, when it was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::memory::MemoryTrack>,
 }
 
 /// SHA-256 of a text as lowercase hex.

@@ -418,6 +418,75 @@ impl<W: Write> Encoder<W> {
             })
             .collect();
         let cumulative = fbb.create_vector(&cumulative);
+        let stop = h.stop.as_ref().map(|st| {
+            let in_flight = st.in_flight.as_ref().map(|f| {
+                let declaration = s(fbb, &f.declaration);
+                let text = s(fbb, &f.text);
+                fb::InFlight::create(
+                    fbb,
+                    &fb::InFlightArgs {
+                        declaration: Some(declaration),
+                        text: Some(text),
+                        range: Some(&fb_range(f.range)),
+                        start_ns: f.start_ns,
+                        running_ns: f.running_ns,
+                        event: f.event.map_or(0, |e| e.saturating_add(1)),
+                    },
+                )
+            });
+            let detail = s(fbb, &st.detail);
+            fb::Stop::create(
+                fbb,
+                &fb::StopArgs {
+                    reason: fb::StopReason(st.reason.to_u8()),
+                    detail: Some(detail),
+                    wall_ns: st.wall_ns,
+                    signal: st.signal.unwrap_or(0),
+                    memory_limit_bytes: st.memory_limit_bytes.unwrap_or(0),
+                    memory_reached_bytes: st.memory_reached_bytes.unwrap_or(0),
+                    in_flight,
+                },
+            )
+        });
+        let memory = h.memory.as_ref().map(|m| {
+            let commands: Vec<_> = m
+                .commands
+                .iter()
+                .map(|c| {
+                    let label = s(fbb, &c.label);
+                    fb::CommandMemory::create(
+                        fbb,
+                        &fb::CommandMemoryArgs {
+                            label: Some(label),
+                            range: Some(&fb_range(c.range)),
+                            start_ns: c.start_ns,
+                            end_ns: c.end_ns,
+                            growth_bytes: c.growth_bytes,
+                            open: c.open,
+                        },
+                    )
+                })
+                .collect();
+            let commands = fbb.create_vector(&commands);
+            let (times, values) = m.encode();
+            let times = fbb.create_vector(&times);
+            let values = fbb.create_vector(&values);
+            let name = s(fbb, crate::memory::TRACK_NAME);
+            let unit = s(fbb, crate::memory::TRACK_UNIT);
+            fb::CounterTrack::create(
+                fbb,
+                &fb::CounterTrackArgs {
+                    name: Some(name),
+                    unit: Some(unit),
+                    interval_ns: m.interval_ns,
+                    times: Some(times),
+                    values: Some(values),
+                    peak: m.peak_bytes,
+                    peak_at_ns: m.peak_at_ns,
+                    commands: Some(commands),
+                },
+            )
+        });
         let sha = decode_hex_sha(&sha256_hex(h.source_text.as_bytes()));
         let sha = fbb.create_vector(&sha);
         let args = fb::HeaderArgs {
@@ -442,6 +511,8 @@ impl<W: Write> Encoder<W> {
             notes: Some(notes),
             cumulative_times: Some(cumulative),
             measure: fb::Measure(h.measure.to_u8()),
+            stop,
+            memory,
         };
         let header = fb::Header::create(fbb, &args);
         let root = fb::Chunk::create(

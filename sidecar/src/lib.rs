@@ -11,6 +11,7 @@ extern crate self as leanscope;
 pub mod capture {
     pub mod declarations;
     pub mod lean_output;
+    pub mod memory;
 }
 mod decimal;
 pub mod firefox_profile;

@@ -80,6 +80,16 @@ pub const MAX_CUMULATIVE_ENTRIES: usize = 10_000;
 /// Most bytes of Lean output (stdout and stderr each) kept in memory.
 pub const MAX_LEAN_OUTPUT_BYTES: usize = 1 << 30;
 
+/// Most stdout lines of Lean whose arrival time a run keeps (when each command was reported).
+pub const MAX_LINE_TIMES: usize = 4_000_000;
+
+/// Most memory samples one capture keeps; past it, every other one is dropped and the
+/// interval doubles (at most `recording::limits::MAX_COUNTER_SAMPLES`).
+pub const MAX_MEMORY_SAMPLES: usize = 1_000_000;
+
+/// Most processes of Lean's tree a memory sample reads.
+pub const MAX_SAMPLED_PROCESSES: usize = 4096;
+
 /// Most bytes of `lake env`'s output read.
 pub const MAX_LAKE_ENV_BYTES: usize = 1 << 20;
 
@@ -233,6 +243,28 @@ pub const MAX_LISTED: usize = 200;
 
 /// The longest symbolic link target written (bytes).
 pub const MAX_SYMLINK_TARGET: u64 = 4096;
+
+// ---------------------------------------------------------------------------- build outputs
+
+/// Largest `.hb.json` read (Lean writes one entry of four short fields per declaration and
+/// phase: a module of a hundred thousand declarations is a few megabytes).
+pub const MAX_HB_JSON_BYTES: u64 = 256 << 20;
+
+/// Most entries of one `.hb.json`.
+pub const MAX_HB_ENTRIES: usize = 4_000_000;
+
+/// Most `.hb.json` files of one build read as a session (Mathlib has about 8,000 modules).
+pub const MAX_BUILD_MODULES: usize = 200_000;
+
+/// Most jobs read from one `lake build` log (Mathlib's build has about 8,000 modules, a few
+/// jobs each).
+pub const MAX_LAKE_JOBS: usize = 1_000_000;
+
+/// Most distinct metrics read from one file of radar measurements.
+pub const MAX_RADAR_METRICS: usize = 10_000_000;
+
+/// Deepest folder nesting walked under a build's output directory.
+pub const MAX_BUILD_DEPTH: usize = 64;
 
 // ---------------------------------------------------------------------------- bench
 // (its repeats and warm-ups are bounded as a capture's: `recording::limits::MAX_REPEATS`)

@@ -840,3 +840,32 @@ fn bad_firefox_profiles_get_specific_errors() {
         );
     }
 }
+
+/// The fuzzer's crash (`attempt to add with overflow` laying out the first
+/// frames): counts that each fit but sum past the largest time are refused
+/// as such, whether the stacks share a frame or are laid end to end.
+#[test]
+fn folded_counts_summing_past_the_largest_time_are_refused_by_name() {
+    let big = "6666666666666666662";
+    for text in [
+        format!("a {big}\nb {big}\n"),
+        format!("a {big}\nb {big}\nc {big}\n"),
+        format!("a;b {big}\na;c {big}\n"),
+        format!("a {big}\na;b {big}\n"),
+    ] {
+        let err = import_bytes(text.as_bytes(), Format::Folded)
+            .err()
+            .unwrap_or_else(|| panic!("{text:?} imported"));
+        let message = err.to_string();
+        assert!(
+            message.contains("add up past the largest time"),
+            "{text:?}: {message}"
+        );
+        assert!(!message.contains("ends past"), "{text:?}: {message}");
+    }
+    // Under the limit still imports: the check is the sum, not each count (3 × 3e18 < 2^63 - 1).
+    let n = 3_000_000_000_000_000_000u64;
+    let rec = import_bytes(format!("a {n}\nb {n}\nc {n}\n").as_bytes(), Format::Folded).unwrap();
+    assert_eq!(rec.len(), 3);
+    assert_eq!(rec.inclusive_ns(2), n);
+}

@@ -59,7 +59,13 @@ fn interrupt(signal: i32) -> (std::process::Output, Vec<(String, i32)>, World) {
         started.elapsed() < Duration::from_secs(10),
         "cancelling took too long"
     );
-    assert!(!out_path.exists(), "a recording was left at the final path");
+    // Cancelled, the capture keeps what Lean reported as a partial recording (published whole).
+    let rec = recording::Recording::open(&out_path).expect("the partial recording");
+    assert_eq!(rec.header.status, recording::CaptureStatus::Stopped);
+    assert_eq!(
+        rec.header.stop.as_ref().map(|s| s.reason),
+        Some(recording::StopReason::Cancelled)
+    );
     let leftovers: Vec<_> = std::fs::read_dir(w.dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -80,11 +86,13 @@ fn interrupt(signal: i32) -> (std::process::Output, Vec<(String, i32)>, World) {
 }
 
 #[test]
-fn ctrl_c_stops_lake_and_lean_and_leaves_no_file() {
+fn ctrl_c_stops_lake_and_lean_and_keeps_a_partial_recording() {
     let (out, pids, _w) = interrupt(libc::SIGINT);
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("interrupted; Lean was stopped and no recording was written")
+        text(&out.stderr).contains("cancelled; Lean was stopped; the recording is partial"),
+        "{}",
+        text(&out.stderr)
     );
     assert!(all_gone(&pids, KILL_GRACE), "still running: {pids:?}");
     for (name, pid) in &pids {
@@ -121,7 +129,13 @@ fn timeout_stops_lean_and_names_the_limit() {
         "{}",
         text(&out.stderr)
     );
-    assert!(!out_path.exists());
+    // What Lean reported until then is kept, as a partial recording.
+    let rec = recording::Recording::open(&out_path).unwrap();
+    assert_eq!(rec.header.status, recording::CaptureStatus::Stopped);
+    assert_eq!(
+        rec.header.stop.as_ref().map(|s| s.reason),
+        Some(recording::StopReason::Timeout)
+    );
 }
 
 /// One well-formed message of Lean's `--json` output for `Demo/Bad.lean`.

@@ -503,10 +503,10 @@ test('leanscope.timeoutSeconds stops a slow Lean and says so', async () => {
   const x = activateExtension({ workspaceFolders: [w.project], settings: { 'leanscope.timeoutSeconds': 1 } });
   try {
     const started = Date.now();
-    const r = await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(w.file('Demo/Clean.lean')));
-    assert.equal(r, undefined);
+    await x.test.commands.get('leanscope.profileFile')(x.vscode.Uri.file(w.file('Demo/Clean.lean')));
     assert.ok(Date.now() - started < 4000, 'stopped after about a second, not after the replay\'s 4.8 s');
-    assert.match(x.test.log.errors.at(-1), /^leanscope: profiling Clean\.lean failed: .*Lean did not finish within 1 s and was stopped/);
+    // The partial recording is kept and said to be partial.
+    assert.ok(x.test.log.output.some((l) => /Lean did not finish within 1 s and was stopped; the recording of Clean\.lean is partial/.test(l)), x.test.log.output.join('\n'));
   } finally {
     await x.dispose();
     w.cleanup();

@@ -505,7 +505,26 @@ test('line annotations: bars proportional to the longest line, heat by quarter, 
     assert.match(c.lines[0].hover, /line 3: 8\.0 ms inclusive · self 2\.0 ms · 8% of file · 1 event/);
     assert.match(c.lines[0].hover, /\| `` omega `x` `` \| Elab\.step · tactic \| 8\.0 ms \| 2\.0 ms \| 0 \| matched \|/);
     // A declaration with no recorded time gets no lens (no time is not zero).
-    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, nameLine: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file', headroomHover: [] }]);
+    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, nameLine: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file', headroomHover: [], runHover: [] }]);
+  } finally { await x.dispose(); }
+});
+
+test('a declaration\'s memory growth and, in a partial recording, its unfinished run show in its lens and hover', async () => {
+  const x = activateExtension();
+  try {
+    const range = { start: { line: 1, character: 0 }, end: { line: 3, character: 4 } };
+    const answer = {
+      stale: false, sourceSha256: 'a'.repeat(64), fileNs: 100_000_000, shareBasis: 'traced', lines: [],
+      partial: 'Lean did not finish within 2 s and was stopped',
+      declarations: [
+        { index: 0, name: 'big', kind: 'theorem', range, selectionRange: range, generated: false, events: 1, totalNs: 8_000_000, selfNs: 8_000_000, share: 0.08, selfShare: 0.08, memoryGrowthBytes: 300 * 1048576, inFlight: true },
+      ],
+    };
+    const [lens] = x.module('annotations').computeAnnotations(answer).lenses;
+    assert.match(lens.title, / · unfinished$/);
+    assert.equal(lens.runHover[0], '**big** · memory: +300 MiB resident while it ran');
+    assert.match(lens.runHover[1], /unfinished: Lean was stopped while running it \(Lean did not finish within 2 s and was stopped\)/);
+    assert.equal(x.module('format').formatBytes(12.5 * 1048576), '12.5 MiB');
   } finally { await x.dispose(); }
 });
 

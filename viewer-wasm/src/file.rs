@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use std::cell::OnceCell;
 
-use crate::limits::{MAX_LISTED_OPERATIONS, MAX_READ_BYTES};
+use crate::limits::{MAX_LANE_POINTS, MAX_LISTED_OPERATIONS, MAX_READ_BYTES};
 use crate::timeline::{timeline_rows, RowInfo, TimelineIndex};
 
 /// A recording arriving in chunks.
@@ -455,6 +455,10 @@ impl FileModel {
                 "file": r.file().map(|s| s.whole()),
                 "traced": r.traced().map(|s| s.whole()),
             })),
+            // A partial recording: why Lean was stopped, and its command in flight (whose
+            // open event the timeline draws as unfinished).
+            "stop": h.stop,
+            "memory": h.memory.as_ref().map(memory_lane),
         })
     }
 
@@ -741,6 +745,38 @@ fn sort_rows<T>(rows: &mut [(usize, T)], sort: &str, key: impl Fn(&T) -> Option<
             kb.cmp(&ka).then(a.0.cmp(&b.0))
         }),
     }
+}
+
+/// The memory lane of a recording's track: at most [`MAX_LANE_POINTS`] points (each the
+/// highest sample of its stretch of time, so no peak is lost), the commands with their growth,
+/// and the peak. Times are the track's: nanoseconds since Lean started.
+fn memory_lane(m: &recording::memory::MemoryTrack) -> Value {
+    let end = m.samples.last().map_or(0, |s| s.0);
+    let buckets = MAX_LANE_POINTS.max(1);
+    let mut points: Vec<(u64, u64)> = Vec::with_capacity(m.samples.len().min(buckets));
+    let width = end / buckets as u64 + 1;
+    for &(t, b) in &m.samples {
+        match points.last_mut() {
+            Some(last) if last.0 / width == t / width => {
+                if b > last.1 {
+                    *last = (t, b);
+                }
+            }
+            _ => points.push((t, b)),
+        }
+    }
+    json!({
+        "peakBytes": m.peak_bytes,
+        "peakAtNs": m.peak_at_ns,
+        "intervalNs": m.interval_ns,
+        "endNs": end,
+        "samples": m.samples.len(),
+        "points": points,
+        "commands": m.commands.iter().map(|c| json!({
+            "label": c.label, "startNs": c.start_ns, "endNs": c.end_ns,
+            "growthBytes": c.growth_bytes, "open": c.open, "range": range_json(Some(c.range)),
+        })).collect::<Vec<_>>(),
+    })
 }
 
 #[cfg(test)]

@@ -39,3 +39,6 @@ pub const MAX_FLAME_NODES: usize = 30_000;
 /// largest files up to the cap.
 pub const MAX_MERGED_FILES: usize = 400;
 pub const MAX_MERGED_EVENTS: u64 = 30_000_000;
+
+/// Most points of a memory lane sent to the page (each the highest sample of its stretch).
+pub const MAX_LANE_POINTS: usize = 2000;

@@ -121,6 +121,7 @@ impl SessionModel {
             status: match rec.header.status {
                 recording::CaptureStatus::Ok => FileStatus::Ok,
                 recording::CaptureStatus::Error => FileStatus::Error,
+                recording::CaptureStatus::Stopped => FileStatus::Stopped,
             },
             capture: Some(CAPTURE),
             recording: f.recording.clone(),

@@ -3,7 +3,7 @@
 // its facts and where its time went.
 import { $ } from './dom.js';
 import { state, debug } from './state.js';
-import { formatCount } from './format.js';
+import { formatBytes, formatCount } from './format.js';
 import { fmtNs, spreadText } from './measure.js';
 import { call } from './worker-client.js';
 import { showBanner } from './banner.js';
@@ -12,6 +12,7 @@ import { renderList } from './list.js';
 import { renderSource, drawSourceLines } from './source.js';
 import { renderDetails } from './details.js';
 import { timeline } from './timeline.js';
+import { renderMemory } from './memory.js';
 import { refreshFlame } from './flame.js';
 import { writeHash } from './links.js';
 
@@ -115,6 +116,7 @@ export async function openFile(k) {
   drawSourceLines();
   load.barsMs = performance.now() - t0;
   refreshFlame();
+  renderMemory();
   const drawn = timeline.reset();
   // The file's view is complete: the worker builds its hot spots while
   // idle, so that the Hot spots tab and the flame graph only finish them.
@@ -138,6 +140,8 @@ function renderFileHeader() {
     `${fs.captureMode} capture, ${fs.clock} clock`,
     fs.leanVersion ? `Lean ${fs.leanVersion}` : null,
     `status ${fs.status}${errors ? ` (${errors} errors)` : ''}`,
+    fs.stop ? `partial: ${fs.stop.detail}${fs.stop.inFlight ? `; unfinished: ${fs.stop.inFlight.declaration || fs.stop.inFlight.text}` : ''}` : null,
+    fs.memory ? `peak memory ${formatBytes(fs.memory.peakBytes)}` : null,
     fs.issueCount ? `${fs.issueCount} validation issues` : null,
     ...fs.notes,
   ].filter(Boolean);

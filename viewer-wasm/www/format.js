@@ -92,6 +92,13 @@ export function formatSpread(sp, measure = 'time', of = undefined) {
  * @param {number} n
  * @returns {string}
  */
+/** Bytes in mebibytes, as `recording::memory::format_bytes` writes them: `300 MiB` from
+ * 100 MiB up, else one decimal (`12.5 MiB`). */
+export function formatBytes(bytes) {
+  const mib = bytes / 1048576;
+  return mib >= 100 ? `${mib.toFixed(0)} MiB` : `${mib.toFixed(1)} MiB`;
+}
+
 export function formatCount(n) {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }

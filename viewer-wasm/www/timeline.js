@@ -16,6 +16,8 @@ const GUTTER = 110;
 const LABEL_PX = 36;
 let t0 = 0; let t1 = 1; let layout = null; let selected = null; let selInfo = null;
 let inflight = null; let dirty = false;
+// The open file's unfinished event (Lean was stopped while running it): { event, row }.
+let unfinished = null; let unfinishedOf = null;
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#ff9da7', '#9c755f', '#e15759', '#bab0ac'];
 const classColor = new Map();
 /** The colour of events of class `name` (the flame graph uses it too). */
@@ -46,6 +48,7 @@ async function redraw() {
   const start = performance.now();
   inflight = (async () => {
     fitCanvas();
+    await findUnfinished();
     layout = await call('timeline', state.file, t0, t1, Math.round(plotWidth()), LABEL_PX);
     draw();
     return performance.now() - start;
@@ -116,6 +119,7 @@ function draw() {
     const chars = Math.floor((w - 6) / 6);
     ctx.fillText(label.length > chars ? `${label.slice(0, Math.max(0, chars - 1))}…` : label, GUTTER + x0 + 3, AXIS_H + a[k] * ROW_H + ROW_H / 2);
   }
+  if (unfinished && unfinished.row !== null) drawUnfinished(ctx, fg);
   if (selInfo) {
     const x0 = Math.max(0, (selInfo.startNs - t0) / (t1 - t0) * plotWidth());
     const x1 = Math.min(plotWidth(), (selInfo.endNs - t0) / (t1 - t0) * plotWidth());
@@ -125,6 +129,36 @@ function draw() {
       ctx.strokeRect(GUTTER + x0, AXIS_H + selInfo.row * ROW_H, Math.max(2, x1 - x0), ROW_H);
     }
   }
+}
+/** The unfinished event: hatched, its right edge dashed (it had no end), and said so. */
+function drawUnfinished(ctx, fg) {
+  const u = unfinished;
+  const pw = plotWidth();
+  const x0 = Math.max(0, (u.startNs - t0) / (t1 - t0) * pw);
+  const x1 = Math.min(pw, (u.endNs - t0) / (t1 - t0) * pw);
+  if (x1 < 0 || x0 > pw) return;
+  const y = AXIS_H + u.row * ROW_H + 1;
+  ctx.save();
+  ctx.beginPath(); ctx.rect(GUTTER + x0, y, Math.max(2, x1 - x0), ROW_H - 2); ctx.clip();
+  ctx.strokeStyle = '#fff'; ctx.globalAlpha = 0.5;
+  for (let x = GUTTER + x0 - ROW_H; x < GUTTER + x1; x += 6) { ctx.beginPath(); ctx.moveTo(x, y + ROW_H); ctx.lineTo(x + ROW_H, y); ctx.stroke(); }
+  ctx.restore();
+  ctx.save();
+  ctx.strokeStyle = fg; ctx.setLineDash([3, 3]);
+  ctx.beginPath(); ctx.moveTo(GUTTER + x1, y - 1); ctx.lineTo(GUTTER + x1, y + ROW_H - 1); ctx.stroke();
+  ctx.restore();
+  if (x1 - x0 > 80) { ctx.fillStyle = fg; ctx.fillText('⏸ unfinished', GUTTER + Math.max(x0, x1 - 80), y - 6 + ROW_H / 2 + 6); }
+}
+/** Looks up the open file's unfinished event (its row), once per file. */
+async function findUnfinished() {
+  const fs = state.fileSummary;
+  if (unfinishedOf === fs) return;
+  unfinishedOf = fs;
+  unfinished = null;
+  const f = fs && fs.stop && fs.stop.inFlight;
+  if (!f || f.event === null || f.event === undefined) return;
+  const v = await call('event', state.file, f.event);
+  unfinished = { event: f.event, startNs: v.startNs, endNs: v.endNs, row: v.timelineRow };
 }
 function axis(ctx, fg) {
   const span = t1 - t0;
@@ -250,4 +284,5 @@ export const timeline = {
   get window() { return [t0, t1]; },
   get layout() { return layout; },
   get selected() { return selected; },
+  get unfinished() { return unfinished; },
 };

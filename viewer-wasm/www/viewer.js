@@ -41,9 +41,10 @@ import { initKeys } from './keys.js';
 import { initHotSpots, showView } from './hotspots.js';
 import { flame, initFlame, refreshFlame } from './flame.js';
 import { renderList } from './list.js';
+import { initMemory, memoryLane } from './memory.js';
 
 Object.assign(debug, {
-  call, fmtNs, firstViewSnapshot, timeline, flame, showView,
+  call, fmtNs, firstViewSnapshot, timeline, flame, showView, memoryLane,
   redrawTimeline: () => timeline.redraw(),
 });
 window.__leanscope = debug;
@@ -51,6 +52,7 @@ window.__leanscope = debug;
 guardFirstView();
 initTimeline();
 initFlame();
+initMemory();
 initHotSpots(() => { renderList(); refreshFlame(); });
 followLinkChanges();
 listenToHost({

@@ -393,12 +393,13 @@ impl ::flatbuffers::SimpleToVerifyInSlice for Measure {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_CAPTURE_STATUS: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
-pub const ENUM_MAX_CAPTURE_STATUS: u8 = 1;
+pub const ENUM_MAX_CAPTURE_STATUS: u8 = 2;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 #[allow(non_camel_case_types)]
-pub const ENUM_VALUES_CAPTURE_STATUS: [CaptureStatus; 2] = [
+pub const ENUM_VALUES_CAPTURE_STATUS: [CaptureStatus; 3] = [
   CaptureStatus::Ok,
   CaptureStatus::Error,
+  CaptureStatus::Stopped,
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -409,18 +410,23 @@ impl CaptureStatus {
   pub const Ok: Self = Self(0);
   /// Lean reported errors; the recording is still complete.
   pub const Error: Self = Self(1);
+  /// Lean was stopped before it finished: the recording holds what it had
+  /// reported by then (Header.stop says why).
+  pub const Stopped: Self = Self(2);
 
   pub const ENUM_MIN: u8 = 0;
-  pub const ENUM_MAX: u8 = 1;
+  pub const ENUM_MAX: u8 = 2;
   pub const ENUM_VALUES: &'static [Self] = &[
     Self::Ok,
     Self::Error,
+    Self::Stopped,
   ];
   /// Returns the variant's name or "" if unknown.
   pub fn variant_name(self) -> Option<&'static str> {
     match self {
       Self::Ok => Some("Ok"),
       Self::Error => Some("Error"),
+      Self::Stopped => Some("Stopped"),
       _ => None,
     }
   }
@@ -475,6 +481,107 @@ impl<'a> ::flatbuffers::Verifiable for CaptureStatus {
 }
 
 impl ::flatbuffers::SimpleToVerifyInSlice for CaptureStatus {}
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MIN_STOP_REASON: u8 = 0;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+pub const ENUM_MAX_STOP_REASON: u8 = 4;
+#[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
+#[allow(non_camel_case_types)]
+pub const ENUM_VALUES_STOP_REASON: [StopReason; 5] = [
+  StopReason::Unknown,
+  StopReason::Timeout,
+  StopReason::Cancelled,
+  StopReason::MemoryLimit,
+  StopReason::Signal,
+];
+
+/// Why Lean was stopped.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct StopReason(pub u8);
+#[allow(non_upper_case_globals)]
+impl StopReason {
+  pub const Unknown: Self = Self(0);
+  /// The capture's time limit.
+  pub const Timeout: Self = Self(1);
+  /// The user, the editor, an agent or a newer capture cancelled it.
+  pub const Cancelled: Self = Self(2);
+  /// Its process tree's resident memory passed the capture's limit.
+  pub const MemoryLimit: Self = Self(3);
+  /// Killed by a signal leanscope did not send (the OOM killer, a user).
+  pub const Signal: Self = Self(4);
+
+  pub const ENUM_MIN: u8 = 0;
+  pub const ENUM_MAX: u8 = 4;
+  pub const ENUM_VALUES: &'static [Self] = &[
+    Self::Unknown,
+    Self::Timeout,
+    Self::Cancelled,
+    Self::MemoryLimit,
+    Self::Signal,
+  ];
+  /// Returns the variant's name or "" if unknown.
+  pub fn variant_name(self) -> Option<&'static str> {
+    match self {
+      Self::Unknown => Some("Unknown"),
+      Self::Timeout => Some("Timeout"),
+      Self::Cancelled => Some("Cancelled"),
+      Self::MemoryLimit => Some("MemoryLimit"),
+      Self::Signal => Some("Signal"),
+      _ => None,
+    }
+  }
+}
+impl ::core::fmt::Debug for StopReason {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter) -> ::core::fmt::Result {
+    if let Some(name) = self.variant_name() {
+      f.write_str(name)
+    } else {
+      f.write_fmt(format_args!("<UNKNOWN {:?}>", self.0))
+    }
+  }
+}
+impl<'a> ::flatbuffers::Follow<'a> for StopReason {
+  type Inner = Self;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    let b = unsafe { ::flatbuffers::read_scalar_at::<u8>(buf, loc) };
+    Self(b)
+  }
+}
+
+impl ::flatbuffers::Push for StopReason {
+    type Output = StopReason;
+    #[inline]
+    unsafe fn push(&self, dst: &mut [u8], _written_len: usize) {
+        unsafe { ::flatbuffers::emplace_scalar::<u8>(dst, self.0) };
+    }
+}
+
+impl ::flatbuffers::EndianScalar for StopReason {
+  type Scalar = u8;
+  #[inline]
+  fn to_little_endian(self) -> u8 {
+    self.0.to_le()
+  }
+  #[inline]
+  #[allow(clippy::wrong_self_convention)]
+  fn from_little_endian(v: u8) -> Self {
+    let b = u8::from_le(v);
+    Self(b)
+  }
+}
+
+impl<'a> ::flatbuffers::Verifiable for StopReason {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    u8::run_verifier(v, pos)
+  }
+}
+
+impl ::flatbuffers::SimpleToVerifyInSlice for StopReason {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_SEVERITY: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
@@ -1157,6 +1264,805 @@ impl<'a> ChunkRef {
 
 }
 
+pub enum InFlightOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+/// The command Lean was running when it was stopped: the first command
+/// after the last one it reported.
+pub struct InFlight<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for InFlight<'a> {
+  type Inner = InFlight<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> InFlight<'a> {
+  pub const VT_DECLARATION: ::flatbuffers::VOffsetT = 4;
+  pub const VT_TEXT: ::flatbuffers::VOffsetT = 6;
+  pub const VT_RANGE: ::flatbuffers::VOffsetT = 8;
+  pub const VT_START_NS: ::flatbuffers::VOffsetT = 10;
+  pub const VT_RUNNING_NS: ::flatbuffers::VOffsetT = 12;
+  pub const VT_EVENT: ::flatbuffers::VOffsetT = 14;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    InFlight { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args InFlightArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<InFlight<'bldr>> {
+    let mut builder = InFlightBuilder::new(_fbb);
+    builder.add_event(args.event);
+    builder.add_running_ns(args.running_ns);
+    builder.add_start_ns(args.start_ns);
+    if let Some(x) = args.range { builder.add_range(x); }
+    if let Some(x) = args.text { builder.add_text(x); }
+    if let Some(x) = args.declaration { builder.add_declaration(x); }
+    builder.finish()
+  }
+
+
+  /// The declaration's name; empty for a command that declares nothing.
+  #[inline]
+  pub fn declaration(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(InFlight::VT_DECLARATION, None)}
+  }
+  /// The command's first line, as written.
+  #[inline]
+  pub fn text(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(InFlight::VT_TEXT, None)}
+  }
+  #[inline]
+  pub fn range(&self) -> Option<&'a SourceRange> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<SourceRange>(InFlight::VT_RANGE, None)}
+  }
+  /// Where its open event starts on the events' clock.
+  #[inline]
+  pub fn start_ns(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(InFlight::VT_START_NS, Some(0)).unwrap()}
+  }
+  /// How long it had run when Lean was stopped: since Lean's last report.
+  #[inline]
+  pub fn running_ns(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(InFlight::VT_RUNNING_NS, Some(0)).unwrap()}
+  }
+  /// 1 + the index of its open event; 0 for none.
+  #[inline]
+  pub fn event(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(InFlight::VT_EVENT, Some(0)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for InFlight<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("declaration", Self::VT_DECLARATION, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("text", Self::VT_TEXT, false)?
+     .visit_field::<SourceRange>("range", Self::VT_RANGE, false)?
+     .visit_field::<u64>("start_ns", Self::VT_START_NS, false)?
+     .visit_field::<u64>("running_ns", Self::VT_RUNNING_NS, false)?
+     .visit_field::<u64>("event", Self::VT_EVENT, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct InFlightArgs<'a> {
+    pub declaration: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub text: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub range: Option<&'a SourceRange>,
+    pub start_ns: u64,
+    pub running_ns: u64,
+    pub event: u64,
+}
+impl<'a> Default for InFlightArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    InFlightArgs {
+      declaration: None,
+      text: None,
+      range: None,
+      start_ns: 0,
+      running_ns: 0,
+      event: 0,
+    }
+  }
+}
+
+pub struct InFlightBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> InFlightBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_declaration(&mut self, declaration: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(InFlight::VT_DECLARATION, declaration);
+  }
+  #[inline]
+  pub fn add_text(&mut self, text: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(InFlight::VT_TEXT, text);
+  }
+  #[inline]
+  pub fn add_range(&mut self, range: &SourceRange) {
+    self.fbb_.push_slot_always::<&SourceRange>(InFlight::VT_RANGE, range);
+  }
+  #[inline]
+  pub fn add_start_ns(&mut self, start_ns: u64) {
+    self.fbb_.push_slot::<u64>(InFlight::VT_START_NS, start_ns, 0);
+  }
+  #[inline]
+  pub fn add_running_ns(&mut self, running_ns: u64) {
+    self.fbb_.push_slot::<u64>(InFlight::VT_RUNNING_NS, running_ns, 0);
+  }
+  #[inline]
+  pub fn add_event(&mut self, event: u64) {
+    self.fbb_.push_slot::<u64>(InFlight::VT_EVENT, event, 0);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> InFlightBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    InFlightBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<InFlight<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for InFlight<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("InFlight");
+      ds.field("declaration", &self.declaration());
+      ds.field("text", &self.text());
+      ds.field("range", &self.range());
+      ds.field("start_ns", &self.start_ns());
+      ds.field("running_ns", &self.running_ns());
+      ds.field("event", &self.event());
+      ds.finish()
+  }
+}
+pub enum StopOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+pub struct Stop<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for Stop<'a> {
+  type Inner = Stop<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> Stop<'a> {
+  pub const VT_REASON: ::flatbuffers::VOffsetT = 4;
+  pub const VT_DETAIL: ::flatbuffers::VOffsetT = 6;
+  pub const VT_WALL_NS: ::flatbuffers::VOffsetT = 8;
+  pub const VT_SIGNAL: ::flatbuffers::VOffsetT = 10;
+  pub const VT_MEMORY_LIMIT_BYTES: ::flatbuffers::VOffsetT = 12;
+  pub const VT_MEMORY_REACHED_BYTES: ::flatbuffers::VOffsetT = 14;
+  pub const VT_IN_FLIGHT: ::flatbuffers::VOffsetT = 16;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    Stop { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args StopArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<Stop<'bldr>> {
+    let mut builder = StopBuilder::new(_fbb);
+    builder.add_memory_reached_bytes(args.memory_reached_bytes);
+    builder.add_memory_limit_bytes(args.memory_limit_bytes);
+    builder.add_wall_ns(args.wall_ns);
+    if let Some(x) = args.in_flight { builder.add_in_flight(x); }
+    builder.add_signal(args.signal);
+    if let Some(x) = args.detail { builder.add_detail(x); }
+    builder.add_reason(args.reason);
+    builder.finish()
+  }
+
+
+  #[inline]
+  pub fn reason(&self) -> StopReason {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<StopReason>(Stop::VT_REASON, Some(StopReason::Unknown)).unwrap()}
+  }
+  /// Said for people: "Lean did not finish within 2 s".
+  #[inline]
+  pub fn detail(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(Stop::VT_DETAIL, None)}
+  }
+  /// How long Lean had run, wall clock, when it was stopped.
+  #[inline]
+  pub fn wall_ns(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(Stop::VT_WALL_NS, Some(0)).unwrap()}
+  }
+  /// The signal that killed Lean (reason Signal); 0 if none.
+  #[inline]
+  pub fn signal(&self) -> i32 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<i32>(Stop::VT_SIGNAL, Some(0)).unwrap()}
+  }
+  /// The limit and what the tree reached (reason MemoryLimit), in bytes.
+  #[inline]
+  pub fn memory_limit_bytes(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(Stop::VT_MEMORY_LIMIT_BYTES, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn memory_reached_bytes(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(Stop::VT_MEMORY_REACHED_BYTES, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn in_flight(&self) -> Option<InFlight<'a>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<InFlight>>(Stop::VT_IN_FLIGHT, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for Stop<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<StopReason>("reason", Self::VT_REASON, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("detail", Self::VT_DETAIL, false)?
+     .visit_field::<u64>("wall_ns", Self::VT_WALL_NS, false)?
+     .visit_field::<i32>("signal", Self::VT_SIGNAL, false)?
+     .visit_field::<u64>("memory_limit_bytes", Self::VT_MEMORY_LIMIT_BYTES, false)?
+     .visit_field::<u64>("memory_reached_bytes", Self::VT_MEMORY_REACHED_BYTES, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<InFlight>>("in_flight", Self::VT_IN_FLIGHT, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct StopArgs<'a> {
+    pub reason: StopReason,
+    pub detail: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub wall_ns: u64,
+    pub signal: i32,
+    pub memory_limit_bytes: u64,
+    pub memory_reached_bytes: u64,
+    pub in_flight: Option<::flatbuffers::WIPOffset<InFlight<'a>>>,
+}
+impl<'a> Default for StopArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    StopArgs {
+      reason: StopReason::Unknown,
+      detail: None,
+      wall_ns: 0,
+      signal: 0,
+      memory_limit_bytes: 0,
+      memory_reached_bytes: 0,
+      in_flight: None,
+    }
+  }
+}
+
+pub struct StopBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> StopBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_reason(&mut self, reason: StopReason) {
+    self.fbb_.push_slot::<StopReason>(Stop::VT_REASON, reason, StopReason::Unknown);
+  }
+  #[inline]
+  pub fn add_detail(&mut self, detail: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Stop::VT_DETAIL, detail);
+  }
+  #[inline]
+  pub fn add_wall_ns(&mut self, wall_ns: u64) {
+    self.fbb_.push_slot::<u64>(Stop::VT_WALL_NS, wall_ns, 0);
+  }
+  #[inline]
+  pub fn add_signal(&mut self, signal: i32) {
+    self.fbb_.push_slot::<i32>(Stop::VT_SIGNAL, signal, 0);
+  }
+  #[inline]
+  pub fn add_memory_limit_bytes(&mut self, memory_limit_bytes: u64) {
+    self.fbb_.push_slot::<u64>(Stop::VT_MEMORY_LIMIT_BYTES, memory_limit_bytes, 0);
+  }
+  #[inline]
+  pub fn add_memory_reached_bytes(&mut self, memory_reached_bytes: u64) {
+    self.fbb_.push_slot::<u64>(Stop::VT_MEMORY_REACHED_BYTES, memory_reached_bytes, 0);
+  }
+  #[inline]
+  pub fn add_in_flight(&mut self, in_flight: ::flatbuffers::WIPOffset<InFlight<'b >>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<InFlight>>(Stop::VT_IN_FLIGHT, in_flight);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> StopBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    StopBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<Stop<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for Stop<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("Stop");
+      ds.field("reason", &self.reason());
+      ds.field("detail", &self.detail());
+      ds.field("wall_ns", &self.wall_ns());
+      ds.field("signal", &self.signal());
+      ds.field("memory_limit_bytes", &self.memory_limit_bytes());
+      ds.field("memory_reached_bytes", &self.memory_reached_bytes());
+      ds.field("in_flight", &self.in_flight());
+      ds.finish()
+  }
+}
+pub enum CommandMemoryOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+/// Memory a command's run added, on the counter track's clock.
+pub struct CommandMemory<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for CommandMemory<'a> {
+  type Inner = CommandMemory<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> CommandMemory<'a> {
+  pub const VT_LABEL: ::flatbuffers::VOffsetT = 4;
+  pub const VT_RANGE: ::flatbuffers::VOffsetT = 6;
+  pub const VT_START_NS: ::flatbuffers::VOffsetT = 8;
+  pub const VT_END_NS: ::flatbuffers::VOffsetT = 10;
+  pub const VT_GROWTH_BYTES: ::flatbuffers::VOffsetT = 12;
+  pub const VT_OPEN: ::flatbuffers::VOffsetT = 14;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    CommandMemory { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args CommandMemoryArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<CommandMemory<'bldr>> {
+    let mut builder = CommandMemoryBuilder::new(_fbb);
+    builder.add_growth_bytes(args.growth_bytes);
+    builder.add_end_ns(args.end_ns);
+    builder.add_start_ns(args.start_ns);
+    if let Some(x) = args.range { builder.add_range(x); }
+    if let Some(x) = args.label { builder.add_label(x); }
+    builder.add_open(args.open);
+    builder.finish()
+  }
+
+
+  /// The command's declaration, or its first line when it declares nothing.
+  #[inline]
+  pub fn label(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(CommandMemory::VT_LABEL, None)}
+  }
+  #[inline]
+  pub fn range(&self) -> Option<&'a SourceRange> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<SourceRange>(CommandMemory::VT_RANGE, None)}
+  }
+  #[inline]
+  pub fn start_ns(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(CommandMemory::VT_START_NS, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn end_ns(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(CommandMemory::VT_END_NS, Some(0)).unwrap()}
+  }
+  /// Highest value during the command less the value as it started.
+  #[inline]
+  pub fn growth_bytes(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(CommandMemory::VT_GROWTH_BYTES, Some(0)).unwrap()}
+  }
+  /// The command in flight when Lean was stopped (its end is the stop).
+  #[inline]
+  pub fn open(&self) -> bool {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<bool>(CommandMemory::VT_OPEN, Some(false)).unwrap()}
+  }
+}
+
+impl ::flatbuffers::Verifiable for CommandMemory<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("label", Self::VT_LABEL, false)?
+     .visit_field::<SourceRange>("range", Self::VT_RANGE, false)?
+     .visit_field::<u64>("start_ns", Self::VT_START_NS, false)?
+     .visit_field::<u64>("end_ns", Self::VT_END_NS, false)?
+     .visit_field::<u64>("growth_bytes", Self::VT_GROWTH_BYTES, false)?
+     .visit_field::<bool>("open", Self::VT_OPEN, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct CommandMemoryArgs<'a> {
+    pub label: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub range: Option<&'a SourceRange>,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub growth_bytes: u64,
+    pub open: bool,
+}
+impl<'a> Default for CommandMemoryArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    CommandMemoryArgs {
+      label: None,
+      range: None,
+      start_ns: 0,
+      end_ns: 0,
+      growth_bytes: 0,
+      open: false,
+    }
+  }
+}
+
+pub struct CommandMemoryBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> CommandMemoryBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_label(&mut self, label: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(CommandMemory::VT_LABEL, label);
+  }
+  #[inline]
+  pub fn add_range(&mut self, range: &SourceRange) {
+    self.fbb_.push_slot_always::<&SourceRange>(CommandMemory::VT_RANGE, range);
+  }
+  #[inline]
+  pub fn add_start_ns(&mut self, start_ns: u64) {
+    self.fbb_.push_slot::<u64>(CommandMemory::VT_START_NS, start_ns, 0);
+  }
+  #[inline]
+  pub fn add_end_ns(&mut self, end_ns: u64) {
+    self.fbb_.push_slot::<u64>(CommandMemory::VT_END_NS, end_ns, 0);
+  }
+  #[inline]
+  pub fn add_growth_bytes(&mut self, growth_bytes: u64) {
+    self.fbb_.push_slot::<u64>(CommandMemory::VT_GROWTH_BYTES, growth_bytes, 0);
+  }
+  #[inline]
+  pub fn add_open(&mut self, open: bool) {
+    self.fbb_.push_slot::<bool>(CommandMemory::VT_OPEN, open, false);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> CommandMemoryBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    CommandMemoryBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<CommandMemory<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for CommandMemory<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("CommandMemory");
+      ds.field("label", &self.label());
+      ds.field("range", &self.range());
+      ds.field("start_ns", &self.start_ns());
+      ds.field("end_ns", &self.end_ns());
+      ds.field("growth_bytes", &self.growth_bytes());
+      ds.field("open", &self.open());
+      ds.finish()
+  }
+}
+pub enum CounterTrackOffset {}
+#[derive(Copy, Clone, PartialEq)]
+
+/// Values sampled over time, e.g. the resident memory of Lean's process
+/// tree. Times are nanoseconds since Lean was started (wall clock).
+pub struct CounterTrack<'a> {
+  pub _tab: ::flatbuffers::Table<'a>,
+}
+
+impl<'a> ::flatbuffers::Follow<'a> for CounterTrack<'a> {
+  type Inner = CounterTrack<'a>;
+  #[inline]
+  unsafe fn follow(buf: &'a [u8], loc: usize) -> Self::Inner {
+    Self { _tab: unsafe { ::flatbuffers::Table::new(buf, loc) } }
+  }
+}
+
+impl<'a> CounterTrack<'a> {
+  pub const VT_NAME: ::flatbuffers::VOffsetT = 4;
+  pub const VT_UNIT: ::flatbuffers::VOffsetT = 6;
+  pub const VT_INTERVAL_NS: ::flatbuffers::VOffsetT = 8;
+  pub const VT_TIMES: ::flatbuffers::VOffsetT = 10;
+  pub const VT_VALUES: ::flatbuffers::VOffsetT = 12;
+  pub const VT_PEAK: ::flatbuffers::VOffsetT = 14;
+  pub const VT_PEAK_AT_NS: ::flatbuffers::VOffsetT = 16;
+  pub const VT_COMMANDS: ::flatbuffers::VOffsetT = 18;
+
+  #[inline]
+  pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
+    CounterTrack { _tab: table }
+  }
+  #[allow(unused_mut)]
+  pub fn create<'bldr: 'args, 'args: 'mut_bldr, 'mut_bldr, A: ::flatbuffers::Allocator + 'bldr>(
+    _fbb: &'mut_bldr mut ::flatbuffers::FlatBufferBuilder<'bldr, A>,
+    args: &'args CounterTrackArgs<'args>
+  ) -> ::flatbuffers::WIPOffset<CounterTrack<'bldr>> {
+    let mut builder = CounterTrackBuilder::new(_fbb);
+    builder.add_peak_at_ns(args.peak_at_ns);
+    builder.add_peak(args.peak);
+    builder.add_interval_ns(args.interval_ns);
+    if let Some(x) = args.commands { builder.add_commands(x); }
+    if let Some(x) = args.values { builder.add_values(x); }
+    if let Some(x) = args.times { builder.add_times(x); }
+    if let Some(x) = args.unit { builder.add_unit(x); }
+    if let Some(x) = args.name { builder.add_name(x); }
+    builder.finish()
+  }
+
+
+  /// e.g. "resident memory".
+  #[inline]
+  pub fn name(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(CounterTrack::VT_NAME, None)}
+  }
+  /// e.g. "bytes".
+  #[inline]
+  pub fn unit(&self) -> Option<&'a str> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<&str>>(CounterTrack::VT_UNIT, None)}
+  }
+  /// The sampling interval asked for.
+  #[inline]
+  pub fn interval_ns(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(CounterTrack::VT_INTERVAL_NS, Some(0)).unwrap()}
+  }
+  /// LEB128 varints: each sample's time less the previous sample's.
+  #[inline]
+  pub fn times(&self) -> Option<::flatbuffers::Vector<'a, u8>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, u8>>>(CounterTrack::VT_TIMES, None)}
+  }
+  /// LEB128 varints: zigzag(each value less the previous value).
+  #[inline]
+  pub fn values(&self) -> Option<::flatbuffers::Vector<'a, u8>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, u8>>>(CounterTrack::VT_VALUES, None)}
+  }
+  /// The highest value sampled, and when.
+  #[inline]
+  pub fn peak(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(CounterTrack::VT_PEAK, Some(0)).unwrap()}
+  }
+  #[inline]
+  pub fn peak_at_ns(&self) -> u64 {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<u64>(CounterTrack::VT_PEAK_AT_NS, Some(0)).unwrap()}
+  }
+  /// The commands Lean reported, with the growth during each.
+  #[inline]
+  pub fn commands(&self) -> Option<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CommandMemory<'a>>>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CommandMemory>>>>(CounterTrack::VT_COMMANDS, None)}
+  }
+}
+
+impl ::flatbuffers::Verifiable for CounterTrack<'_> {
+  #[inline]
+  fn run_verifier(
+    v: &mut ::flatbuffers::Verifier, pos: usize
+  ) -> Result<(), ::flatbuffers::InvalidFlatbuffer> {
+    v.visit_table(pos)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("name", Self::VT_NAME, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<&str>>("unit", Self::VT_UNIT, false)?
+     .visit_field::<u64>("interval_ns", Self::VT_INTERVAL_NS, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("times", Self::VT_TIMES, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, u8>>>("values", Self::VT_VALUES, false)?
+     .visit_field::<u64>("peak", Self::VT_PEAK, false)?
+     .visit_field::<u64>("peak_at_ns", Self::VT_PEAK_AT_NS, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<CommandMemory>>>>("commands", Self::VT_COMMANDS, false)?
+     .finish();
+    Ok(())
+  }
+}
+pub struct CounterTrackArgs<'a> {
+    pub name: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub unit: Option<::flatbuffers::WIPOffset<&'a str>>,
+    pub interval_ns: u64,
+    pub times: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, u8>>>,
+    pub values: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, u8>>>,
+    pub peak: u64,
+    pub peak_at_ns: u64,
+    pub commands: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CommandMemory<'a>>>>>,
+}
+impl<'a> Default for CounterTrackArgs<'a> {
+  #[inline]
+  fn default() -> Self {
+    CounterTrackArgs {
+      name: None,
+      unit: None,
+      interval_ns: 0,
+      times: None,
+      values: None,
+      peak: 0,
+      peak_at_ns: 0,
+      commands: None,
+    }
+  }
+}
+
+pub struct CounterTrackBuilder<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> {
+  fbb_: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>,
+  start_: ::flatbuffers::WIPOffset<::flatbuffers::TableUnfinishedWIPOffset>,
+}
+impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> CounterTrackBuilder<'a, 'b, A> {
+  #[inline]
+  pub fn add_name(&mut self, name: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(CounterTrack::VT_NAME, name);
+  }
+  #[inline]
+  pub fn add_unit(&mut self, unit: ::flatbuffers::WIPOffset<&'b  str>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(CounterTrack::VT_UNIT, unit);
+  }
+  #[inline]
+  pub fn add_interval_ns(&mut self, interval_ns: u64) {
+    self.fbb_.push_slot::<u64>(CounterTrack::VT_INTERVAL_NS, interval_ns, 0);
+  }
+  #[inline]
+  pub fn add_times(&mut self, times: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , u8>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(CounterTrack::VT_TIMES, times);
+  }
+  #[inline]
+  pub fn add_values(&mut self, values: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , u8>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(CounterTrack::VT_VALUES, values);
+  }
+  #[inline]
+  pub fn add_peak(&mut self, peak: u64) {
+    self.fbb_.push_slot::<u64>(CounterTrack::VT_PEAK, peak, 0);
+  }
+  #[inline]
+  pub fn add_peak_at_ns(&mut self, peak_at_ns: u64) {
+    self.fbb_.push_slot::<u64>(CounterTrack::VT_PEAK_AT_NS, peak_at_ns, 0);
+  }
+  #[inline]
+  pub fn add_commands(&mut self, commands: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , ::flatbuffers::ForwardsUOffset<CommandMemory<'b >>>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(CounterTrack::VT_COMMANDS, commands);
+  }
+  #[inline]
+  pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> CounterTrackBuilder<'a, 'b, A> {
+    let start = _fbb.start_table();
+    CounterTrackBuilder {
+      fbb_: _fbb,
+      start_: start,
+    }
+  }
+  #[inline]
+  pub fn finish(self) -> ::flatbuffers::WIPOffset<CounterTrack<'a>> {
+    let o = self.fbb_.end_table(self.start_);
+    ::flatbuffers::WIPOffset::new(o.value())
+  }
+}
+
+impl ::core::fmt::Debug for CounterTrack<'_> {
+  fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+    let mut ds = f.debug_struct("CounterTrack");
+      ds.field("name", &self.name());
+      ds.field("unit", &self.unit());
+      ds.field("interval_ns", &self.interval_ns());
+      ds.field("times", &self.times());
+      ds.field("values", &self.values());
+      ds.field("peak", &self.peak());
+      ds.field("peak_at_ns", &self.peak_at_ns());
+      ds.field("commands", &self.commands());
+      ds.finish()
+  }
+}
 pub enum DeclarationOffset {}
 #[derive(Copy, Clone, PartialEq)]
 
@@ -1720,6 +2626,8 @@ impl<'a> Header<'a> {
   pub const VT_NOTES: ::flatbuffers::VOffsetT = 40;
   pub const VT_CUMULATIVE_TIMES: ::flatbuffers::VOffsetT = 42;
   pub const VT_MEASURE: ::flatbuffers::VOffsetT = 44;
+  pub const VT_STOP: ::flatbuffers::VOffsetT = 46;
+  pub const VT_MEMORY: ::flatbuffers::VOffsetT = 48;
 
   #[inline]
   pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
@@ -1734,6 +2642,8 @@ impl<'a> Header<'a> {
     builder.add_created_unix_ms(args.created_unix_ms);
     builder.add_elapsed_ns(args.elapsed_ns);
     builder.add_threshold_ns(args.threshold_ns);
+    if let Some(x) = args.memory { builder.add_memory(x); }
+    if let Some(x) = args.stop { builder.add_stop(x); }
     if let Some(x) = args.cumulative_times { builder.add_cumulative_times(x); }
     if let Some(x) = args.notes { builder.add_notes(x); }
     if let Some(x) = args.producer { builder.add_producer(x); }
@@ -1909,6 +2819,22 @@ impl<'a> Header<'a> {
     // which contains a valid value in this slot
     unsafe { self._tab.get::<Measure>(Header::VT_MEASURE, Some(Measure::Time)).unwrap()}
   }
+  /// Why Lean was stopped (status Stopped).
+  #[inline]
+  pub fn stop(&self) -> Option<Stop<'a>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<Stop>>(Header::VT_STOP, None)}
+  }
+  /// Lean's resident memory over the capture.
+  #[inline]
+  pub fn memory(&self) -> Option<CounterTrack<'a>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<CounterTrack>>(Header::VT_MEMORY, None)}
+  }
 }
 
 impl ::flatbuffers::Verifiable for Header<'_> {
@@ -1938,6 +2864,8 @@ impl ::flatbuffers::Verifiable for Header<'_> {
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<&'_ str>>>>("notes", Self::VT_NOTES, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<CumulativeTime>>>>("cumulative_times", Self::VT_CUMULATIVE_TIMES, false)?
      .visit_field::<Measure>("measure", Self::VT_MEASURE, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<Stop>>("stop", Self::VT_STOP, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<CounterTrack>>("memory", Self::VT_MEMORY, false)?
      .finish();
     Ok(())
   }
@@ -1964,6 +2892,8 @@ pub struct HeaderArgs<'a> {
     pub notes: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>>,
     pub cumulative_times: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<CumulativeTime<'a>>>>>,
     pub measure: Measure,
+    pub stop: Option<::flatbuffers::WIPOffset<Stop<'a>>>,
+    pub memory: Option<::flatbuffers::WIPOffset<CounterTrack<'a>>>,
 }
 impl<'a> Default for HeaderArgs<'a> {
   #[inline]
@@ -1990,6 +2920,8 @@ impl<'a> Default for HeaderArgs<'a> {
       notes: None,
       cumulative_times: None,
       measure: Measure::Time,
+      stop: None,
+      memory: None,
     }
   }
 }
@@ -2084,6 +3016,14 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> HeaderBuilder<'a, 'b, A> {
     self.fbb_.push_slot::<Measure>(Header::VT_MEASURE, measure, Measure::Time);
   }
   #[inline]
+  pub fn add_stop(&mut self, stop: ::flatbuffers::WIPOffset<Stop<'b >>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<Stop>>(Header::VT_STOP, stop);
+  }
+  #[inline]
+  pub fn add_memory(&mut self, memory: ::flatbuffers::WIPOffset<CounterTrack<'b >>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<CounterTrack>>(Header::VT_MEMORY, memory);
+  }
+  #[inline]
   pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> HeaderBuilder<'a, 'b, A> {
     let start = _fbb.start_table();
     HeaderBuilder {
@@ -2122,6 +3062,8 @@ impl ::core::fmt::Debug for Header<'_> {
       ds.field("notes", &self.notes());
       ds.field("cumulative_times", &self.cumulative_times());
       ds.field("measure", &self.measure());
+      ds.field("stop", &self.stop());
+      ds.field("memory", &self.memory());
       ds.finish()
   }
 }

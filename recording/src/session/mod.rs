@@ -107,12 +107,19 @@ pub enum FileStatus {
     /// Not captured because the session was cancelled (or the file
     /// disappeared before its turn).
     Skipped,
+    /// Captured in part: Lean was stopped (a timeout, the memory limit, a
+    /// signal) and the recording keeps what it had reported; `error` says
+    /// why. Committed, and captured again by `--resume`.
+    Stopped,
 }
 
 impl FileStatus {
     /// Committed files have a published recording and index rows.
     pub fn is_committed(self) -> bool {
-        matches!(self, FileStatus::Ok | FileStatus::Error)
+        matches!(
+            self,
+            FileStatus::Ok | FileStatus::Error | FileStatus::Stopped
+        )
     }
 
     pub fn as_str(self) -> &'static str {
@@ -122,6 +129,7 @@ impl FileStatus {
             FileStatus::Error => "error",
             FileStatus::Failed => "failed",
             FileStatus::Skipped => "skipped",
+            FileStatus::Stopped => "stopped",
         }
     }
 }

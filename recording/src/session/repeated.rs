@@ -246,6 +246,7 @@ mod tests {
             count: None,
             declaration_ms: None,
             holds: None,
+            memory_growth_bytes: None,
         }
     }
 

@@ -81,6 +81,10 @@ pub struct IndexRow {
     pub declaration_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holds: Option<u64>,
+    /// declaration rows: the resident memory Lean's process tree gained while it ran
+    /// (`recording::memory`), when memory was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_growth_bytes: Option<u64>,
 }
 
 impl IndexRow {
@@ -102,6 +106,7 @@ impl IndexRow {
             count: None,
             declaration_ms: None,
             holds: None,
+            memory_growth_bytes: None,
         }
     }
 
@@ -190,6 +195,11 @@ pub fn index_rows(rec: &Recording, file: u32, capture: u64, path: &str) -> Vec<I
             line: Some(d.range.start_line + 1),
             end_line: Some(d.range.end_line + 1),
             attribution: t.and(weakest[di]),
+            memory_growth_bytes: rec
+                .header
+                .memory
+                .as_ref()
+                .and_then(|m| m.growth_of(&d.name)),
             ..row(RowKind::Declaration, d.name.clone())
         });
     }

@@ -107,6 +107,7 @@ pub fn write_synthetic_session(
                 count: None,
                 declaration_ms: None,
                 holds: None,
+                memory_growth_bytes: None,
             });
         }
         for t in 0..tactics {
@@ -127,6 +128,7 @@ pub fn write_synthetic_session(
                 count: None,
                 declaration_ms: None,
                 holds: None,
+                memory_growth_bytes: None,
             });
         }
         rows.extend(hot_spot_rows(
@@ -156,6 +158,7 @@ pub fn write_synthetic_session(
                 count: None,
                 declaration_ms: None,
                 holds: None,
+                memory_growth_bytes: None,
             },
         );
         for r in &rows {

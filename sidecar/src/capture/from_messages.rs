@@ -66,6 +66,11 @@ pub fn command_starts(messages: &[LeanMessage], src: &Source<'_>) -> HashSet<usi
         .collect()
 }
 
+/// Is this message a command's report: a trace tree or `… took …` lines?
+pub fn is_report(m: &LeanMessage) -> bool {
+    is_trace(m) || took_lines(m).is_some()
+}
+
 /// True when the messages hold trace trees (Lean ran without
 /// `trace.profiler.output`, which suppresses them).
 pub fn has_traces(messages: &[LeanMessage]) -> bool {

@@ -7,6 +7,8 @@ mod from_messages;
 mod from_profile;
 pub mod lake_env;
 pub use leanscope::capture::lean_output;
+pub use leanscope::capture::memory;
+mod partial;
 mod placer;
 pub mod process;
 pub mod project;
@@ -21,6 +23,7 @@ use std::path::PathBuf;
 use recording::{CaptureStatus, ClockKind, Measure};
 
 pub use crate::process_group::run_tag::RunTag;
+pub use partial::mebibytes;
 pub use process::{CancelToken, RunOptions};
 pub use stock::{timestamp, ProfileScratch, PROJECT_DIR};
 
@@ -40,6 +43,26 @@ pub struct CaptureRequest {
     /// How the recording is published: atomically, or in place for a
     /// session, which commits it later ([`recording::Publish`]).
     pub publish: recording::Publish,
+    /// Sampling Lean's memory, and the limit that stops it.
+    pub memory: MemoryOptions,
+}
+
+/// How a capture watches Lean's memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryOptions {
+    /// How often the resident memory of Lean's process tree is sampled; zero: never.
+    pub interval: std::time::Duration,
+    /// Lean is stopped once its tree's resident memory passes this many bytes.
+    pub limit: Option<u64>,
+}
+
+impl Default for MemoryOptions {
+    fn default() -> Self {
+        MemoryOptions {
+            interval: memory::DEFAULT_INTERVAL,
+            limit: None,
+        }
+    }
 }
 
 /// How Lean is run for a capture: the `backend` of `leanscope serve`'s
@@ -120,6 +143,14 @@ pub struct CaptureResult {
     pub overhead_cpu_ms: f64,
     /// Bytes of Lean output read: stdout, stderr and the profile file.
     pub ingested_bytes: u64,
+    /// Why Lean was stopped, when the recording is partial (status `stopped`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<recording::Stop>,
+    /// The peak resident memory of Lean's process tree, when it was sampled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_memory_bytes: Option<u64>,
+    /// CPU time leanscope spent sampling memory (included in `overhead_cpu_ms`).
+    pub sampling_cpu_ms: f64,
 }
 
 #[derive(Debug, thiserror::Error)]

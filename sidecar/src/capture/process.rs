@@ -9,7 +9,7 @@
 
 use crate::process_group::run_tag::{self, RunTag};
 use crate::process_group::Group;
-use leanscope::limits::MAX_LEAN_OUTPUT_BYTES;
+use leanscope::limits::{MAX_LEAN_OUTPUT_BYTES, MAX_LINE_TIMES};
 use std::io::Read;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -54,10 +54,35 @@ pub enum RunError {
     Cancelled,
     #[error("Lean did not finish within {0} s and was stopped")]
     TimedOut(u64),
+    #[error("Lean's memory passed the limit of {} MiB (it reached {} MiB) and Lean was stopped", limit >> 20, reached >> 20)]
+    MemoryLimit { limit: u64, reached: u64 },
     #[error("Lean printed more than {limit} bytes on {stream}; stopped")]
     OutputTooLarge { stream: &'static str, limit: usize },
     #[error("I/O error while running Lean: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// Why a run was stopped before the program finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Cancelled,
+    TimedOut(Duration),
+    /// The process tree's resident memory passed `limit` (bytes); it reached `reached`.
+    MemoryLimit {
+        limit: u64,
+        reached: u64,
+    },
+}
+
+impl Stop {
+    /// The error a run that must finish reports for this stop.
+    pub fn into_error(self) -> RunError {
+        match self {
+            Stop::Cancelled => RunError::Cancelled,
+            Stop::TimedOut(t) => RunError::TimedOut(t.as_secs()),
+            Stop::MemoryLimit { limit, reached } => RunError::MemoryLimit { limit, reached },
+        }
+    }
 }
 
 /// What a finished run produced.
@@ -67,6 +92,10 @@ pub struct Finished {
     pub stderr: Vec<u8>,
     pub status: ExitStatus,
     pub wall: Duration,
+    /// When each stdout line arrived, since the start (the first [`MAX_LINE_TIMES`] lines).
+    pub line_times: Vec<Duration>,
+    /// Set when the run was stopped: the output is what came before ([`run_watched`]).
+    pub stopped: Option<Stop>,
 }
 
 /// Options of one run.
@@ -83,17 +112,21 @@ pub struct RunOptions {
     pub tag: RunTag,
 }
 
+type Collected = (Vec<u8>, Vec<Duration>);
+
 struct Collector {
-    handle: JoinHandle<std::io::Result<Vec<u8>>>,
+    handle: JoinHandle<std::io::Result<Collected>>,
 }
 
 fn collect(
     mut pipe: impl Read + Send + 'static,
     lines: Option<Arc<AtomicU64>>,
     overflow: Arc<AtomicBool>,
+    started: Instant,
 ) -> Collector {
     let handle = std::thread::spawn(move || {
         let mut out = Vec::new();
+        let mut times = Vec::new();
         let mut buf = vec![0u8; 64 * 1024];
         loop {
             let n = match pipe.read(&mut buf) {
@@ -105,6 +138,8 @@ fn collect(
             if let Some(l) = &lines {
                 let count = buf[..n].iter().filter(|&&b| b == b'\n').count();
                 l.fetch_add(count as u64, Ordering::Relaxed);
+                let keep = count.min(MAX_LINE_TIMES.saturating_sub(times.len()));
+                times.resize(times.len() + keep, started.elapsed());
             }
             if out.len() + n > MAX_LEAN_OUTPUT_BYTES {
                 overflow.store(true, Ordering::SeqCst);
@@ -113,7 +148,7 @@ fn collect(
             }
             out.extend_from_slice(&buf[..n]);
         }
-        Ok(out)
+        Ok((out, times))
     });
     Collector { handle }
 }
@@ -128,6 +163,22 @@ pub fn run(
     opts: &RunOptions,
     tick: &mut dyn FnMut(u64),
 ) -> Result<Finished, RunError> {
+    let finished = run_watched(cmd, opts, tick, &mut |_| None)?;
+    match finished.stopped {
+        Some(stop) => Err(stop.into_error()),
+        None => Ok(finished),
+    }
+}
+
+/// [`run`], but a run stopped by a cancel, its timeout or `watch` hands back what it had
+/// collected, with [`Finished::stopped`] set. `watch` is called with the child's process id
+/// each time the runner looks at the child (every [`POLL`]); a `Some` stops the run.
+pub fn run_watched(
+    cmd: &mut Command,
+    opts: &RunOptions,
+    tick: &mut dyn FnMut(u64),
+    watch: &mut dyn FnMut(u32) -> Option<Stop>,
+) -> Result<Finished, RunError> {
     let program = cmd.get_program().to_string_lossy().into_owned();
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -139,15 +190,21 @@ pub fn run(
     opts.pid.store(u64::from(child.id()), Ordering::SeqCst);
     let overflow_out = Arc::new(AtomicBool::new(false));
     let overflow_err = Arc::new(AtomicBool::new(false));
-    let stdout = child
-        .stdout
-        .take()
-        .map(|p| collect(p, Some(opts.stdout_lines.clone()), overflow_out.clone()));
+    let stdout = child.stdout.take().map(|p| {
+        collect(
+            p,
+            Some(opts.stdout_lines.clone()),
+            overflow_out.clone(),
+            started,
+        )
+    });
     let stderr = child
         .stderr
         .take()
-        .map(|p| collect(p, None, overflow_err.clone()));
+        .map(|p| collect(p, None, overflow_err.clone(), started));
     let mut stop: Option<RunError> = None;
+    let mut stopped: Option<Stop> = None;
+    let mut wall_at_stop = None;
     let mut last_tick = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -158,10 +215,16 @@ pub fn run(
             tick(opts.stdout_lines.load(Ordering::Relaxed));
         }
         if stop.is_none() {
-            stop = if opts.cancel.is_cancelled() {
-                Some(RunError::Cancelled)
-            } else if opts.timeout.is_some_and(|t| started.elapsed() >= t) {
-                Some(RunError::TimedOut(opts.timeout.map_or(0, |t| t.as_secs())))
+            stopped = if opts.cancel.is_cancelled() {
+                Some(Stop::Cancelled)
+            } else if let Some(t) = opts.timeout.filter(|&t| started.elapsed() >= t) {
+                Some(Stop::TimedOut(t))
+            } else {
+                watch(child.id())
+            };
+            stop = if let Some(s) = stopped {
+                wall_at_stop = Some(started.elapsed());
+                Some(s.into_error())
             } else if overflow_out.load(Ordering::SeqCst) {
                 Some(RunError::OutputTooLarge {
                     stream: "stdout",
@@ -191,8 +254,18 @@ pub fn run(
         group.kill_tagged(GROUP_GONE_WAIT);
     }
     group.wait_gone(GROUP_GONE_WAIT);
-    let stdout = join(stdout)?;
-    let stderr = join(stderr)?;
+    let (stdout, line_times) = join(stdout)?;
+    let (stderr, _) = join(stderr)?;
+    if let Some(stopped) = stopped {
+        return Ok(Finished {
+            stdout,
+            stderr,
+            status,
+            wall: wall_at_stop.unwrap_or_else(|| started.elapsed()),
+            line_times,
+            stopped: Some(stopped),
+        });
+    }
     if let Some(e) = stop {
         return Err(e);
     }
@@ -213,12 +286,14 @@ pub fn run(
         stderr,
         status,
         wall: started.elapsed(),
+        line_times,
+        stopped: None,
     })
 }
 
-fn join(c: Option<Collector>) -> Result<Vec<u8>, RunError> {
+fn join(c: Option<Collector>) -> Result<Collected, RunError> {
     match c {
-        None => Ok(Vec::new()),
+        None => Ok((Vec::new(), Vec::new())),
         Some(c) => c
             .handle
             .join()

@@ -17,8 +17,10 @@ use super::lake_env::LakeEnvironment;
 use super::lean_output::lean_profile::parse_firefox_profile_file;
 use super::lean_output::messages::MessageReader;
 use super::lean_output::profiler_lines::parse_stderr;
+use super::memory::MemorySampler;
+use super::partial;
 use super::placer::Placer;
-use super::process::{run, RunOptions};
+use super::process::{run_watched, RunOptions};
 use super::project::{find_lake, module_name, Project};
 use super::source::Source;
 use super::{CaptureError, CaptureRequest, CaptureResult, Progress};
@@ -103,7 +105,7 @@ fn capture_unmeasured(
     // A heartbeat run's profile is not read: `Profile.export` wraps the main thread's nodes
     // (heartbeats) in a `runFrontend` root timed by the clock (`IO.monoNanosNow`), so its samples
     // mix both; the trace messages carry each node's heartbeats alone.
-    let use_profile = version.supports_profile_output() && !heartbeats;
+    let mut use_profile = version.supports_profile_output() && !heartbeats;
 
     let threshold = req.threshold.to_string();
     let mut cmd = env.lean_command();
@@ -125,23 +127,52 @@ fn capture_unmeasured(
         cmd.arg("-Dtrace.profiler.output.pp=true");
     }
     cmd.arg(&relative);
-    let finished = run(&mut cmd, opts, &mut |lines| {
-        progress(Progress::Running { messages: lines })
-    })?;
+    let mut sampler = (!req.memory.interval.is_zero())
+        .then(|| MemorySampler::new(req.memory.interval, req.memory.limit));
+    let finished = run_watched(
+        &mut cmd,
+        opts,
+        &mut |lines| progress(Progress::Running { messages: lines }),
+        &mut |pid| {
+            let over = sampler.as_mut()?.poll(pid)?;
+            Some(super::process::Stop::MemoryLimit {
+                limit: over.limit,
+                reached: over.reached,
+            })
+        },
+    )?;
     progress(Progress::Reading);
-
+    let sampling_cpu_ms = sampler
+        .as_ref()
+        .map_or(0.0, |s| s.cpu_spent().as_secs_f64() * 1e3);
+    let mut stop = partial::stop_of(&finished);
+    // Lean writes its profile as it ends: a stopped run's is missing or cut short.
+    if stop.is_some() {
+        use_profile = false;
+    }
+    // A stopped Lean may have been cut off in the middle of a line: only whole lines count.
+    let stdout: &[u8] = match (&stop, finished.stdout.iter().rposition(|&b| b == b'\n')) {
+        (Some(_), Some(last)) => &finished.stdout[..=last],
+        (Some(_), None) => &[],
+        (None, _) => &finished.stdout,
+    };
     let mut messages = Vec::new();
-    for m in MessageReader::new(&finished.stdout[..]) {
+    for m in MessageReader::new(stdout) {
         messages
             .push(m.map_err(|e| CaptureError::BadOutput(format!("Lean's --json output, {e}")))?);
     }
     let stderr = String::from_utf8_lossy(&finished.stderr);
-    let report = parse_stderr(&stderr)
-        .map_err(|e| CaptureError::BadOutput(format!("Lean's stderr, {e}")))?;
+    let report = match parse_stderr(&stderr) {
+        Ok(r) => r,
+        // What a stopped Lean left on stderr may end anywhere: its profiler lines are extras.
+        Err(_) if stop.is_some() => Default::default(),
+        Err(e) => return Err(CaptureError::BadOutput(format!("Lean's stderr, {e}"))),
+    };
     let src = Source::new(&source_text);
     let diagnostics = from_messages::diagnostics(&messages, &src);
     let has_errors = diagnostics.iter().any(|d| d.severity == Severity::Error);
     match finished.status.code() {
+        _ if stop.is_some() => {}
         Some(0) => {}
         Some(1) if has_errors => {}
         code => {
@@ -211,7 +242,51 @@ fn capture_unmeasured(
             (built, None)
         }
     };
-    if !use_profile && !heartbeats {
+    let reports = partial::reports(
+        &messages,
+        &partial::message_lines(stdout),
+        &finished.line_times,
+        &src,
+        req.measure,
+        from_messages::is_report,
+    );
+    if let Some(stop) = stop.as_mut() {
+        stop.in_flight = partial::in_flight(
+            &mut built,
+            &reports,
+            &src,
+            &decls,
+            &commands,
+            finished.wall,
+            req.measure,
+        );
+        built.notes.push(format!(
+            "partial: {}; the recording holds what Lean had reported by then",
+            stop.detail
+        ));
+        if let Some(f) = &stop.in_flight {
+            built.notes.push(format!(
+                "in flight: {} (line {}), running for {:.2} s since Lean's last report; commands Lean finished without reporting anything are not told apart",
+                if f.declaration.is_empty() { &f.text } else { &f.declaration },
+                f.range.start_line + 1,
+                f.running_ns as f64 / 1e9
+            ));
+        }
+    }
+    let memory = sampler.map(|sampler| {
+        let mut track = sampler.into_track();
+        partial::attribute_memory(
+            &mut track,
+            &reports,
+            &src,
+            &decls,
+            &commands,
+            stop.as_ref().and_then(|s| s.in_flight.as_ref()),
+            stop.as_ref().map(|_| finished.wall),
+        );
+        track
+    });
+    if stop.is_none() && !use_profile && !heartbeats {
         built.notes.push(format!(
             "Lean {} cannot write trace.profiler.output (added in 4.8.0); times are durations only",
             version.version
@@ -226,7 +301,9 @@ fn capture_unmeasured(
             .notes
             .push("Lean did not report the file's elapsed time".into());
     }
-    let status = if has_errors {
+    let status = if stop.is_some() {
+        CaptureStatus::Stopped
+    } else if has_errors {
         CaptureStatus::Error
     } else {
         CaptureStatus::Ok
@@ -266,6 +343,8 @@ fn capture_unmeasured(
             })
             .collect(),
         measure: req.measure,
+        stop: stop.clone(),
+        memory,
     };
     let out = match &req.output {
         Some(o) => o.clone(),
@@ -320,6 +399,9 @@ fn capture_unmeasured(
         lean_wall_ms: finished.wall.as_millis() as u64,
         overhead_cpu_ms: 0.0,
         ingested_bytes: finished.stdout.len() as u64 + finished.stderr.len() as u64 + profile_bytes,
+        stop,
+        peak_memory_bytes: header.memory.as_ref().map(|m| m.peak_bytes),
+        sampling_cpu_ms,
     })
 }
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use leanscope::interop::{chrome, folded, speedscope, summary_json, Format, ImportOptions};
+use leanscope::interop::{chrome, folded, radar, speedscope, summary_json, Format, ImportOptions};
 use recording::summary::GroupBy;
 use recording::AtomicFile;
 
@@ -19,6 +19,9 @@ pub enum ExportFormat {
     Folded,
     /// leanscope summary JSON.
     Summary,
+    /// radar's JSON lines (`{"metric", "value", "unit"}`): each file's and declaration's
+    /// figure; a session's files too.
+    Radar,
 }
 
 #[derive(clap::Args)]
@@ -56,6 +59,7 @@ impl ExportFormat {
             ExportFormat::Speedscope => "speedscope.json",
             ExportFormat::Folded => "folded",
             ExportFormat::Summary => "summary.json",
+            ExportFormat::Radar => "radar.jsonl",
         }
     }
 }
@@ -83,6 +87,19 @@ pub fn run(a: Args) -> Result<u8> {
         );
     }
     let input = Input::classify(&a.input, a.input_format)?;
+    if let (ExportFormat::Radar, Input::Session(files)) = (a.format, &input) {
+        // A session's lines: every committed recording's, in the session's order.
+        let (file, mut w) =
+            AtomicFile::create(&out).with_context(|| format!("cannot create {}", out.display()))?;
+        for f in files {
+            let rec = recording::Recording::open(f)
+                .with_context(|| format!("cannot read {}", f.display()))?;
+            w = radar::export(&rec, w)?;
+        }
+        let path = file.publish(w)?;
+        println!("{}", path.display());
+        return Ok(crate::exit::OK);
+    }
     let rec = open_recording(&input, ImportOptions::default())?;
     let (file, w) =
         AtomicFile::create(&out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -93,6 +110,7 @@ pub fn run(a: Args) -> Result<u8> {
         ExportFormat::Summary => {
             summary_json::write(&recording::summary::summarize(&rec, a.group_by), w)?
         }
+        ExportFormat::Radar => radar::export(&rec, w)?,
     };
     let path = file.publish(w)?;
     println!("{}", path.display());

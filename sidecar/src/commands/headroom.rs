@@ -170,6 +170,8 @@ fn capture_one(a: &Args, file: PathBuf) -> Result<Result<(PathBuf, u8), u8>> {
         measure: Measure::Heartbeats,
         lake: a.lake.clone(),
         publish: recording::Publish::Atomic,
+        // Heartbeats do not bound memory: a heartbeat capture samples it too.
+        memory: crate::capture::MemoryOptions::default(),
     };
     match capture_file(&req, &opts, &mut |_| {}) {
         Ok(r) => {
@@ -216,6 +218,7 @@ fn capture_many(a: &Args, dir: &Path, whole: bool) -> Result<Result<(PathBuf, u8
         measure: Measure::Heartbeats,
         lake: a.lake.clone(),
         timeout: a.timeout,
+        memory: crate::capture::MemoryOptions::default(),
         json: false,
         shard: None,
         shards: None,

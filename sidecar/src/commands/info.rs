@@ -19,6 +19,9 @@ pub struct Args {
     tree: bool,
 }
 
+/// Declarations listed as the ones whose run grew memory most.
+const TOP_GROWERS: usize = 5;
+
 /// Validation issues printed in the text output; `--json` lists all kept.
 const ISSUES_SHOWN: usize = 20;
 
@@ -177,6 +180,17 @@ impl Info {
             "timeAccountExplained": self.account.explanation(),
             "notes": h.notes,
             "validation": {"issueCount": rec.issue_count, "issues": rec.issues},
+            "partial": h.status == recording::CaptureStatus::Stopped,
+            "stop": h.stop,
+            "memory": h.memory.as_ref().map(|m| json!({
+                "peakBytes": m.peak_bytes,
+                "peakAtNs": m.peak_at_ns,
+                "samples": m.samples.len(),
+                "intervalNs": m.interval_ns,
+                "topGrowers": m.top_growers(TOP_GROWERS).iter().map(|c| json!({
+                    "label": c.label, "range": c.range, "growthBytes": c.growth_bytes, "open": c.open,
+                })).collect::<Vec<_>>(),
+            })),
         })
     }
 
@@ -212,6 +226,39 @@ impl Info {
         );
         println!("measure       {}", h.measure.unit_name());
         println!("status        {}", h.status);
+        if let Some(stop) = &h.stop {
+            println!("partial       {} ({})", stop.detail, stop.reason);
+            println!(
+                "              the recording keeps what Lean reported in its first {:.2} s",
+                stop.wall_ns as f64 / 1e9
+            );
+            if let Some(f) = &stop.in_flight {
+                println!(
+                    "in flight     {} (lines {}-{}), running for {:.2} s when Lean was stopped (unfinished)",
+                    if f.declaration.is_empty() { &f.text } else { &f.declaration },
+                    f.range.start_line + 1,
+                    f.range.end_line + 1,
+                    f.running_ns as f64 / 1e9
+                );
+            }
+        }
+        if let Some(m) = &h.memory {
+            println!(
+                "memory        peak {} resident at {:.2} s ({} samples every {} ms)",
+                crate::capture::mebibytes(m.peak_bytes),
+                m.peak_at_ns as f64 / 1e9,
+                m.samples.len(),
+                m.interval_ns / 1_000_000
+            );
+            for c in m.top_growers(TOP_GROWERS) {
+                println!(
+                    "  grew       +{} during {}{}",
+                    crate::capture::mebibytes(c.growth_bytes),
+                    c.label,
+                    if c.open { " (in flight)" } else { "" }
+                );
+            }
+        }
         println!(
             "events        {} on {} of {} threads, max depth {}",
             rec.len(),

@@ -38,9 +38,7 @@ impl Input {
         };
         Ok(match format {
             Format::Recording => Input::Recording(path.to_path_buf()),
-            Format::Summary | Format::LeanprofilerSummary => {
-                Input::Summary(path.to_path_buf(), format)
-            }
+            f if f.is_summary() => Input::Summary(path.to_path_buf(), f),
             Format::Speedscope => bail!(
                 "{}: speedscope files can be written (export --format speedscope) but not read",
                 path.display()

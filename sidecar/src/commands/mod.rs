@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod compare;
 pub mod export;
+pub mod from_build;
 pub mod headroom;
 pub mod import;
 pub mod info;

@@ -11,7 +11,7 @@ use anyhow::Result;
 use recording::Measure;
 
 use crate::capture::{
-    capture_file, default_threshold, CaptureRequest, Progress, RunOptions,
+    capture_file, default_threshold, CaptureRequest, MemoryOptions, Progress, RunOptions,
     DEFAULT_THRESHOLD_HEARTBEATS, DEFAULT_THRESHOLD_MS,
 };
 use crate::exit;
@@ -44,6 +44,12 @@ pub struct Args {
     /// failed, or whose source changed since.
     #[arg(long, value_name = "SESSION_DIR")]
     resume: Option<PathBuf>,
+    /// With --project: run no Lean, read the session from the project's last `lake build`
+    /// (every `.hb.json` Lean wrote beside an `.olean` under .lake/build/lib/lean: each
+    /// declaration's elab and kernel heartbeats). Exact and deterministic: compare two such
+    /// sessions with no tolerance.
+    #[arg(long, requires = "project", conflicts_with_all = ["resume", "repeat", "shard", "list", "measure", "threshold"])]
+    from_build: bool,
     /// Print the files a folder, project or resume would capture, as JSON, without running Lean.
     #[arg(long)]
     list: bool,
@@ -69,9 +75,18 @@ pub struct Args {
     /// The lake to use (default: lake on PATH, then ~/.elan/bin/lake).
     #[arg(long)]
     lake: Option<PathBuf>,
-    /// Stop Lean after this many seconds (per file).
+    /// Stop Lean after this many seconds (per file). The recording keeps what Lean reported
+    /// until then, with status `stopped` and the command it was running.
     #[arg(long)]
     timeout: Option<u64>,
+    /// Stop Lean once the resident memory of its process tree (lake, lean and what they start)
+    /// passes SIZE (per file): `200M`, `4G`, `512K` or bytes. The recording keeps what Lean
+    /// reported until then, with status `stopped` (reason "memory limit").
+    #[arg(long, value_name = "SIZE", value_parser = crate::capture::memory::parse_size)]
+    max_memory: Option<u64>,
+    /// How often Lean's resident memory is sampled, in milliseconds (default 20; 0: never).
+    #[arg(long, value_name = "MS")]
+    memory_interval: Option<u64>,
     /// Print the capture's (or session's) headline facts as JSON instead of its path.
     #[arg(long)]
     json: bool,
@@ -101,6 +116,16 @@ pub struct Args {
 }
 
 impl Args {
+    /// `--memory-interval` and `--max-memory`.
+    fn memory(&self) -> MemoryOptions {
+        MemoryOptions {
+            interval: self
+                .memory_interval
+                .map_or(MemoryOptions::default().interval, Duration::from_millis),
+            limit: self.max_memory,
+        }
+    }
+
     /// `--repeat` and `--warmup` as the session stores them.
     fn repeats(&self) -> Option<recording::session::Repeats> {
         self.repeat.map(|runs| recording::session::Repeats {
@@ -144,6 +169,13 @@ impl Interrupts {
 }
 
 pub fn run(a: Args) -> Result<u8> {
+    if a.from_build {
+        let dir = a.project.clone().unwrap_or_else(|| PathBuf::from("."));
+        let out = super::from_build::read_build(&dir, a.out)?;
+        println!("{}", out.display());
+        return Ok(exit::OK);
+    }
+    let memory = a.memory();
     if a.resume.is_some()
         || a.project.is_some()
         || a.repeat.is_some()
@@ -161,6 +193,10 @@ pub fn run(a: Args) -> Result<u8> {
         eprintln!("leanscope: error: give a Lean file or folder, --project or --resume");
         return Ok(exit::USAGE);
     };
+    if a.max_memory.is_some() && a.memory_interval == Some(0) {
+        eprintln!("leanscope: error: --max-memory needs memory sampling: drop --memory-interval 0");
+        return Ok(exit::USAGE);
+    }
     let (opts, interrupts) = run_options(a.timeout)?;
     let req = CaptureRequest {
         file,
@@ -169,6 +205,7 @@ pub fn run(a: Args) -> Result<u8> {
         measure: a.measure,
         lake: a.lake,
         publish: recording::Publish::Atomic,
+        memory,
     };
     let mut last = 0;
     let result = capture_file(&req, &opts, &mut |p| match p {
@@ -192,6 +229,22 @@ pub fn run(a: Args) -> Result<u8> {
             }
             for note in &r.notes {
                 eprintln!("leanscope: note: {note}");
+            }
+            if let Some(peak) = r.peak_memory_bytes {
+                eprintln!(
+                    "leanscope: Lean's peak resident memory: {}",
+                    crate::capture::mebibytes(peak)
+                );
+            }
+            if let Some(stop) = &r.stop {
+                eprintln!(
+                    "leanscope: {}; the recording is partial: it keeps what Lean reported until then",
+                    stop.detail
+                );
+                if let Some(code) = interrupts.exit_code() {
+                    return Ok(code);
+                }
+                return Ok(exit::CAPTURE_FAILED);
             }
             if r.errors > 0 {
                 eprintln!(
@@ -237,6 +290,7 @@ const _: () = assert!(DEFAULT_THRESHOLD_MS == 10 && DEFAULT_THRESHOLD_HEARTBEATS
 
 impl From<Args> for super::profile_session::Args {
     fn from(a: Args) -> Self {
+        let memory = a.memory();
         super::profile_session::Args {
             repeats: a.repeats(),
             target: a.target,
@@ -249,6 +303,7 @@ impl From<Args> for super::profile_session::Args {
             measure: a.measure,
             lake: a.lake,
             timeout: a.timeout,
+            memory,
             json: a.json,
             shard: a.shard,
             shards: a.shards,

@@ -29,6 +29,7 @@ pub struct Args {
     pub measure: recording::Measure,
     pub lake: Option<PathBuf>,
     pub timeout: Option<u64>,
+    pub memory: crate::capture::MemoryOptions,
     pub json: bool,
     pub shard: Option<String>,
     pub shards: Option<u32>,
@@ -79,6 +80,7 @@ pub fn run(a: Args) -> Result<u8> {
         timeout: a.timeout.map(Duration::from_secs),
         jobs: a.jobs,
         repeats: a.repeats,
+        memory: a.memory,
     };
     let cancel = CancelToken::default();
     let interrupts = Interrupts::install(&cancel)?;

@@ -33,6 +33,9 @@ enum Sort {
     /// Self time (declarations: outside their tactics; files: outside their declarations).
     #[value(name = "self")]
     SelfTime,
+    /// Declarations: the resident memory Lean's process tree gained while each ran (adds a
+    /// memoryGrowthBytes column; rows of captures that did not sample memory come last).
+    Memory,
 }
 
 /// Rows a query prints unless told otherwise.
@@ -64,7 +67,7 @@ pub struct Args {
     /// `A/B/C.lean`, not `A/Bc.lean`).
     #[arg(long, value_name = "SUBTREE")]
     path: Option<String>,
-    /// Order by total (inclusive) or self time.
+    /// Order by total (inclusive) time, self time, or memory growth.
     #[arg(long, value_enum, default_value = "total")]
     sort: Sort,
     #[arg(long, conflicts_with = "jsonl")]
@@ -85,6 +88,8 @@ pub struct SessionFacts {
     /// A repeated capture's runs per file: the rows are medians.
     #[serde(skip_serializing_if = "Option::is_none")]
     repeats: Option<Repeats>,
+    /// Committed files whose recording is partial (Lean was stopped).
+    stopped: u64,
 }
 
 /// What `--json` prints and `leanscope/query` answers.
@@ -102,6 +107,9 @@ pub struct Answer {
     matched: u64,
     rows: Vec<QueryRow>,
     warnings: Vec<String>,
+    /// A recording Lean did not finish: why it was stopped (its rows are what Lean reported).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partial: Option<String>,
     /// Warnings beyond those listed (not serialized).
     #[serde(skip)]
     warning_count: u64,
@@ -129,6 +137,7 @@ impl std::fmt::Display for SourceError {
 
 /// Runs `spec` on a session directory or a recording.
 pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
+    let mut partial = None;
     let (facts, outcome, measure) = if source.is_dir() {
         query_session(source, spec).map_err(SourceError::Session)?
     } else {
@@ -138,6 +147,7 @@ pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
             .map_err(SourceError::Recording)?;
         let path = rec.header.source_path.clone();
         let measure = rec.header.measure;
+        partial = rec.header.stop.as_ref().map(|s| s.detail.clone());
         (
             None,
             query_rows(index_rows(&rec, 0, 0, &path), spec),
@@ -151,6 +161,7 @@ pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
         sort: match spec.sort {
             SortBy::Total => "total",
             SortBy::SelfTime => "self",
+            SortBy::MemoryGrowth => "memory",
         },
         limit: spec.limit,
         path: spec.path.clone(),
@@ -158,6 +169,7 @@ pub fn answer(source: &Path, spec: &QuerySpec) -> Result<Answer, SourceError> {
         matched: outcome.matched,
         rows: outcome.rows,
         warnings: outcome.warnings,
+        partial,
         warning_count: outcome.warning_count,
         measure,
     })
@@ -174,6 +186,7 @@ pub fn run(a: Args) -> Result<u8> {
         sort: match a.sort {
             Sort::Total => SortBy::Total,
             Sort::SelfTime => SortBy::SelfTime,
+            Sort::Memory => SortBy::MemoryGrowth,
         },
         limit: (!a.all).then_some(a.limit),
         path: a.path.clone(),
@@ -201,12 +214,23 @@ pub fn run(a: Args) -> Result<u8> {
             outcome.warning_count - outcome.warnings.len() as u64
         );
     }
+    if let Some(why) = &outcome.partial {
+        eprintln!(
+            "leanscope: note: the recording is partial ({why}): its rows are what Lean reported before it was stopped"
+        );
+    }
     if let Some(f) = &outcome.session {
         if f.interrupted {
             eprintln!(
                 "leanscope: warning: the session was interrupted (status running, but no leanscope is writing it): {} of {} files completed; `leanscope profile --resume {}` completes it",
                 f.counts.completed,
                 f.counts.planned,
+                f.path.display()
+            );
+        } else if f.stopped > 0 {
+            eprintln!(
+                "leanscope: note: {} of the session's files are partial: Lean was stopped (a timeout or the memory limit) and their recordings keep what it reported; `leanscope profile --resume {}` captures them again",
+                f.stopped,
                 f.path.display()
             );
         } else if f.status != SessionStatus::Complete {
@@ -234,7 +258,8 @@ pub fn run(a: Args) -> Result<u8> {
             .session
             .as_ref()
             .is_some_and(|f| f.repeats.is_some());
-        write_tsv(&mut out, &outcome.rows, outcome.measure, repeated)?;
+        let memory = spec.sort == SortBy::MemoryGrowth;
+        write_tsv(&mut out, &outcome.rows, outcome.measure, repeated, memory)?;
     }
     out.flush()?;
     Ok(exit::OK)
@@ -274,6 +299,11 @@ fn query_session(
         interrupted: manifest.status == SessionStatus::Running && !is_being_written(dir),
         counts: manifest.counts,
         repeats: manifest.repeats,
+        stopped: manifest
+            .files
+            .iter()
+            .filter(|f| f.status == recording::session::FileStatus::Stopped)
+            .count() as u64,
     };
     Ok((Some(facts), outcome, manifest.measure))
 }
@@ -301,6 +331,7 @@ fn write_tsv(
     rows: &[QueryRow],
     measure: Measure,
     repeated: bool,
+    memory: bool,
 ) -> std::io::Result<()> {
     let (duration, self_) = match measure {
         Measure::Time => ("durationMs", "selfMs"),
@@ -315,6 +346,9 @@ fn write_tsv(
             out,
             "\truns\tdurationMin\tdurationMax\tdurationQ1\tdurationQ3\tselfMin\tselfMax"
         )?;
+    }
+    if memory {
+        write!(out, "\tmemoryGrowthBytes")?;
     }
     writeln!(out)?;
     for r in rows {
@@ -344,6 +378,9 @@ fn write_tsv(
                 opt(s.map(|x| x.min)),
                 opt(s.map(|x| x.max)),
             )?;
+        }
+        if memory {
+            write!(out, "\t{}", opt(r.memory_growth_bytes))?;
         }
         writeln!(out)?;
     }

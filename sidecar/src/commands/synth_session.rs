@@ -149,6 +149,7 @@ pub fn run(a: Args) -> Result<u8> {
             status: match rec.header.status {
                 CaptureStatus::Ok => FileStatus::Ok,
                 CaptureStatus::Error => FileStatus::Error,
+                CaptureStatus::Stopped => FileStatus::Stopped,
             },
             capture: Some(capture),
             recording: Some(rel),

@@ -135,7 +135,18 @@ pub fn answer(source: &Path, spec: &TopSpec) -> Result<Document, TopError> {
         source_kind: kind,
         measure: rec.header.measure,
         from_recordings: 0,
-        warnings: Vec::new(),
+        // A recording Lean did not finish holds only what it reported before it was stopped.
+        warnings: rec
+            .header
+            .stop
+            .iter()
+            .map(|s| {
+                format!(
+                    "the recording is partial ({}): it holds what Lean reported before it was stopped",
+                    s.detail
+                )
+            })
+            .collect(),
     };
     document::build(facts, &table, tree.as_ref(), spec).map_err(TopError::Usage)
 }

@@ -165,11 +165,33 @@ pub fn import<R: BufRead>(mut input: R, sink: &mut TraceSink, unit_ns: u64) -> R
         let t = t
             .filter(|&t| t <= recording::limits::MAX_TIME_NS)
             .ok_or_else(|| {
-                InteropError::invalid(FORMAT, "$", "the counts add up past the largest time")
+                InteropError::invalid(
+                    FORMAT,
+                    "$",
+                    format!(
+                        "the counts of the stacks through one frame add up past the largest \
+                         time a recording holds ({} ns)",
+                        recording::limits::MAX_TIME_NS
+                    ),
+                )
             })?;
         nodes[i].total_ns = t;
         let p = parents[i] as usize;
+        // Saturates: a parent past the largest time is refused when its own
+        // turn comes, and the virtual root (the stacks laid end to end) below.
         nodes[p].total_ns = nodes[p].total_ns.saturating_add(t);
+    }
+    if nodes[0].total_ns > recording::limits::MAX_TIME_NS {
+        return Err(InteropError::invalid(
+            FORMAT,
+            "$",
+            format!(
+                "the counts of all stacks add up past the largest time a recording holds \
+                 ({} ns, about 292 years): the stacks are laid end to end, so their counts \
+                 (times the unit) must sum to no more than that",
+                recording::limits::MAX_TIME_NS
+            ),
+        ));
     }
     let thread = sink.add_thread(0, "folded stacks".into())?;
     let class = sink.intern(FRAME_CLASS)?;

@@ -7,9 +7,12 @@ pub mod chrome;
 pub mod error;
 pub mod firefox;
 pub mod folded;
+pub mod hb_json;
 mod json_write;
+pub mod lake_log;
 pub mod lean_log;
 pub mod leanprofiler_summary;
+pub mod radar;
 pub mod sink;
 pub mod speedscope;
 pub mod summary_json;
@@ -47,6 +50,12 @@ pub enum Format {
     LeanprofilerSummary,
     /// speedscope JSON (leanscope writes it; it does not read it).
     Speedscope,
+    /// Lean's per-declaration heartbeat file (`X.hb.json`, written beside `X.olean`).
+    HbJson,
+    /// A `lake build` log (plain, `-v`, or a CI job's): imported as a session of modules.
+    LakeLog,
+    /// radar's measurements (JSON lines `{"metric", "value", "unit"}`), read as a summary.
+    Radar,
 }
 
 impl Format {
@@ -60,6 +69,9 @@ impl Format {
             Format::Summary => "leanscope summary",
             Format::LeanprofilerSummary => "LeanProfiler summary",
             Format::Speedscope => "speedscope profile",
+            Format::HbJson => hb_json::FORMAT,
+            Format::LakeLog => lake_log::FORMAT,
+            Format::Radar => radar::FORMAT,
         }
     }
 
@@ -72,7 +84,10 @@ impl Format {
     }
 
     pub fn is_summary(self) -> bool {
-        matches!(self, Format::Summary | Format::LeanprofilerSummary)
+        matches!(
+            self,
+            Format::Summary | Format::LeanprofilerSummary | Format::Radar
+        )
     }
 }
 
@@ -120,6 +135,10 @@ pub fn detect_bytes(head: &[u8]) -> Option<Format> {
                 Some(Format::Summary)
             } else if has("\"schema_version\"") && (has("\"event_timings\"") || has("\"rows\"")) {
                 Some(Format::LeanprofilerSummary)
+            } else if has("\"metric\"") && has("\"value\"") && !has("\"rows\"") {
+                Some(Format::Radar)
+            } else if has("\"entries\"") && has("\"owner\"") && has("\"phase\"") {
+                Some(Format::HbJson)
             } else if has("speedscope.app/file-format-schema") {
                 Some(Format::Speedscope)
             } else if has("\"meta\"") || has("\"threads\"") {
@@ -239,7 +258,7 @@ pub struct ImportReport {
     pub warnings: Vec<String>,
 }
 
-fn unix_ms() -> u64 {
+pub(crate) fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
@@ -591,6 +610,10 @@ pub fn import_recording(
 /// Reads a summary JSON file (leanscope's or LeanProfiler's).
 pub fn read_summary(path: &Path, format: Format) -> Result<Summary> {
     let name = format.name();
+    if format == Format::Radar {
+        let ms = radar::read(std::io::BufReader::new(File::open(path)?))?;
+        return radar::to_summary(&ms);
+    }
     let value = summary_json::read_json(File::open(path)?, name)?;
     match format {
         Format::Summary => summary_json::parse(&value),

@@ -130,6 +130,7 @@ pub fn request(call: &Call, file: &str, how: &How) -> Result<CaptureRequest, Too
         measure: how.measure,
         lake,
         publish: recording::Publish::Atomic,
+        memory: crate::capture::MemoryOptions::default(),
     })
 }
 

@@ -97,6 +97,7 @@ async fn repeated(
         timeout: how.timeout_seconds.map(Duration::from_secs),
         jobs: 1,
         repeats: Some(recording::session::Repeats { runs, warmup: 1 }),
+        memory: crate::capture::MemoryOptions::default(),
     };
     let summary = call
         .blocking(

@@ -91,7 +91,7 @@ pub fn file_report(rec: &Recording, path: &Path, limit: usize) -> Value {
         json!({"rows": rows, "matched": outcome.matched,
                "leftOut": outcome.matched.saturating_sub(rows.len() as u64)})
     };
-    json!({
+    let mut report = json!({
         "recording": path,
         "resource": uri_of_recording(path),
         "source": rec.header.source_path,
@@ -112,7 +112,20 @@ pub fn file_report(rec: &Recording, path: &Path, limit: usize) -> Value {
         "tactics": query(QueryKind::Tactic),
         "lines": lines(rec, |_| true, limit),
         "errors": errors(rec, limit),
-    })
+    });
+    // A recording Lean did not finish, and the memory it used: only when there is something.
+    if let Some(stop) = &rec.header.stop {
+        report["partial"] = json!(stop);
+    }
+    if let Some(mem) = &rec.header.memory {
+        report["memory"] = json!({
+            "peakBytes": mem.peak_bytes,
+            "topGrowers": mem.top_growers(limit.min(10)).iter().map(|c| json!({
+                "declaration": c.label, "growthBytes": c.growth_bytes, "inFlight": c.open,
+            })).collect::<Vec<_>>(),
+        });
+    }
+    report
 }
 
 /// The slowest lines for which `keep` holds (0-based lines), with their source text.
@@ -170,6 +183,38 @@ pub fn headline(rec: &Recording, report: &Value) -> String {
         s.push_str(&format!(", {} imports", m.format(i)));
     }
     s.push('.');
+    if let Some(stop) = &rec.header.stop {
+        s.push_str(&format!(
+            "\nPARTIAL: {}; the numbers are what Lean reported until then.",
+            stop.detail
+        ));
+        if let Some(f) = &stop.in_flight {
+            s.push_str(&format!(
+                " In flight (unfinished): {} (line {}), running for {:.2} s.",
+                if f.declaration.is_empty() {
+                    &f.text
+                } else {
+                    &f.declaration
+                },
+                f.range.start_line + 1,
+                f.running_ns as f64 / 1e9
+            ));
+        }
+    }
+    if let Some(mem) = &rec.header.memory {
+        s.push_str(&format!(
+            "\nPeak resident memory {}",
+            recording::memory::format_bytes(mem.peak_bytes)
+        ));
+        if let Some(top) = mem.top_growers(1).first() {
+            s.push_str(&format!(
+                "; {} grew it most (+{})",
+                top.label,
+                recording::memory::format_bytes(top.growth_bytes)
+            ));
+        }
+        s.push('.');
+    }
     for (what, key) in [("declarations", "declarations"), ("tactics", "tactics")] {
         let rows = report[key]["rows"]
             .as_array()

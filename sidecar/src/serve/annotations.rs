@@ -126,6 +126,9 @@ pub struct Fresh {
     pub file_spread: Option<WholeSpread>,
     pub lines: Vec<LineJson>,
     pub declarations: Vec<DeclarationJson>,
+    /// A recording Lean did not finish: why it was stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -156,8 +159,12 @@ pub fn answer(loaded: &Loaded, text: &str, opts: HeadroomOptions) -> Annotations
         return s;
     }
     let a = loaded.annotations();
-    let mut declarations: Vec<DeclarationJson> =
-        a.declarations.iter().map(DeclarationJson::from).collect();
+    let header = &loaded.recording.header;
+    let mut declarations: Vec<DeclarationJson> = a
+        .declarations
+        .iter()
+        .map(|d| DeclarationJson::from(d).with_run_facts(header))
+        .collect();
     let counts: Vec<Option<u64>> = a
         .declarations
         .iter()
@@ -174,6 +181,7 @@ pub fn answer(loaded: &Loaded, text: &str, opts: HeadroomOptions) -> Annotations
         file_spread: None,
         lines: a.lines.iter().map(LineJson::from).collect(),
         declarations,
+        partial: header.stop.as_ref().map(|s| s.detail.clone()),
     })
 }
 
@@ -219,6 +227,7 @@ pub fn over_runs(
         file_spread: a.file_spread.map(|s| s.whole()),
         lines: a.lines.iter().map(LineJson::from).collect(),
         declarations,
+        partial: None,
     })
 }
 

@@ -173,6 +173,7 @@ fn plan(p: CaptureParams) -> Result<Plan> {
             measure,
             lake,
             publish: recording::Publish::Atomic,
+            memory: crate::capture::MemoryOptions::default(),
         },
         timeout: p.timeout_seconds.map(Duration::from_secs),
         backend,

@@ -155,6 +155,9 @@ pub fn capture(file: &Path, e: CaptureError) -> Error {
             json!({"kind": "cannotStart", "path": program}),
         ),
         CaptureError::Run(RunError::TimedOut(_)) => (CAPTURE_FAILED, json!({"kind": "timedOut"})),
+        CaptureError::Run(RunError::MemoryLimit { .. }) => {
+            (CAPTURE_FAILED, json!({"kind": "memoryLimit"}))
+        }
         CaptureError::Run(RunError::OutputTooLarge { .. }) => {
             (CAPTURE_FAILED, json!({"kind": "outputTooLarge"}))
         }

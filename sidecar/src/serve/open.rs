@@ -102,7 +102,10 @@ pub fn answer(path: PathBuf, loaded: &Loaded) -> OpenAnswer {
             warnings: severity(Severity::Warning),
             validation_issues: rec.issue_count,
         },
-        declarations: declarations.iter().map(DeclarationJson::from).collect(),
+        declarations: declarations
+            .iter()
+            .map(|d| DeclarationJson::from(d).with_run_facts(h))
+            .collect(),
         diagnostics: h.diagnostics.iter().map(DiagnosticJson::from).collect(),
         notes: h.notes.clone(),
     }

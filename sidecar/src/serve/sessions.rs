@@ -132,6 +132,7 @@ pub async fn capture_folder(
         timeout: p.timeout_seconds.map(Duration::from_secs),
         jobs: p.jobs.unwrap_or(1),
         repeats,
+        memory: crate::capture::MemoryOptions::default(),
     };
     let whole = p.project;
     let scan = target.clone();

@@ -61,6 +61,26 @@ pub struct DeclarationJson {
     /// when no heartbeats were recorded inside the declaration).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub headroom: Option<HeadroomJson>,
+    /// The resident memory Lean gained while the declaration ran, when it was sampled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_growth_bytes: Option<u64>,
+    /// The declaration Lean was running when it was stopped (absent otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_flight: bool,
+}
+
+impl DeclarationJson {
+    /// Adds what a recording's header says of the declaration beyond its times: its memory
+    /// growth, and whether Lean was running it when it was stopped.
+    pub fn with_run_facts(mut self, h: &recording::Header) -> Self {
+        self.memory_growth_bytes = h.memory.as_ref().and_then(|m| m.growth_of(&self.name));
+        self.in_flight = h
+            .stop
+            .as_ref()
+            .and_then(|s| s.in_flight.as_ref())
+            .is_some_and(|f| !f.declaration.is_empty() && f.declaration == self.name);
+        self
+    }
 }
 
 /// A declaration's headroom, as `leanscope/annotations` answers it.
@@ -106,6 +126,8 @@ impl From<&DeclarationAnnotation> for DeclarationJson {
             self_share: d.self_share,
             spread: None,
             headroom: None,
+            memory_growth_bytes: None,
+            in_flight: false,
         }
     }
 }

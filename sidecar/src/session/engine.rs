@@ -148,6 +148,8 @@ pub struct SessionOptions {
     pub jobs: usize,
     /// Capture each file this many times (`--repeat`, `--warmup`); `None`: once.
     pub repeats: Option<Repeats>,
+    /// Memory sampling and limit (`--memory-interval`, `--max-memory`).
+    pub memory: crate::capture::MemoryOptions,
 }
 
 /// Which run of a file a capture is.
@@ -366,6 +368,8 @@ fn resume_plan(store: &mut SessionStore) -> Result<Vec<(u32, RunKind)>, SessionF
         // Not committed, or its source changed: every run of it again.
         let (again, gone) = match f.status {
             FileStatus::Pending | FileStatus::Failed | FileStatus::Skipped => (true, true),
+            // A partial recording is kept until a complete one replaces it.
+            FileStatus::Stopped => (true, false),
             FileStatus::Ok | FileStatus::Error => {
                 let changed = std::fs::read(&source)
                     .map(|b| Some(recording::sha256_hex(&b)) != f.source_sha256)
@@ -519,6 +523,7 @@ fn capture_one(
         // Readers ignore it until its file is committed, and the group
         // commit fsyncs `files/` before that.
         publish: recording::Publish::InPlace,
+        memory: opts.memory,
     };
     let run_opts = RunOptions {
         timeout: opts.timeout,
@@ -539,11 +544,22 @@ fn capture_one(
         Err(CaptureError::Run(RunError::Cancelled)) => return Outcome::Cancelled,
         Err(e) => return Outcome::Failed(cap_chars(&e.to_string(), MAX_ERROR_CHARS)),
     };
+    // The session's own cancel keeps nothing of the file; a timeout or the memory limit keeps
+    // the partial recording.
+    if result
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.reason == recording::StopReason::Cancelled)
+    {
+        let _ = std::fs::remove_file(&out);
+        return Outcome::Cancelled;
+    }
     if job.run == RunKind::WarmUp {
         let _ = std::fs::remove_file(&out);
         return Outcome::WarmedUp(match result.status {
             CaptureStatus::Ok => FileStatus::Ok,
             CaptureStatus::Error => FileStatus::Error,
+            CaptureStatus::Stopped => FileStatus::Stopped,
         });
     }
     let rec = match Recording::open(&out) {
@@ -748,7 +764,9 @@ fn run(
     m.status = if cancelled {
         SessionStatus::Cancelled
     } else if m.counts.failed > 0
-        || m.files.iter().any(|f| !f.status.is_committed())
+        || m.files
+            .iter()
+            .any(|f| !f.status.is_committed() || f.status == FileStatus::Stopped)
         || missing_runs(m)
     {
         SessionStatus::Partial

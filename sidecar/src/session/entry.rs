@@ -34,6 +34,7 @@ pub fn committed(
         status: match h.status {
             CaptureStatus::Ok => FileStatus::Ok,
             CaptureStatus::Error => FileStatus::Error,
+            CaptureStatus::Stopped => FileStatus::Stopped,
         },
         capture: Some(capture),
         recording: Some(recording),
@@ -50,6 +51,7 @@ pub fn committed(
                 .count() as u64,
         ),
         source_sha256: Some(h.source_sha256.clone()),
+        error: h.stop.as_ref().map(|s| s.detail.clone()),
         ..planned
     };
     Committed { entry, rows }

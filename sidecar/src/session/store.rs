@@ -207,6 +207,9 @@ impl SessionStore {
         self.remove_retired();
         let path = self.dir.join(JOURNAL_FILE);
         let header = header_line(&base);
+        // The old journal is closed before the new one replaces it:
+        // Windows refuses to rename over a file that is open.
+        self.journal = None;
         publish(&path, &header)?;
         let journal = regular::open(&path, OpenOptions::new().append(true))
             .map_err(io("cannot open", &path))?;

@@ -17,6 +17,7 @@ pub(super) struct Probe<'a> {
     path: Option<Token<'a>>,
     duration: Option<&'a [u8]>,
     self_time: Option<&'a [u8]>,
+    memory: Option<&'a [u8]>,
     owned: Option<Resolved<'static>>,
 }
 
@@ -36,6 +37,8 @@ pub(super) struct Resolved<'a> {
     pub path: Cow<'a, [u8]>,
     pub duration: Option<f64>,
     pub self_time: Option<f64>,
+    /// `memoryGrowthBytes`, absent in most rows.
+    pub memory: Option<f64>,
 }
 
 impl<'a> Probe<'a> {
@@ -49,6 +52,7 @@ impl<'a> Probe<'a> {
                 path: Cow::Owned(r.path.as_bytes().to_vec()),
                 duration: r.duration_ms,
                 self_time: r.self_ms,
+                memory: r.memory_growth_bytes.map(|b| b as f64),
             }),
             ..Probe::default()
         }
@@ -66,6 +70,10 @@ impl<'a> Probe<'a> {
             path: unescape(self.path?)?,
             duration: parse_time(self.duration?)?,
             self_time: parse_time(self.self_time?)?,
+            memory: match self.memory {
+                None => None,
+                Some(v) => parse_time(v)?,
+            },
         })
     }
 
@@ -82,6 +90,7 @@ impl<'a> Probe<'a> {
                 (b"file", Value::Bare(v)) => p.file = Some(v),
                 (b"durationMs", Value::Bare(v)) => p.duration = Some(v),
                 (b"selfMs", Value::Bare(v)) => p.self_time = Some(v),
+                (b"memoryGrowthBytes", Value::Bare(v)) => p.memory = Some(v),
                 _ => {}
             }
             Some(())
@@ -328,6 +337,7 @@ mod tests {
             count: None,
             declaration_ms: None,
             holds: None,
+            memory_growth_bytes: None,
         };
         let mut line = Vec::new();
         crate::session::write_row(&r, &mut line);

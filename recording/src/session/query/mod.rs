@@ -62,6 +62,8 @@ impl QueryKind {
 pub enum SortBy {
     Total,
     SelfTime,
+    /// Declarations: the memory Lean gained while each ran (rows without it last).
+    MemoryGrowth,
 }
 
 #[derive(Debug, Clone)]
@@ -105,6 +107,9 @@ pub struct QueryRow {
     /// A repeated capture: `selfMs` over the runs (`selfMs` is its median).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub self_spread: Option<crate::repeats::Spread>,
+    /// Declarations: the resident memory Lean gained while it ran, when it was sampled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_growth_bytes: Option<u64>,
 }
 
 impl QueryRow {
@@ -124,6 +129,7 @@ impl QueryRow {
             files: None,
             duration_spread: None,
             self_spread: None,
+            memory_growth_bytes: r.memory_growth_bytes,
         }
     }
 }
@@ -357,6 +363,7 @@ pub fn query_rows(rows: impl IntoIterator<Item = IndexRow>, spec: &QuerySpec) ->
         let key = match spec.sort {
             SortBy::Total => r.duration_ms,
             SortBy::SelfTime => r.self_ms,
+            SortBy::MemoryGrowth => r.memory_growth_bytes.map(|b| b as f64),
         };
         c.offer(key, || Payload::Row(r));
     }
@@ -589,6 +596,7 @@ impl<'s> Collector<'s> {
         let key = match self.spec.sort {
             SortBy::Total => p.duration,
             SortBy::SelfTime => p.self_time,
+            SortBy::MemoryGrowth => p.memory,
         };
         self.offer(key, || Payload::Line(line.to_vec()));
     }
@@ -677,7 +685,7 @@ impl<'s> Collector<'s> {
                 let total = s.timed.then(|| ns_to_ms(s.total_ns));
                 let self_time = s.timed.then(|| ns_to_ms(s.self_ns));
                 let key = match self.spec.sort {
-                    SortBy::Total => total,
+                    SortBy::Total | SortBy::MemoryGrowth => total,
                     SortBy::SelfTime => self_time,
                 };
                 self.offer(key, || {
@@ -747,6 +755,7 @@ mod tests {
             count: None,
             declaration_ms: None,
             holds: None,
+            memory_growth_bytes: None,
         }
     }
 
@@ -769,6 +778,32 @@ mod tests {
 
     fn run(bytes: &[u8], committed: &Committed, s: &QuerySpec) -> QueryOutcome {
         query_index(bytes, bytes.len() as u64, bytes.len() as u64, committed, s).unwrap()
+    }
+
+    #[test]
+    fn declarations_sort_by_memory_growth_streamed_and_in_memory() {
+        let grew = |name: &str, ms: f64, bytes: Option<u64>| IndexRow {
+            memory_growth_bytes: bytes,
+            ..row(0, 1, RowKind::Declaration, "A.lean", name, ms)
+        };
+        let rows = [
+            grew("slow", 90.0, Some(1 << 20)),
+            grew("big", 10.0, Some(300 << 20)),
+            grew("unsampled", 50.0, None),
+            grew("mid", 20.0, Some(40 << 20)),
+        ];
+        let bytes = index(&rows);
+        let committed = Committed::new(vec![Some(1)]);
+        let s = QuerySpec {
+            sort: SortBy::MemoryGrowth,
+            ..spec(QueryKind::Declaration, Some(3), None)
+        };
+        let streamed = run(&bytes, &committed, &s);
+        let names: Vec<&str> = streamed.rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["big", "mid", "slow"]);
+        assert_eq!(streamed.rows[0].memory_growth_bytes, Some(300 << 20));
+        let held = query_rows(rows.iter().cloned(), &s);
+        assert_eq!(held.rows, streamed.rows);
     }
 
     #[test]
