@@ -6,7 +6,7 @@
 // annotations, the viewer, the status bar, what was captured) is handed to
 // them as `Services`.
 import * as vscode from 'vscode';
-import { Sidecar } from './sidecar';
+import { bundledSidecar, Sidecar } from './sidecar';
 import { AnnotationController } from './annotations';
 import { ViewerHost } from './viewer';
 import { AnnotationSource, AnnotationsResult, METHODS } from './protocol';
@@ -67,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
 
   const sidecar = new Sidecar({
     binary: sidecarBinary(context.extensionPath),
+    bundled: bundledSidecar(context.extensionPath),
     log,
     onDied: (message, restarting) => {
       if (restarting) void vscode.window.showWarningMessage(`leanscope: ${message}`);

@@ -9,6 +9,7 @@ import { folderCaptureParams } from './settings';
 import { formatValue, runCount } from './format';
 import { requestWithProgress } from './progress';
 import { Services } from './services';
+import { isInside } from './paths';
 
 /** The outcome of Profile Folder / Profile Project (and of Profile File
  * with `leanscope.profile.repeat` over 1): the session directory,
@@ -40,7 +41,7 @@ export function requireTrust(): boolean {
  * from disk); false when the user declines or a save fails. */
 async function saveDirtyUnder(dir: string): Promise<boolean> {
   const dirty = vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file'
-    && d.uri.fsPath.endsWith('.lean') && d.uri.fsPath.startsWith(dir + path.sep));
+    && d.uri.fsPath.endsWith('.lean') && isInside(d.uri.fsPath, dir));
   if (dirty.length === 0) return true;
   const names = dirty.map((d) => path.relative(dir, d.uri.fsPath)).join(', ');
   const choice = await vscode.window.showWarningMessage(

@@ -20,6 +20,10 @@ export interface SidecarOptions {
   /** The binary: the `leanscope.sidecarPath` setting, else `bin/leanscope`
    * inside the extension. */
   binary: string;
+  /** The binary bundled with the extension (`bundledSidecar`): when it is
+   * the one used and is missing, this is the universal VSIX, and the error
+   * says that capturing needs a platform build. */
+  bundled?: string;
   log: (line: string) => void;
   /** Told when the sidecar died: `restarting` says whether it comes back. */
   onDied: (message: string, restarting: boolean) => void;
@@ -49,9 +53,42 @@ export class LineSplitter {
   }
 }
 
-export function resolveSidecarBinary(setting: string | undefined, extensionPath: string): string {
-  if (setting && setting.trim() !== '') return setting.trim();
-  return path.join(extensionPath, 'bin', process.platform === 'win32' ? 'leanscope.exe' : 'leanscope');
+/** The platforms a VSIX with a sidecar is built for (VS Code's names;
+ * scripts/package-extension). Anywhere else, the universal VSIX. */
+export const PLATFORM_BUILDS = ['linux-x64', 'linux-arm64', 'darwin-arm64', 'darwin-x64', 'win32-x64', 'win32-arm64'];
+
+/** VS Code's name of a platform (`win32-x64`, `darwin-arm64`, …). */
+export function platformName(platform: string = process.platform, arch: string = process.arch): string {
+  return `${platform}-${arch}`;
+}
+
+/** The sidecar bundled with the extension: `bin/leanscope`, or
+ * `bin\leanscope.exe` on Windows. */
+export function bundledSidecar(extensionPath: string, platform: string = process.platform): string {
+  return platform === 'win32' ? path.win32.join(extensionPath, 'bin', 'leanscope.exe') : path.posix.join(extensionPath, 'bin', 'leanscope');
+}
+
+/** The sidecar to run: the `leanscope.sidecarPath` setting (on Windows a
+ * path without an extension is taken as the `.exe`, as Windows runs it),
+ * else the bundled one. */
+export function resolveSidecarBinary(setting: string | undefined, extensionPath: string, platform: string = process.platform): string {
+  const set = setting?.trim();
+  if (set) return platform === 'win32' && path.win32.extname(set) === '' ? `${set}.exe` : set;
+  return bundledSidecar(extensionPath, platform);
+}
+
+/** What to say when the bundled sidecar is missing: the universal VSIX,
+ * which opens recordings and sessions in the viewer but cannot capture. */
+export function noBundledSidecarMessage(binary: string, platform: string = process.platform, arch: string = process.arch): string {
+  const name = platformName(platform, arch);
+  const get = PLATFORM_BUILDS.includes(name)
+    ? `install the extension's ${name} build (VS Code's Marketplace picks it for this machine; a release has it as leanscope-${name}-<version>.vsix), or `
+    : `leanscope has no build for ${name}: `;
+  return `This leanscope extension has no leanscope binary (the universal build has none; looked for ${binary}). `
+    + 'Opening recordings and sessions in the viewer works without it, but capturing (Profile File, Profile Folder, Profile Project, '
+    + `profile on save, Compare Revisions) and editor annotations need a platform build of leanscope: ${get}`
+    + 'build leanscope from its repository (cargo build --release -p leanscope) and set "leanscope.sidecarPath" to the binary '
+    + '(in a remote window, in the Remote settings).';
 }
 
 export class Sidecar {
@@ -81,6 +118,7 @@ export class Sidecar {
   private async start(): Promise<MessageConnection> {
     const binary = this.opts.binary;
     if (!fs.existsSync(binary)) {
+      if (binary === this.opts.bundled) throw new SidecarError(noBundledSidecarMessage(binary), -1, 'noSidecar');
       throw new SidecarError(`The leanscope sidecar was not found at ${binary}. Set "leanscope.sidecarPath" or reinstall the extension.`, -1, 'noSidecar');
     }
     this.opts.log(`starting ${binary} serve --stdio`);

@@ -6,18 +6,27 @@ import * as path from 'node:path';
 import { ViewerHost } from './viewer';
 import { readManifest } from './sessions';
 import { CaptureHistory } from './history';
+import { resolveInside, sourceCandidates } from './paths';
 
-/** Where the source of a recording is: next to the project holding
- * `.leanscope/recordings/`, else in a workspace folder. */
+/** The project a recording or session under `<project>/.leanscope/` belongs to. */
+export function projectOfOutput(dir: string, p: path.PlatformPath = path): string | undefined {
+  for (let d = dir, up = 0; up < 3; up++, d = p.dirname(d)) {
+    if (p.basename(d) === '.leanscope') return p.dirname(d);
+  }
+  return undefined;
+}
+
+/** Where the source of a recording is: the path it records when that is a
+ * file here; else, relative to (or, for a path made on another machine,
+ * the tail of it under) the project holding `.leanscope/recordings/`, then
+ * each workspace folder (`paths.sourceCandidates`). */
 export function findSource(recording: string, sourcePath: string): vscode.Uri | undefined {
-  if (path.isAbsolute(sourcePath)) return fs.existsSync(sourcePath) ? vscode.Uri.file(sourcePath) : undefined;
   const roots: string[] = [];
-  const dir = path.dirname(recording);
-  if (path.basename(dir) === 'recordings' && path.basename(path.dirname(dir)) === '.leanscope') roots.push(path.dirname(path.dirname(dir)));
+  const project = projectOfOutput(path.dirname(recording));
+  if (project) roots.push(project);
   for (const f of vscode.workspace.workspaceFolders ?? []) roots.push(f.uri.fsPath);
-  for (const r of roots) {
-    const p = path.join(r, sourcePath);
-    if (fs.existsSync(p)) return vscode.Uri.file(p);
+  for (const c of sourceCandidates(sourcePath, roots)) {
+    if (fs.existsSync(c)) return vscode.Uri.file(c);
   }
   return undefined;
 }
@@ -34,12 +43,16 @@ export function viewerSourceResolver(history: CaptureHistory): SourceResolver {
     const known = history.sources.get(target.file);
     if (known) return known;
     if (target.kind === 'session') {
-      const root = readManifest(path.dirname(target.file))?.projectRoot;
+      const dir = path.dirname(target.file);
       const rel = msg.path ?? msg.sourcePath;
-      if (root && rel && !path.isAbsolute(rel)) {
-        // Only files inside the project (the page could name any path).
-        const p = path.resolve(root, rel);
-        if (p.startsWith(path.resolve(root) + path.sep) && fs.existsSync(p)) return vscode.Uri.file(p);
+      // The session's project: the one its manifest names when that is a
+      // folder here, else the one holding its .leanscope/ (a session made
+      // on another machine names that machine's folder).
+      const roots = [readManifest(dir)?.projectRoot, projectOfOutput(dir)].filter((r): r is string => !!r && fs.existsSync(r));
+      for (const root of rel ? roots : []) {
+        // Only relative paths inside the project (the page could name any path).
+        const p = resolveInside(root, rel!);
+        if (p && fs.existsSync(p)) return vscode.Uri.file(p);
       }
     }
     return msg.sourcePath ? findSource(target.file, msg.sourcePath) : undefined;

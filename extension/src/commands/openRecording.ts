@@ -7,6 +7,7 @@ import { METHODS, OpenResult } from '../protocol';
 import { ViewerTarget } from '../viewer';
 import { findSource } from '../sources';
 import { Services } from '../services';
+import { SidecarError } from '../sidecar';
 
 /** Opens `arg` (from the Explorer), else a file or folder asked for: a
  * `.lsrec`, a session folder or its `session.json`. */
@@ -32,7 +33,19 @@ export async function openRecording(services: Services, arg?: vscode.Uri): Promi
     return target;
   }
   let facts: OpenResult;
-  try { facts = await sidecar.request<OpenResult>(METHODS.open, { recording: file }); } catch (e) { fail(`opening ${path.basename(file)}`, e); return undefined; }
+  try { facts = await sidecar.request<OpenResult>(METHODS.open, { recording: file }); } catch (e) {
+    // Without a sidecar (the universal VSIX) the viewer still shows the
+    // recording; only the editor's annotations need leanscope.
+    if (e instanceof SidecarError && e.kind === 'noSidecar') {
+      log(`open ${file} in the viewer only: ${e.message}`);
+      void vscode.window.showInformationMessage(`leanscope: ${path.basename(file)} is shown in the viewer; editor annotations need a platform build of leanscope (see the "leanscope" output).`);
+      const target: ViewerTarget = { kind: 'recording', file };
+      viewer.show(target);
+      return target;
+    }
+    fail(`opening ${path.basename(file)}`, e);
+    return undefined;
+  }
   const source = findSource(file, facts.sourcePath);
   const target: ViewerTarget = { kind: 'recording', file, source };
   if (source) {
