@@ -18,3 +18,5 @@ pub mod firefox_profile;
 pub mod interop;
 pub mod json_stream;
 pub mod limits;
+#[cfg(unix)]
+pub mod process_tree;

@@ -5,7 +5,8 @@
 //!
 //! On Linux the tree is walked through `/proc/PID/task/TID/children` and each process's
 //! resident set is read from `/proc/PID/statm`: a few small reads per sample, no scan of
-//! every process. Elsewhere `sysinfo` lists the processes and their resident memory.
+//! every process. On macOS `libproc` gives the tree and each task's resident size; on Windows
+//! `sysinfo` lists the processes and their resident memory.
 
 use std::time::{Duration, Instant};
 
@@ -203,12 +204,57 @@ fn children(pid: u32, out: &mut Vec<u32>) {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+/// macOS: the tree from `libproc` (as a stop finds it), each process's
+/// resident size from its task information. (Not `sysinfo`: it links
+/// Apple's frameworks, which a build without Apple's SDK cannot.)
+#[cfg(target_os = "macos")]
+struct Tree;
+
+#[cfg(target_os = "macos")]
+impl Tree {
+    fn new() -> Self {
+        Tree
+    }
+
+    /// The resident bytes of `root` and its descendants; `None` when `root` is gone.
+    fn resident_bytes(&mut self, root: u32) -> Option<u64> {
+        let root = libc::pid_t::try_from(root).ok()?;
+        let mut total = task_resident(root)?;
+        for pid in crate::process_tree::descendants(root)
+            .into_iter()
+            .take(MAX_SAMPLED_PROCESSES)
+        {
+            total = total.saturating_add(task_resident(pid).unwrap_or(0));
+        }
+        Some(total)
+    }
+}
+
+/// The resident bytes of `pid` (`proc_pidinfo`'s task information).
+#[cfg(target_os = "macos")]
+fn task_resident(pid: libc::pid_t) -> Option<u64> {
+    let size = std::mem::size_of::<libc::proc_taskinfo>() as libc::c_int;
+    // SAFETY: an all-zero proc_taskinfo is valid; the call fills at most
+    // `size` bytes of it.
+    let mut info: libc::proc_taskinfo = unsafe { std::mem::zeroed() };
+    let got = unsafe {
+        libc::proc_pidinfo(
+            pid,
+            libc::PROC_PIDTASKINFO,
+            0,
+            (&mut info as *mut libc::proc_taskinfo).cast(),
+            size,
+        )
+    };
+    (got == size).then_some(info.pti_resident_size)
+}
+
+#[cfg(windows)]
 struct Tree {
     system: sysinfo::System,
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(windows)]
 impl Tree {
     fn new() -> Self {
         Tree {

@@ -6,7 +6,7 @@
 //!
 //! - **Unix**: the child leads a new process group, which a signal to the
 //!   group reaches; a descendant that left the group (a sandbox's new
-//!   session) is found below the child ([`tree`]), and an orphan that left
+//!   session) is found below the child ([`leanscope::process_tree`]), and an orphan that left
 //!   both by the run's tag in its environment ([`run_tag`], Linux).
 //!   [`Group::terminate`] sends SIGTERM, [`Group::kill`] SIGKILL.
 //! - **Windows**: the child starts suspended, is put in a Job Object with
@@ -20,8 +20,6 @@
 //! Unix, the job's accounting on Windows ([`Group::wait_with_cpu`]).
 
 pub mod run_tag;
-#[cfg(unix)]
-mod tree;
 #[cfg(unix)]
 mod unix;
 #[cfg(windows)]

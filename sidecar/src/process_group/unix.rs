@@ -2,7 +2,7 @@
 //! the processes that carry the run's tag.
 
 use super::run_tag::{tagged, RunTag};
-use super::tree::{descendants, signal_each};
+use leanscope::process_tree::{descendants, signal_each};
 use std::collections::BTreeSet;
 use std::io;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
