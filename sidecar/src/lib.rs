@@ -13,6 +13,7 @@ pub mod capture {
     pub mod lean_output;
     pub mod memory;
 }
+pub mod cpu_clock;
 mod decimal;
 pub mod firefox_profile;
 pub mod interop;

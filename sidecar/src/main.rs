@@ -7,7 +7,6 @@ mod file_stamp;
 mod headroom;
 mod hot_spots;
 mod mcp;
-mod own_cpu;
 mod process_group;
 mod revisions;
 mod serve;

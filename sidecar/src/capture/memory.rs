@@ -120,25 +120,7 @@ impl MemorySampler {
 
 /// CPU time of the calling thread.
 fn thread_cpu() -> Duration {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid pointer to a timespec the call fills.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
-            return Duration::new(
-                u64::try_from(ts.tv_sec).unwrap_or(0),
-                u32::try_from(ts.tv_nsec).unwrap_or(0),
-            );
-        }
-        Duration::ZERO
-    }
-    #[cfg(not(unix))]
-    {
-        Duration::ZERO
-    }
+    crate::cpu_clock::thread_cpu_time()
 }
 
 /// How a process tree's resident memory is read on this platform.

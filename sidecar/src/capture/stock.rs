@@ -407,7 +407,7 @@ fn capture_unmeasured(
 
 /// CPU time this process has used so far, in nanoseconds.
 fn self_cpu_ns() -> u64 {
-    crate::own_cpu::own_cpu_time()
+    leanscope::cpu_clock::process_cpu_time()
         .as_nanos()
         .min(u128::from(u64::MAX)) as u64
 }
