@@ -94,6 +94,11 @@ impl MemorySampler {
         }
     }
 
+    /// Whether a sample was taken: a run too short for one has no track.
+    pub fn has_samples(&self) -> bool {
+        !self.samples.is_empty()
+    }
+
     /// CPU time this sampler has spent on its samples so far.
     pub fn cpu_spent(&self) -> Duration {
         self.spent
@@ -150,7 +155,9 @@ impl Tree {
             if seen > MAX_SAMPLED_PROCESSES {
                 break;
             }
-            let Some(pages) = statm_resident(pid) else {
+            // A process with no resident page has exited (a zombie not
+            // yet reaped): it is not sampled.
+            let Some(pages) = statm_resident(pid).filter(|&p| p > 0) else {
                 continue;
             };
             root_seen |= pid == root;

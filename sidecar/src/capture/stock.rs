@@ -273,7 +273,7 @@ fn capture_unmeasured(
             ));
         }
     }
-    let memory = sampler.map(|sampler| {
+    let memory = sampler.filter(|s| s.has_samples()).map(|sampler| {
         let mut track = sampler.into_track();
         partial::attribute_memory(
             &mut track,
