@@ -148,7 +148,7 @@ fn manifest(dir: &Path) -> Manifest {
     common::read_session(dir).unwrap()
 }
 
-/// The index rows of a session's committed files, times and capture
+/// The index rows of a session's committed files, times, memory growth and capture
 /// numbers aside, sorted.
 fn rows_without_times(dir: &Path) -> Vec<String> {
     let m = manifest(dir);
@@ -165,7 +165,7 @@ fn rows_without_times(dir: &Path) -> Vec<String> {
                 return None;
             }
             let o = v.as_object_mut().unwrap();
-            for k in ["durationMs", "selfMs", "capture"] {
+            for k in ["durationMs", "selfMs", "capture", "memoryGrowthBytes"] {
                 o.remove(k);
             }
             Some(v.to_string())
