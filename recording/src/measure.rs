@@ -1,4 +1,5 @@
-//! What a recording's numbers count: time (nanoseconds) or Lean's heartbeats.
+//! What a recording's numbers count: time (nanoseconds), Lean's heartbeats, or, for a trace
+//! Lean printed without `trace.profiler` (no times at all), trace nodes.
 //!
 //! Lean's `trace.profiler.useHeartbeats=true` makes the trace profiler measure each node by the
 //! heartbeats it used (`IO.getNumHeartbeats` before and after, `withStartStop` in
@@ -18,18 +19,34 @@ pub enum Measure {
     Time,
     /// Lean's heartbeats (small allocations counted by its runtime).
     Heartbeats,
+    /// No measurement: a trace printed without `trace.profiler` has no times. Each event's
+    /// duration is the number of trace nodes in its subtree (itself and its descendants, laid
+    /// out back to back), so self values are occurrences and totals count nodes; no value of
+    /// such a recording is a time, and none is ever written as one.
+    Untimed,
 }
 
 impl Measure {
     /// Every measure, in the order of their schema values.
-    pub const ALL: [Measure; 2] = [Measure::Time, Measure::Heartbeats];
+    pub const ALL: [Measure; 3] = [Measure::Time, Measure::Heartbeats, Measure::Untimed];
 
-    /// The name used on the command line and in JSON (`time`, `heartbeats`).
+    /// What a capture or an import can be asked to measure (`--measure`): an untimed
+    /// recording is what Lean's output says, never a choice.
+    pub const MEASURABLE: [Measure; 2] = [Measure::Time, Measure::Heartbeats];
+
+    /// The name used on the command line and in JSON (`time`, `heartbeats`, `untimed`).
     pub fn as_str(self) -> &'static str {
         match self {
             Measure::Time => "time",
             Measure::Heartbeats => "heartbeats",
+            Measure::Untimed => "untimed",
         }
+    }
+
+    /// Whether the values are times (or heartbeats): false for an untimed recording, whose
+    /// views show counts.
+    pub fn is_measured(self) -> bool {
+        self != Measure::Untimed
     }
 
     /// The measure named `name` (see [`Measure::as_str`]).
@@ -37,24 +54,26 @@ impl Measure {
         Measure::ALL.into_iter().find(|m| m.as_str() == name)
     }
 
-    /// The unit of the raw integers, as JSON outputs name it (`ns`, `heartbeats`).
+    /// The unit of the raw integers, as JSON outputs name it (`ns`, `heartbeats`, `nodes`).
     pub fn unit(self) -> &'static str {
         match self {
             Measure::Time => "ns",
             Measure::Heartbeats => "heartbeats",
+            Measure::Untimed => "nodes",
         }
     }
 
-    /// The unit in words, for messages (`nanoseconds`, `heartbeats`).
+    /// The unit in words, for messages (`nanoseconds`, `heartbeats`, trace nodes).
     pub fn unit_name(self) -> &'static str {
         match self {
             Measure::Time => "time (nanoseconds)",
             Measure::Heartbeats => "heartbeats",
+            Measure::Untimed => "no timings (counts of trace nodes)",
         }
     }
 
     /// A value of this measure for people: `1.234 s`, `12.3 ms`, `850 µs`, `12 ns`; or
-    /// `12.4 k hb`, `3.21 M hb`, `1.50 G hb`, `850 hb`. The rule is written once, here, and
+    /// `12.4 k hb`, `3.21 M hb`, `1.50 G hb`, `850 hb`; or `1 node`, `12 nodes`. The rule is written once, here, and
     /// pinned by `fixtures/format/values.json` to the viewer's and the editor's
     /// (`viewer-wasm/www/format.js`), which must print the same text for the same number.
     pub fn format(self, value: u64) -> String {
@@ -68,8 +87,9 @@ impl Measure {
     /// Time: seconds with 3 decimals from 1 s, milliseconds with 1 from 1 ms, microseconds
     /// with none from 1 µs, else whole nanoseconds. Heartbeats: `T`, `G`, `M` or `k hb` from
     /// 10¹², 10⁹, 10⁶, 10³, with three significant digits (0, 1 or 2 decimals as the value is
-    /// at least 100, 10 or neither in that unit), else whole heartbeats. Rounding is half away
-    /// from zero, in integers, so no binary fraction moves a digit.
+    /// at least 100, 10 or neither in that unit), else whole heartbeats. Untimed: the whole
+    /// count of trace nodes, whatever the scale. Rounding is half away from zero, in integers,
+    /// so no binary fraction moves a digit.
     pub fn format_in_unit_of(self, value: i128, scale: u128) -> String {
         let magnitude = value.unsigned_abs();
         match self {
@@ -107,6 +127,10 @@ impl Measure {
                     None => format!("{value} hb"),
                 }
             }
+            Measure::Untimed => {
+                let plural = if magnitude == 1 { "" } else { "s" };
+                format!("{value} node{plural}")
+            }
         }
     }
 
@@ -114,6 +138,7 @@ impl Measure {
         match self {
             Measure::Time => 0,
             Measure::Heartbeats => 1,
+            Measure::Untimed => 2,
         }
     }
 
@@ -121,6 +146,7 @@ impl Measure {
         match v {
             0 => Some(Measure::Time),
             1 => Some(Measure::Heartbeats),
+            2 => Some(Measure::Untimed),
             _ => None,
         }
     }
@@ -176,6 +202,14 @@ mod tests {
             assert_eq!(Measure::from_u8(m.to_u8()), Some(m));
         }
         assert_eq!(Measure::parse("seconds"), None);
-        assert_eq!(Measure::from_u8(2), None);
+        assert_eq!(Measure::from_u8(3), None);
+    }
+
+    #[test]
+    fn untimed_values_are_counts_never_times() {
+        assert_eq!(Measure::Untimed.format(0), "0 nodes");
+        assert_eq!(Measure::Untimed.format(1), "1 node");
+        assert_eq!(Measure::Untimed.format(1_234_567), "1234567 nodes");
+        assert_eq!(Measure::Untimed.format_in_unit_of(3, 5_000_000), "3 nodes");
     }
 }

@@ -162,7 +162,7 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Resu
     // A measure this build does not know would make every number meaningless: refused.
     let measure = Measure::from_u8(h.measure().0).ok_or_else(|| {
         RecordingError::Invalid(format!(
-            "the recording counts its times in an unknown measure (value {}); this leanscope knows time and heartbeats",
+            "the recording counts its times in an unknown measure (value {}); this leanscope knows time, heartbeats and untimed",
             h.measure().0
         ))
     })?;

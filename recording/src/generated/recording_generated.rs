@@ -305,12 +305,13 @@ impl ::flatbuffers::SimpleToVerifyInSlice for ClockKind {}
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 pub const ENUM_MIN_MEASURE: u8 = 0;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
-pub const ENUM_MAX_MEASURE: u8 = 1;
+pub const ENUM_MAX_MEASURE: u8 = 2;
 #[deprecated(since = "2.0.0", note = "Use associated constants instead. This will no longer be generated in 2021.")]
 #[allow(non_camel_case_types)]
-pub const ENUM_VALUES_MEASURE: [Measure; 2] = [
+pub const ENUM_VALUES_MEASURE: [Measure; 3] = [
   Measure::Time,
   Measure::Heartbeats,
+  Measure::Untimed,
 ];
 
 /// What a recording's numbers count.
@@ -324,18 +325,24 @@ impl Measure {
   /// Lean's heartbeats (`trace.profiler.useHeartbeats=true`): small
   /// allocations counted by the runtime, as `IO.getNumHeartbeats` reports.
   pub const Heartbeats: Self = Self(1);
+  /// No measurement: a trace Lean printed without `trace.profiler`. Each
+  /// event's duration is the number of trace nodes in its subtree, laid out
+  /// back to back; nothing in such a recording is a time.
+  pub const Untimed: Self = Self(2);
 
   pub const ENUM_MIN: u8 = 0;
-  pub const ENUM_MAX: u8 = 1;
+  pub const ENUM_MAX: u8 = 2;
   pub const ENUM_VALUES: &'static [Self] = &[
     Self::Time,
     Self::Heartbeats,
+    Self::Untimed,
   ];
   /// Returns the variant's name or "" if unknown.
   pub fn variant_name(self) -> Option<&'static str> {
     match self {
       Self::Time => Some("Time"),
       Self::Heartbeats => Some("Heartbeats"),
+      Self::Untimed => Some("Untimed"),
       _ => None,
     }
   }

@@ -96,7 +96,7 @@ impl TimeAccount {
         let measure = self.measure;
         let ms = |ns: u64| match measure {
             crate::Measure::Time => measure.format_in_unit_of(i128::from(ns), 1_000_000),
-            crate::Measure::Heartbeats => measure.format(ns),
+            crate::Measure::Heartbeats | crate::Measure::Untimed => measure.format(ns),
         };
         let mut out = Vec::new();
         let basis = match self.basis {
@@ -112,6 +112,13 @@ impl TimeAccount {
                 "the file's heartbeats, {}, are those of its traced steps (Lean reports no heartbeat total for a file)",
                 ms(self.file_ns)
             ),
+            crate::Measure::Untimed => {
+                // no time to split: only how many nodes there are
+                return vec![format!(
+                    "the trace has no timings (Lean printed it without `trace.profiler`): {} in all; run with `set_option trace.profiler true` to time them",
+                    ms(self.file_ns)
+                )];
+            }
         });
         let imports = self.imports_ns.unwrap_or(0);
         if self.overrun_ns > 0 {

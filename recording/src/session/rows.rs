@@ -175,10 +175,11 @@ pub fn index_rows(rec: &Recording, file: u32, capture: u64, path: &str) -> Vec<I
     let ft = file_time(rec);
     let file_ns = ft.elapsed_ns.unwrap_or(ft.traced_ns);
     // A heartbeat recording's rows hold heartbeats in the same fields (the session's
-    // `measure` says so); a time recording's, milliseconds.
+    // `measure` says so), an untimed one's counts of trace nodes; a time recording's,
+    // milliseconds.
     let ns_to_ms = |v: u64| match rec.header.measure {
         crate::Measure::Time => ns_to_ms(v),
-        crate::Measure::Heartbeats => v as f64,
+        crate::Measure::Heartbeats | crate::Measure::Untimed => v as f64,
     };
     let in_decls = union_ns(&mut inside);
     let mut rows = Vec::with_capacity(1 + decls.len());

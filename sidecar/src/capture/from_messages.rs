@@ -98,7 +98,8 @@ pub fn from_traces(
     measure: Measure,
 ) -> Built<'static> {
     let mut built = durations_only(match measure {
-        Measure::Time => {
+        // a capture measures time or heartbeats (`Measure::MEASURABLE`)
+        Measure::Time | Measure::Untimed => {
             "durations from Lean's trace messages; starts are laid out back to back, not measured"
         }
         Measure::Heartbeats => {
@@ -134,7 +135,7 @@ fn add_trace_tree(
     let class = forest.class(node);
     let text = status_emoji::normalized(class, &n.text);
     let dur = n.timing.map_or(0, |t| match measure {
-        Measure::Time => t.nanoseconds,
+        Measure::Time | Measure::Untimed => t.nanoseconds,
         Measure::Heartbeats => t.whole_units,
     });
     let placement = match (parent, reported) {

@@ -102,7 +102,7 @@ pub const DEFAULT_THRESHOLD_HEARTBEATS: u64 = 1_000_000;
 /// The threshold a capture of `measure` uses when none is given.
 pub fn default_threshold(measure: Measure) -> u64 {
     match measure {
-        Measure::Time => DEFAULT_THRESHOLD_MS,
+        Measure::Time | Measure::Untimed => DEFAULT_THRESHOLD_MS,
         Measure::Heartbeats => DEFAULT_THRESHOLD_HEARTBEATS,
     }
 }

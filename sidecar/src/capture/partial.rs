@@ -231,7 +231,7 @@ pub fn in_flight(
         // A heartbeat recording's columns count heartbeats: the wall time is not one of them.
         duration_ns: match measure {
             Measure::Time => running_ns,
-            Measure::Heartbeats => 0,
+            Measure::Heartbeats | Measure::Untimed => 0,
         },
         thread: 0,
         range: Some(range),

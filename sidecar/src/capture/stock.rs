@@ -314,7 +314,7 @@ fn capture_unmeasured(
         toolchain: project.toolchain.clone().unwrap_or_default(),
         capture_mode: CaptureMode::Stock,
         threshold_ns: match req.measure {
-            Measure::Time => req.threshold.saturating_mul(1_000_000),
+            Measure::Time | Measure::Untimed => req.threshold.saturating_mul(1_000_000),
             Measure::Heartbeats => req.threshold,
         },
         clock: built.clock,

@@ -89,13 +89,21 @@ impl Info {
     fn print_account(&self) {
         let a = &self.account;
         let human_ns = |v: u64| a.measure.format(v);
+        if a.measure == recording::Measure::Untimed {
+            // nothing to split: no time at all
+            println!("timings       none: the trace was printed without `trace.profiler`; views count its trace nodes");
+            for line in a.explanation() {
+                println!("  {line}");
+            }
+            return;
+        }
         let known = |ns: Option<u64>| ns.map_or_else(|| "unknown".to_string(), human_ns);
         let what = match a.measure {
-            recording::Measure::Time => "time split   ",
+            recording::Measure::Time | recording::Measure::Untimed => "time split   ",
             recording::Measure::Heartbeats => "heartbeats   ",
         };
         let total = match a.measure {
-            recording::Measure::Time => "file time",
+            recording::Measure::Time | recording::Measure::Untimed => "file time",
             recording::Measure::Heartbeats => "in the file",
         };
         println!(
@@ -220,7 +228,11 @@ impl Info {
         println!(
             "capture       {}, threshold {}, clock {} ({})",
             h.capture_mode,
-            human_ns(h.threshold_ns),
+            if h.measure.is_measured() {
+                human_ns(h.threshold_ns)
+            } else {
+                "none".to_string()
+            },
             h.clock,
             h.clock_description
         );
@@ -283,6 +295,10 @@ impl Info {
             self.warnings
         );
         match h.elapsed_ns {
+            _ if h.measure == recording::Measure::Untimed => println!(
+                "trace nodes   {} (no timings: counted, not timed)",
+                rec.len()
+            ),
             _ if h.measure == recording::Measure::Heartbeats => println!(
                 "heartbeats    {} traced (Lean reports no heartbeat total for a file)",
                 human_ns(self.traced_ns)

@@ -282,7 +282,9 @@ pub fn capture_failed(e: &dyn std::fmt::Display, interrupts: &Interrupts) -> u8 
 
 /// `--measure`'s value.
 pub fn parse_measure(s: &str) -> Result<Measure, String> {
-    Measure::parse(s).ok_or_else(|| format!("unknown measure {s:?}: use time or heartbeats"))
+    Measure::parse(s)
+        .filter(|m| Measure::MEASURABLE.contains(m))
+        .ok_or_else(|| format!("unknown measure {s:?}: use time or heartbeats"))
 }
 
 // The defaults `--help` states.

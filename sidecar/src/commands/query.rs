@@ -322,6 +322,7 @@ fn row_unit(m: Measure) -> &'static str {
     match m {
         Measure::Time => "ms",
         Measure::Heartbeats => "heartbeats",
+        Measure::Untimed => "nodes",
     }
 }
 
@@ -336,6 +337,7 @@ fn write_tsv(
     let (duration, self_) = match measure {
         Measure::Time => ("durationMs", "selfMs"),
         Measure::Heartbeats => ("durationHeartbeats", "selfHeartbeats"),
+        Measure::Untimed => ("nodes", "selfNodes"),
     };
     write!(
         out,

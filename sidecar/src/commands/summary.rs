@@ -79,6 +79,7 @@ fn print_table(s: &Summary, limit: usize) {
         match s.measure {
             recording::Measure::Time => "time",
             recording::Measure::Heartbeats => "heartbeats",
+            recording::Measure::Untimed => "trace nodes (no timings)",
         },
         human_ns(s.recorded_thread_time_ns)
     );

@@ -184,12 +184,17 @@ fn is_lean_output(head: &[u8]) -> bool {
     {
         return true;
     }
-    let timed_header = |l: &str| {
+    // a header behind a copy's prefixes: timed, or untimed (a trace printed without
+    // `trace.profiler`) with a class spelled as Lean names trace classes (`Elab.step`, `bv`)
+    let trace_header = |l: &str| {
         let l = crate::capture::lean_output::infoview::strip_fold_marker(l.trim_start());
         l.starts_with('[')
-            && parse_trace_text(l)
+            && parse_trace_text(l.trim_end_matches('⏎'))
                 .ok()
-                .and_then(|f| f.node(0).map(|n| n.timing.is_some()))
+                .and_then(|f| {
+                    f.node(0)
+                        .map(|n| n.timing.is_some() || is_trace_class_name(f.class(0)))
+                })
                 .unwrap_or(false)
     };
     lines.any(|l| {
@@ -201,8 +206,20 @@ fn is_lean_output(head: &[u8]) -> bool {
         }
         let l = line_comment(l).unwrap_or(l);
         let l = message_head(l).map_or(l, |(_, rest)| rest);
-        parse_took_line(l).is_some() || timed_header(l)
+        parse_took_line(l).is_some() || trace_header(l)
     })
+}
+
+/// Whether `class` is spelled as a Lean trace class: dot-separated identifiers of ASCII
+/// letters, digits and `_`, each starting with a letter (`Elab.step`, `Meta.synthInstance`,
+/// `bv`). Other bracketed words (`[INFO]`-like tags are upper case too, so the rule is only
+/// what keeps JSON arrays and folded frames out).
+fn is_trace_class_name(class: &str) -> bool {
+    !class.is_empty()
+        && class.split('.').all(|part| {
+            part.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
 }
 
 /// Reads one line (with its `\n`) into `buf`, refusing lines longer than
@@ -476,10 +493,15 @@ pub fn import_reader_placed<R: Read, W: Write>(
                 measure,
             )?;
             header.clock = ClockKind::DurationsOnly;
-            header.measure = measure;
-            header.clock_description = match measure {
+            header.measure = if log.untimed {
+                Measure::Untimed
+            } else {
+                measure
+            };
+            header.clock_description = match header.measure {
                 Measure::Time => "durations Lean printed (profiler lines: three significant digits; trace headers: microseconds), laid out back to back".into(),
                 Measure::Heartbeats => "heartbeats Lean printed in trace headers (trace.profiler.useHeartbeats), laid out back to back".into(),
+                Measure::Untimed => "none: Lean printed the trace without times (no trace.profiler); each event spans the trace nodes of its subtree, laid out back to back".into(),
             };
             header.cumulative_times = log.cumulative;
             if log
@@ -657,6 +679,32 @@ mod tests {
                 want,
                 "{}",
                 String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+
+    #[test]
+    fn untimed_traces_as_shared_are_lean_output() {
+        for text in [
+            "-- [Elab.step] trivial\n--   [Elab.step] skip\n",
+            "info: ././A.lean:6:0: [Elab.step] expected type: Prop, term\n    True\n",
+            "A.lean:6:0: error: unsolved goals\n[Elab.step] trivial\n",
+            "\u{25bc} 6:0-8:9: information:\n[Elab.step] trivial \u{25bc}\n  [] skip\n",
+            "    [Elab.step] trivial\n      [Elab.step] skip\n",
+            "/-\n[Meta.synthInstance] \u{2705}\u{fe0f} Inhabited Nat\n-/\n",
+        ] {
+            assert_eq!(
+                detect_bytes(text.as_bytes()),
+                Some(Format::LeanProfile),
+                "{text}"
+            );
+        }
+        // bracketed words that are not trace classes stay out
+        for text in ["x\n  [\"a b\", 1]\n", "x\n[1.5] y\n", "x\n[a-b] y\n"] {
+            assert_ne!(
+                detect_bytes(text.as_bytes()),
+                Some(Format::LeanProfile),
+                "{text}"
             );
         }
     }

@@ -34,6 +34,9 @@ pub const STDOUT_MARKER: &str = "radar::measurement=";
 pub const UNIT_SECONDS: &str = "s";
 /// The unit leanscope writes for heartbeats.
 pub const UNIT_HEARTBEATS: &str = "heartbeats";
+/// The unit leanscope writes for the trace nodes of an untimed trace (no timings: `compare`
+/// does not read it back).
+pub const UNIT_NODES: &str = "nodes";
 
 #[derive(Deserialize)]
 struct Line {
@@ -197,13 +200,14 @@ fn line<W: Write>(out: &mut W, metric: &str, value: u64, measure: Measure) -> st
     let (sub, unit) = match measure {
         Measure::Time => ("time", UNIT_SECONDS),
         Measure::Heartbeats => ("heartbeats", UNIT_HEARTBEATS),
+        Measure::Untimed => ("nodes", UNIT_NODES),
     };
     let v = serde_json::json!({
         "metric": format!("{metric}//{sub}"),
         // Seconds as a decimal of the exact nanoseconds; heartbeats as counted.
         "value": match measure {
             Measure::Time => serde_json::Value::from(value as f64 / 1e9),
-            Measure::Heartbeats => serde_json::Value::from(value),
+            Measure::Heartbeats | Measure::Untimed => serde_json::Value::from(value),
         },
         "unit": unit,
     });

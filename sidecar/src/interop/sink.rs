@@ -116,6 +116,14 @@ pub struct TraceSink {
     pub threads: Vec<Thread>,
     count: u64,
     pub notes: Vec<String>,
+    /// Each event's start and duration in counts of trace nodes, kept by an importer of text
+    /// that may hold no time at all ([`TraceSink::count_nodes`]); `None` once it is not kept.
+    node_layout: Option<BufWriter<File>>,
+    /// Events laid out in `node_layout`.
+    node_count: u64,
+    /// The recording is written with `node_layout`'s values ([`TraceSink::use_node_layout`]).
+    use_nodes: bool,
+    dir: std::path::PathBuf,
 }
 
 impl TraceSink {
@@ -132,7 +140,60 @@ impl TraceSink {
             threads: Vec::new(),
             count: 0,
             notes: Vec::new(),
+            node_layout: None,
+            node_count: 0,
+            use_nodes: false,
+            dir: dir.to_path_buf(),
         })
+    }
+
+    /// Keeps, beside each event's time, a second layout in counts of trace nodes, in a spill
+    /// file of its own (16 bytes an event), until [`TraceSink::stop_counting_nodes`]: an
+    /// importer that learns only at the end whether its input held any time at all lays
+    /// out both. Call before the first event.
+    pub fn count_nodes(&mut self) -> Result<()> {
+        let file = tempfile::tempfile_in(&self.dir)?;
+        self.node_layout = Some(BufWriter::with_capacity(1 << 16, file));
+        self.node_count = 0;
+        Ok(())
+    }
+
+    /// Whether node counts are still kept.
+    pub fn is_counting_nodes(&self) -> bool {
+        self.node_layout.is_some()
+    }
+
+    /// Drops the node layout (the input holds times).
+    pub fn stop_counting_nodes(&mut self) {
+        self.node_layout = None;
+    }
+
+    /// The node layout of the event pushed last: its start and its duration (the nodes in its
+    /// subtree).
+    pub fn lay_out_nodes(&mut self, start: u64, nodes: u64) -> Result<()> {
+        let Some(out) = self.node_layout.as_mut() else {
+            return Ok(());
+        };
+        if self.node_count + 1 != self.count {
+            return Err(InteropError::invalid(
+                self.format,
+                format!("event {}", self.count),
+                "trace nodes laid out out of step with the events (a bug of the importer)",
+            ));
+        }
+        let mut rec = [0u8; 16];
+        rec[..8].copy_from_slice(&start.to_le_bytes());
+        rec[8..].copy_from_slice(&nodes.to_le_bytes());
+        out.write_all(&rec)?;
+        self.node_count += 1;
+        Ok(())
+    }
+
+    /// Writes the recording with the node layout in place of the times (the input held none);
+    /// false when no node layout was kept for every event.
+    pub fn use_node_layout(&mut self) -> bool {
+        self.use_nodes = self.node_layout.is_some() && self.node_count == self.count;
+        self.use_nodes
     }
 
     pub fn event_count(&self) -> u64 {
@@ -303,6 +364,16 @@ impl TraceSink {
             .map_err(|e| InteropError::Io(e.into_error()))?;
         file.seek(SeekFrom::Start(0))?;
         let mut input = BufReader::with_capacity(1 << 20, file);
+        let mut nodes = match (self.use_nodes, self.node_layout.take()) {
+            (true, Some(layout)) => {
+                let mut f = layout
+                    .into_inner()
+                    .map_err(|e| InteropError::Io(e.into_error()))?;
+                f.seek(SeekFrom::Start(0))?;
+                Some(BufReader::with_capacity(1 << 16, f))
+            }
+            _ => None,
+        };
         let mut enc = Encoder::new(out, &header)?;
         enc.reserve(self.strings.len(), self.strings.bytes());
         let mut rec = [0u8; RECORD_BYTES];
@@ -327,6 +398,10 @@ impl TraceSink {
             start.copy_from_slice(&rec[20..28]);
             let mut duration = [0u8; 8];
             duration.copy_from_slice(&rec[28..36]);
+            if let Some(n) = nodes.as_mut() {
+                n.read_exact(&mut start)?;
+                n.read_exact(&mut duration)?;
+            }
             let class = id_of(&mut enc, u32_at(&rec, 4));
             let label = id_of(&mut enc, u32_at(&rec, 8));
             let ev = NewEvent {

@@ -61,7 +61,9 @@ pub fn export<W: Write>(rec: &Recording, mut out: W) -> std::io::Result<W> {
         // speedscope's units are times, bytes or `none`: heartbeats are counts without a unit.
         b.extend_from_slice(match h.measure {
             recording::Measure::Time => b",\"unit\":\"nanoseconds\",\"events\":[",
-            recording::Measure::Heartbeats => b",\"unit\":\"none\",\"events\":[",
+            recording::Measure::Heartbeats | recording::Measure::Untimed => {
+                b",\"unit\":\"none\",\"events\":["
+            }
         });
         let mut first_event = true;
         let mut event = |b: &mut Vec<u8>, kind: u8, frame: u32, at: u64| {

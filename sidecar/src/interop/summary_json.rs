@@ -76,6 +76,7 @@ fn time_unit(m: Measure) -> &'static str {
     match m {
         Measure::Time => "nanoseconds",
         Measure::Heartbeats => "heartbeats",
+        Measure::Untimed => "nodes",
     }
 }
 
@@ -345,7 +346,7 @@ pub fn parse(v: &Value) -> Result<Summary> {
     let Some(measure) = Measure::ALL.into_iter().find(|&m| time_unit(m) == unit) else {
         return Err(s.err(
             "$.time_unit",
-            format!("expected `nanoseconds` or `heartbeats`, found `{unit}`"),
+            format!("expected `nanoseconds`, `heartbeats` or `nodes`, found `{unit}`"),
         ));
     };
     let group_by = match s.opt_string("$", top, "group_by")? {

@@ -38,6 +38,7 @@ pub fn unit(m: Measure) -> &'static str {
     match m {
         Measure::Time => "ms",
         Measure::Heartbeats => "heartbeats",
+        Measure::Untimed => "nodes",
     }
 }
 
@@ -45,7 +46,7 @@ pub fn unit(m: Measure) -> &'static str {
 pub fn amount(m: Measure, raw: u64) -> Value {
     match m {
         Measure::Time => json!((raw as f64 / 1e3).round() / 1e3),
-        Measure::Heartbeats => json!(raw),
+        Measure::Heartbeats | Measure::Untimed => json!(raw),
     }
 }
 
@@ -254,6 +255,6 @@ pub fn for_people(m: Measure, v: &Value) -> String {
     };
     match m {
         Measure::Time => m.format((x * 1e6).round() as u64),
-        Measure::Heartbeats => m.format(x.round() as u64),
+        Measure::Heartbeats | Measure::Untimed => m.format(x.round() as u64),
     }
 }

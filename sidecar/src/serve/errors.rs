@@ -54,20 +54,22 @@ pub fn measure(
     use recording::Measure;
     let measure = match name {
         None => Measure::Time,
-        Some(n) => Measure::parse(n).ok_or_else(|| {
-            invalid_params(format!(
-                "unknown measure {n:?}; the accepted measures are \"time\", \"heartbeats\""
-            ))
-        })?,
+        Some(n) => Measure::parse(n)
+            .filter(|m| Measure::MEASURABLE.contains(m))
+            .ok_or_else(|| {
+                invalid_params(format!(
+                    "unknown measure {n:?}; the accepted measures are \"time\", \"heartbeats\""
+                ))
+            })?,
     };
     let threshold = match (measure, threshold_ms, threshold_heartbeats) {
-        (Measure::Time, _, Some(_)) => return Err(invalid_params(
+        (Measure::Time | Measure::Untimed, _, Some(_)) => return Err(invalid_params(
             "thresholdHeartbeats is for measure \"heartbeats\"; a time capture takes thresholdMs",
         )),
         (Measure::Heartbeats, Some(_), _) => return Err(invalid_params(
             "thresholdMs is for time captures; measure \"heartbeats\" takes thresholdHeartbeats",
         )),
-        (Measure::Time, ms, None) => ms,
+        (Measure::Time | Measure::Untimed, ms, None) => ms,
         (Measure::Heartbeats, None, hb) => hb,
     };
     Ok((

@@ -52,6 +52,16 @@ impl Importer<'_, '_> {
                 ),
             ));
         }
+        if self.events > 0 && self.sink.use_node_layout() {
+            self.log.untimed = true;
+            self.sink.notes.insert(
+                0,
+                format!(
+                    "the trace has no timings: Lean printed it without `trace.profiler`, so its {} events count trace nodes, not time (the recording's measure is `untimed`); to time them, add `set_option trace.profiler true` before the commands (or run `lean -Dtrace.profiler=true`)",
+                    self.events
+                ),
+            );
+        }
         let notes = &mut self.sink.notes;
         if cut_off {
             notes.push(format!(

@@ -73,12 +73,17 @@ pub struct LeanLog {
     pub diagnostics: Vec<Diagnostic>,
     /// The `fileName` of the first JSON message.
     pub file_name: Option<String>,
+    /// The input holds trace trees and no time at all (Lean printed them without
+    /// `trace.profiler`): the events are laid out in counts of trace nodes.
+    pub untimed: bool,
 }
 
 struct Importer<'s, 'k> {
     sink: &'k mut TraceSink,
     thread: u32,
     at: u64,
+    /// The cursor of the untimed layout, in trace nodes.
+    at_nodes: u64,
     source: Option<SourceText<'s>>,
     source_text: &'s str,
     log: LeanLog,
@@ -110,10 +115,13 @@ pub fn import<R: BufRead>(
     measure: Measure,
 ) -> Result<LeanLog> {
     let thread = sink.add_thread(0, "Lean output".into())?;
+    // until a time shows up, the events are laid out in trace nodes too
+    sink.count_nodes()?;
     let mut im = Importer {
         sink,
         thread,
         at: 0,
+        at_nodes: 0,
         source: source.map(SourceText::new),
         source_text: source.unwrap_or(""),
         log: LeanLog::default(),
@@ -215,9 +223,11 @@ pub fn import<R: BufRead>(
             }
             ProfilerLineKind::CumulativeHeader => {
                 saw_cumulative = true;
+                im.sink.stop_counting_nodes();
                 continue;
             }
             ProfilerLineKind::Cumulative(c) => {
+                im.sink.stop_counting_nodes();
                 im.log.cumulative.push(CumulativeTime {
                     category: c.category,
                     ns: c.nanoseconds,
@@ -357,6 +367,10 @@ impl Importer<'_, '_> {
             .filter(|l| !l.trim().is_empty() && parse_took_line(l).is_none())
             .count();
         let range = self.range(line, m.pos, m.end_pos);
+        if !took.is_empty() {
+            // `took` lines are times
+            self.sink.stop_counting_nodes();
+        }
         if !took.is_empty() && self.measure != Measure::Time {
             self.not_measured
                 .add(line, format!("{} `took` lines in this message", took.len()));
@@ -419,6 +433,7 @@ impl Importer<'_, '_> {
 
     /// A `took` line of the text: under the position printed before it, if any.
     fn took_line(&mut self, line: u64, took: ProfilerLine) -> Result<()> {
+        self.sink.stop_counting_nodes();
         if self.measure != Measure::Time {
             self.not_measured
                 .add(line, format!("`{}`", excerpt(&took.category)));

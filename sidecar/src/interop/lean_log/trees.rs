@@ -1,6 +1,8 @@
 //! The events of a trace tree, of a JSON message or collected from text: laid out from the
 //! cursor, under the event of the position printed with them, in the measure asked for, and
 //! placed on the declaration a root names when `--source` is given and nothing else places it.
+//! While the input has shown no time, each event is also laid out in counts of trace nodes (its
+//! duration: the nodes of its subtree), the layout of an untimed trace.
 
 use recording::{RangeKind, SourceRange};
 
@@ -9,6 +11,7 @@ use super::measure;
 use super::Importer;
 use crate::capture::declarations::{declaration_named_by, public_name};
 use crate::capture::lean_output::prefixes::TextPosition;
+use crate::capture::lean_output::siblings::SubtreeEnd;
 use crate::capture::lean_output::trace_text::{parse_trace_text, TraceForest};
 use crate::interop::error::Result;
 use crate::interop::sink::SinkEvent;
@@ -43,6 +46,10 @@ impl Importer<'_, '_> {
         let mut ends: Vec<usize> = roots.iter().skip(1).copied().collect();
         ends.push(forest.len());
         let mut total = 0u64;
+        if forest.nodes().iter().any(|n| n.timing.is_some()) {
+            // a timed tree: the input is not an untimed trace
+            self.sink.stop_counting_nodes();
+        }
         for (&root, &end) in roots.iter().zip(&ends) {
             if let Some((line, why)) = measure::contradiction(self.measure, forest, root, end) {
                 self.measure_warnings
@@ -54,14 +61,17 @@ impl Importer<'_, '_> {
         let (parent, range) = match position {
             Some(pos) => {
                 let p = self.position_event(pos, total, range)?;
+                self.sink
+                    .lay_out_nodes(self.at_nodes, forest.len() as u64)?;
                 (Some(p), range.map(|(r, _)| (r, RangeKind::Inherited)))
             }
             None => (None, range),
         };
         for root in roots {
             let start = self.at;
-            let dur = self.node(forest, root, parent, start, range)?;
+            let dur = self.node(forest, root, parent, (start, self.at_nodes), range)?;
             self.at = start.saturating_add(dur);
+            self.at_nodes += subtree_nodes(forest, root);
         }
         Ok(())
     }
@@ -87,7 +97,7 @@ impl Importer<'_, '_> {
         forest: &TraceForest,
         id: usize,
         parent: Option<u32>,
-        start: u64,
+        (start, start_nodes): (u64, u64),
         range: Option<(SourceRange, RangeKind)>,
     ) -> Result<u64> {
         let Some(n) = forest.node(id) else {
@@ -113,13 +123,24 @@ impl Importer<'_, '_> {
             thread: self.thread,
             range: own_range,
         })?;
+        self.sink
+            .lay_out_nodes(start_nodes, subtree_nodes(forest, id))?;
         let mut at = start;
+        let mut at_nodes = start_nodes;
         let children: Vec<usize> = forest.children(id).collect();
         for c in children {
-            let d = self.node(forest, c, Some(index), at, range)?;
+            let d = self.node(forest, c, Some(index), (at, at_nodes), range)?;
             // a child never ends after its parent, even if rounding says so
             at = at.saturating_add(d).min(start.saturating_add(dur));
+            at_nodes += subtree_nodes(forest, c);
         }
         Ok(dur)
     }
+}
+
+/// The nodes of the subtree of `id`: itself and its descendants.
+fn subtree_nodes(forest: &TraceForest, id: usize) -> u64 {
+    forest
+        .node(id)
+        .map_or(0, |n| n.subtree_end().saturating_sub(id) as u64)
 }
