@@ -267,7 +267,7 @@ fn an_unknown_measure_is_refused() {
     b.extend_from_slice(fbb.finished_data());
     assert_eq!(
         read_err(&b),
-        "invalid recording: the recording counts its times in an unknown measure (value 7); this leanscope knows time and heartbeats"
+        "invalid recording: the recording counts its times in an unknown measure (value 7); this leanscope knows time, heartbeats and untimed"
     );
 }
 

@@ -1,4 +1,5 @@
-// How leanscope writes a time (nanoseconds) or a heartbeat count for
+// How leanscope writes a time (nanoseconds), a heartbeat count or, for an
+// untimed trace (printed without trace.profiler), a count of trace nodes for
 // people. The rule is recording::Measure::format_in_unit_of
 // (recording/src/measure.rs); this is its twin for the viewer and the VS Code
 // extension, and fixtures/format/values.json pins both to the same text for
@@ -27,17 +28,19 @@ function fixed(value, unit, decimals) {
 
 /**
  * A time or a heartbeat count for people: `1.234 s`, `12.3 ms`, `850 µs`,
- * `12 ns`; `12.4 k hb`, `3.21 M hb`, `850 hb`. `scale` (a magnitude, by
+ * `12 ns`; `12.4 k hb`, `3.21 M hb`, `850 hb`; `1 node`, `12 nodes` (an
+ * untimed recording: whole counts whatever the scale). `scale` (a magnitude, by
  * default the value's own) picks the unit, so that values shown together
  * share one (`0.310 s` beside `1.240 s`).
  * @param {number} value nanoseconds or heartbeats (rounded to a whole number)
- * @param {'time'|'heartbeats'} [measure]
+ * @param {'time'|'heartbeats'|'untimed'} [measure]
  * @param {number} [scale]
  * @returns {string}
  */
 export function formatValue(value, measure = 'time', scale = undefined) {
   const v = Math.round(value) + 0; // no -0
   const m = Math.abs(scale === undefined ? v : scale);
+  if (measure === 'untimed') return `${v} node${Math.abs(v) === 1 ? '' : 's'}`;
   if (measure === 'heartbeats') {
     for (const [unit, name] of HB_UNITS) {
       if (m >= unit) {

@@ -4,7 +4,8 @@
 import { formatSpread, formatValue } from './format.js';
 import { state } from './state.js';
 
-/** What the open file (else the session) measures: 'time' or 'heartbeats'. */
+/** What the open file (else the session) measures: 'time', 'heartbeats' or
+ *  'untimed' (a trace with no times: its values count trace nodes). */
 export function viewMeasure() {
   const fs = state.fileSummary;
   if (fs && fs.measure) return fs.measure;
@@ -27,7 +28,7 @@ export function fmtWindow(t0, t1) {
 /** A value of the session index (its rows hold milliseconds, or
  *  heartbeats for a heartbeat session) in the page's unit. */
 export function rowNs(ms) {
-  return Math.round(viewMeasure() === 'heartbeats' ? ms : ms * 1e6);
+  return Math.round(viewMeasure() === 'time' ? ms * 1e6 : ms);
 }
 
 /** A time over the runs of a repeated capture ({runs, median, min,
