@@ -28,6 +28,10 @@ pub struct Toolchain {
     pub build_type: String,
     pub lake_version_string: String,
     pub supports_profile_output: bool,
+    /// Whether this Lean has the `trace.profiler.serve` option (Lean 4.31 and later): with it
+    /// on and no `trace.profiler.output`, Lean serves its profile over HTTP and waits for one
+    /// request, which blocks a batch run.
+    pub supports_profiler_serve: bool,
     /// How this toolchain's release line prints cases of the reference layout.
     pub dialect: Dialect,
 }
@@ -111,6 +115,10 @@ pub fn load_toolchain(fixtures: &Path) -> Result<Toolchain, String> {
             .get("supports_profile_output")
             .and_then(Value::as_bool)
             .unwrap_or(true),
+        supports_profiler_serve: tc
+            .get("supports_profiler_serve")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
         dialect: Dialect::from_json(tc.get("output"))
             .map_err(|e| format!("{}: toolchain {name}: {e}", path.display()))?,
         name,

@@ -102,6 +102,9 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     if let Some(file) = inv.file.as_deref().filter(|_| !inv.version && !inv.help) {
+        if let Some(code) = profiler_serve(&inv, file) {
+            return code;
+        }
         let tracing = crate::elaborate::Tracing {
             profiling: inv.option("trace.profiler") == Some("true"),
             heartbeats: inv.option("trace.profiler") == Some("true")
@@ -189,6 +192,42 @@ pub fn main(args: &[String]) -> i32 {
             EXIT_FAKE_MISCONFIGURED
         }
         Err(Failure::Output) => 1,
+    }
+}
+
+/// `trace.profiler.serve` (Lean 4.31 and later, `src/Lean/Elab/Frontend.lean`): at the end of
+/// the run, when no `trace.profiler.output` is given and the option is on in the file's final
+/// options (a `set_option` in the file overrides `-D`), Lean serves the profile on a local port
+/// and waits for its one request (`src/Lean/Util/ProfilerServer.lean`): the fake prints what
+/// Lean prints and waits until it is killed. A toolchain without the option refuses `-D` of it,
+/// as every unknown option. `None`: go on.
+fn profiler_serve(inv: &Invocation, file: &str) -> Option<i32> {
+    const OPTION: &str = "trace.profiler.serve";
+    let toolchain = fixtures_dir()
+        .ok()
+        .and_then(|f| cases::load_toolchain(&f).ok())?;
+    if !toolchain.supports_profiler_serve {
+        if inv.option(OPTION).is_some() {
+            eprintln!(
+                "uncaught exception: invalid -D parameter, unknown configuration option '{OPTION}'"
+            );
+            return Some(1);
+        }
+        return None;
+    }
+    let in_file = std::fs::read_to_string(file).ok().and_then(|text| {
+        text.lines().rev().find_map(|l| {
+            let rest = l.trim().strip_prefix("set_option trace.profiler.serve ")?;
+            Some(rest.trim() == "true")
+        })
+    });
+    let on = in_file.unwrap_or(inv.option(OPTION) == Some("true"));
+    if !on || inv.option("trace.profiler.output").is_some() {
+        return None;
+    }
+    eprintln!("trace.profiler: serving profile at http://127.0.0.1:43117/profile.json");
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
     }
 }
 

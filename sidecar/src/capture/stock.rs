@@ -126,6 +126,19 @@ fn capture_unmeasured(
         ));
         cmd.arg("-Dtrace.profiler.output.pp=true");
     }
+    if version.has_profiler_serve() {
+        // Lean 4.31's `trace.profiler.serve` would serve the profile and wait for a request
+        // at the end of the run: off. A `set_option` of it in the file overrides `-D`, but
+        // Lean serves only when no `trace.profiler.output` is given: a run that does not read
+        // the profile (heartbeats) still names one, in the scratch file, and never reads it.
+        cmd.arg("-Dtrace.profiler.serve=false");
+        if !use_profile {
+            cmd.arg(format!(
+                "-Dtrace.profiler.output={}",
+                profile_path.display()
+            ));
+        }
+    }
     cmd.arg(&relative);
     let mut sampler = (!req.memory.interval.is_zero())
         .then(|| MemorySampler::new(req.memory.interval, req.memory.limit));

@@ -3,6 +3,11 @@
 /// The first Lean release that writes `trace.profiler.output` (4.8.0).
 const PROFILE_OUTPUT_SINCE: (u32, u32, u32) = (4, 8, 0);
 
+/// The first Lean release with the `trace.profiler.serve` option (4.31.0, lean4#13530): on, with
+/// no `trace.profiler.output`, Lean serves its profile over HTTP at the end of the run and waits
+/// for one request, which would block a batch capture.
+const PROFILER_SERVE_SINCE: (u32, u32, u32) = (4, 31, 0);
+
 /// A Lean version as printed by `lean --version`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeanVersion {
@@ -44,6 +49,12 @@ impl LeanVersion {
     pub fn supports_profile_output(&self) -> bool {
         self.numbers.is_some_and(|n| n >= PROFILE_OUTPUT_SINCE)
     }
+
+    /// True when this Lean knows `trace.profiler.serve` (an older one refuses `-D` of an
+    /// option it does not know).
+    pub fn has_profiler_serve(&self) -> bool {
+        self.numbers.is_some_and(|n| n >= PROFILER_SERVE_SINCE)
+    }
 }
 
 #[cfg(test)]
@@ -63,6 +74,18 @@ mod tests {
         )
         .unwrap();
         assert!(!old.supports_profile_output());
+        assert!(v.has_profiler_serve());
+        assert!(!old.has_profiler_serve());
+        let v430 = LeanVersion::parse(
+            "Lean (version 4.30.0, x86_64-unknown-linux-gnu, commit c, Release)",
+        )
+        .unwrap();
+        assert!(!v430.has_profiler_serve());
+        let rc = LeanVersion::parse(
+            "Lean (version 4.31.0-rc1, x86_64-unknown-linux-gnu, commit c, Release)",
+        )
+        .unwrap();
+        assert!(rc.has_profiler_serve());
         let rc = LeanVersion::parse(
             "Lean (version 4.22.0-rc1, aarch64-apple-darwin, commit x, Release)",
         )
