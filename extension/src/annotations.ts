@@ -3,7 +3,7 @@
 // The numbers come from the sidecar; this file only lays them out.
 import * as vscode from 'vscode';
 import type { AnnotationSource, Declaration, FreshAnnotations, LineBar, Operation } from './protocol';
-import { formatBytes, formatShare, formatValue, lensTitle, spreadText } from './format';
+import { formatBytes, formatShare, formatValue, lensTitle, runCount, spreadText } from './format';
 import type { Measure } from './format';
 import { hoverHeadroom, lensHeadroom, overThreshold } from './headroom';
 import { HeadroomProblems } from './headroomProblems';
@@ -63,7 +63,11 @@ function code(s: string): string {
 /** A declaration's memory growth and, in a partial recording, that it was in flight. */
 export function runHover(d: Declaration, partial?: string): string[] {
   const out: string[] = [];
-  if (d.memoryGrowthBytes !== undefined) out.push(`**${d.name}** · memory: +${formatBytes(d.memoryGrowthBytes)} resident while it ran`);
+  if (d.memoryGrowthBytes !== undefined) {
+    const m = d.memorySpread;
+    const over = m ? ` (median of ${runCount(m.runs)} · min–max ${formatBytes(m.min)}–${formatBytes(m.max)})` : '';
+    out.push(`**${d.name}** · memory: +${formatBytes(d.memoryGrowthBytes)} resident while it ran${over}`);
+  }
   if (d.inFlight) out.push(`⏸ unfinished: Lean was stopped while running it${partial ? ` (${partial})` : ''}; its time is how long it had run`);
   return out.map((l, i) => (i ? `\n\n${l}` : l));
 }

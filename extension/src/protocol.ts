@@ -49,6 +49,8 @@ export interface Declaration {
   headroom?: Headroom;
   /** The resident memory Lean gained while it ran (when the capture sampled memory). */
   memoryGrowthBytes?: number;
+  /** Over the runs of a repeated capture: the growth's spread (`memoryGrowthBytes` is its median). */
+  memorySpread?: WholeSpread;
   /** Lean was running it when it was stopped: its time is unfinished. */
   inFlight?: boolean;
 }

@@ -341,3 +341,84 @@ fn a_session_keeps_a_stopped_files_partial_recording_and_resume_retries_it() {
     assert_eq!(blow.status, recording::session::FileStatus::Ok);
     assert_eq!(m.status, recording::session::SessionStatus::Complete);
 }
+
+#[test]
+fn a_repeated_capture_gives_memory_medians_and_spreads() {
+    let _serial = one_at_a_time();
+    let w = World::new();
+    let peak_log = w.path("peak.log");
+    std::fs::write(w.project.join("Demo/Mem.lean"), memory_source(&peak_log)).unwrap();
+    let out = w.path("s");
+    let s = out.to_str().unwrap();
+    let o = w.run(&[
+        "profile",
+        "Demo/Mem.lean",
+        "--repeat",
+        "3",
+        "--warmup",
+        "0",
+        "-o",
+        s,
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Each run's own figures, read from its recording.
+    let manifest = common::read_session(&out).unwrap();
+    let runs = &manifest.files[0].runs;
+    assert_eq!(runs.len(), 3);
+    let (mut peaks, mut growths) = (Vec::new(), Vec::new());
+    for r in runs {
+        let rec = Recording::open(out.join(&r.recording)).unwrap();
+        let m = rec.header.memory.clone().expect("each run sampled memory");
+        peaks.push(m.peak_bytes);
+        growths.push(m.growth_of("big").expect("big's growth"));
+    }
+    let median = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        v[1]
+    };
+    let (lo_g, hi_g) = (
+        *growths.iter().min().unwrap(),
+        *growths.iter().max().unwrap(),
+    );
+    let (lo_p, hi_p) = (*peaks.iter().min().unwrap(), *peaks.iter().max().unwrap());
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = w.run(args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    // `query --sort memory`: big first, its growth the median of the three, with the spread.
+    let q = json(&["query", s, "--sort", "memory", "--json"]);
+    let big = &q["rows"][0];
+    assert_eq!(big["name"], "big", "{q}");
+    assert_eq!(big["memoryGrowthBytes"], median(&mut growths), "{big}");
+    let m = &big["memorySpread"];
+    assert_eq!(m["runs"], 3, "{big}");
+    assert_eq!(
+        (m["min"].as_f64(), m["max"].as_f64()),
+        (Some(lo_g as f64), Some(hi_g as f64))
+    );
+    assert!(
+        big["memoryGrowthBytes"].as_u64().unwrap() > 280 << 20,
+        "{big}"
+    );
+    // The file's peak: the median of the runs' peaks.
+    let q = json(&["query", s, "--kind", "file", "--json"]);
+    let f = &q["rows"][0];
+    assert_eq!(f["memoryPeakBytes"], median(&mut peaks), "{f}");
+    assert_eq!(
+        (
+            f["memorySpread"]["min"].as_f64(),
+            f["memorySpread"]["max"].as_f64()
+        ),
+        (Some(lo_p as f64), Some(hi_p as f64))
+    );
+    // TSV: the spread's columns after the growth.
+    let tsv = text(&w.run(&["query", s, "--sort", "memory"]).stdout);
+    let head = tsv.lines().next().unwrap();
+    assert!(
+        head.ends_with("\tmemoryGrowthBytes\tmemoryRuns\tmemoryMin\tmemoryMax"),
+        "{tsv}"
+    );
+    let row = tsv.lines().nth(1).unwrap();
+    assert!(row.ends_with(&format!("\t3\t{lo_g}\t{hi_g}")), "{tsv}");
+}

@@ -525,6 +525,10 @@ test('a declaration\'s memory growth and, in a partial recording, its unfinished
     assert.equal(lens.runHover[0], '**big** · memory: +300 MiB resident while it ran');
     assert.match(lens.runHover[1], /unfinished: Lean was stopped while running it \(Lean did not finish within 2 s and was stopped\)/);
     assert.equal(x.module('format').formatBytes(12.5 * 1048576), '12.5 MiB');
+    // Over the runs of a repeated capture: the median growth with its spread.
+    const over = x.module('annotations').runHover({ ...answer.declarations[0], inFlight: false, memoryGrowthBytes: 25 * 1048576,
+      memorySpread: { runs: 4, median: 25 * 1048576, min: 10 * 1048576, max: 40 * 1048576 } });
+    assert.deepEqual(over, ['**big** · memory: +25.0 MiB resident while it ran (median of 4 runs · min–max 10.0 MiB–40.0 MiB)']);
   } finally { await x.dispose(); }
 });
 

@@ -361,6 +361,62 @@ test('Profile File with leanscope.profile.repeat: medians over the runs in the e
   await page.keyboard.press('Escape');
 });
 
+test('A capture Lean did not finish: the partial notice, the unfinished declaration with its memory in the hover, the viewer\'s unfinished event and memory lane', async () => {
+  // The issue's four theorems (300 ms, 200 ms, 5 s, 100 ms), the third holding 64 MiB, and a
+  // timeout of 2 s.
+  const w = makeWorkspace();
+  fs.writeFileSync(w.file('Demo/Blow.lean'), [
+    'theorem first : True := by trivial -- leanscope-fake: cost 300ms',
+    'theorem second : True := by trivial -- leanscope-fake: cost 200ms',
+    'theorem third : True := by -- leanscope-fake: alloc 64MB',
+    '  trivial -- leanscope-fake: cost 5000ms',
+    'theorem fourth : True := by trivial -- leanscope-fake: cost 100ms',
+    '',
+  ].join('\n'));
+  const vs = await start(w, { settings: { 'leanscope.timeoutSeconds': 2 } });
+  const { page } = vs;
+  await vs.openFile('Demo/Blow.lean');
+  await vs.run('leanscope: Profile File');
+  await vs.waitForStatus(/Blow\.lean \d/);
+  const notice = await vs.waitForNotification(/the recording of Blow\.lean is partial/);
+  assert.match(notice, /Lean did not finish within 2 s and was stopped.*third was running \([\d.]+ m?s, unfinished\)/);
+  const [recording] = w.recordings();
+  const info = JSON.parse(leanscope('info', '--json', recording));
+  assert.equal(info.capture.status, 'stopped');
+  assert.equal(info.stop.inFlight.declaration, 'third');
+  // The CodeLens of the unfinished declaration says so; the fourth has none (never reached).
+  await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .codelens-decoration').length >= 3, null, { timeout: STEP_MS });
+  const lenses = await vs.codeLenses();
+  assert.equal(lenses.length, 3, lenses.join(' | '));
+  assert.ok(lenses.some((l) => / · unfinished$/.test(l)), lenses.join(' | '));
+  // Its hover: the memory it grew and that Lean was stopped while running it.
+  await vs.goToLine(3);
+  await vs.run('Show or Focus Hover');
+  const hover = page.locator('.monaco-hover .hover-contents', { hasText: 'unfinished' }).first();
+  await hover.waitFor({ timeout: STEP_MS });
+  const text = await hover.innerText();
+  assert.match(text, /third · memory: \+\d+(\.\d)? MiB resident while it ran/);
+  assert.match(text, /unfinished: Lean was stopped while running it/);
+  await vs.screenshot('hover-partial');
+  await page.keyboard.press('Escape');
+  // The viewer: the open event drawn unfinished, and the memory lane with its hover.
+  await vs.run('leanscope: Show Viewer');
+  const frame = await vs.viewerFrame();
+  await frame.waitForFunction(() => window.__leanscope.timeline && window.__leanscope.timeline.unfinished !== null, null, { timeout: STEP_MS });
+  const u = await frame.evaluate(() => window.__leanscope.timeline.unfinished);
+  assert.equal(u.event, info.stop.inFlight.event);
+  assert.equal(u.endNs - u.startNs, info.stop.inFlight.runningNs);
+  assert.match(await frame.textContent('#file-facts'), /partial: Lean did not finish within 2 s and was stopped; unfinished: third/);
+  assert.equal(await frame.isHidden('#memory-wrap'), false);
+  const lane = await frame.evaluate(() => window.__leanscope.memoryLane.shown);
+  assert.equal(lane.peakBytes, info.memory.peakBytes);
+  const box = await frame.$eval('#memory-lane', (c) => ({ w: c.clientWidth }));
+  await frame.hover('#memory-lane', { position: { x: box.w - 3, y: 20 } });
+  await frame.waitForSelector('#memory-tip:not([hidden])', { timeout: STEP_MS });
+  assert.match(await frame.textContent('#memory-tip'), /MiB at [\d.]+ (s|ms): running third \(unfinished: Lean was stopped\)/);
+  await vs.screenshot('viewer-partial-memory');
+});
+
 test('Cancel stops Lean\'s process group', async () => {
   const w = makeWorkspace({ delayScale: '40', pidfile: true });
   const vs = await start(w);

@@ -28,6 +28,8 @@ pub struct LineOverRuns {
 pub struct DeclarationOverRuns {
     pub annotation: DeclarationAnnotation,
     pub spread: Option<TimeSpread>,
+    /// The memory Lean gained while it ran, over the runs that sampled it.
+    pub memory: Option<Spread>,
 }
 
 /// Everything an editor shows for a file over its runs.
@@ -39,6 +41,8 @@ pub struct AnnotationsOverRuns {
     pub file: FileShare,
     /// The file time over the runs.
     pub file_spread: Option<Spread>,
+    /// The peak resident memory over the runs that sampled it.
+    pub memory_peak: Option<Spread>,
     /// Lines some run recorded events on, in order.
     pub lines: Vec<LineOverRuns>,
     /// The shown run's header declarations, in order.
@@ -87,6 +91,7 @@ pub fn annotations_over_runs(shown: &Annotations, runs: &FileRuns) -> Annotation
                     ..d.clone()
                 },
                 spread,
+                memory: runs.memory_growth(d.index),
             }
         })
         .collect();
@@ -94,6 +99,7 @@ pub fn annotations_over_runs(shown: &Annotations, runs: &FileRuns) -> Annotation
         runs: runs.runs(),
         file,
         file_spread: runs.file(),
+        memory_peak: runs.memory_peak(),
         lines,
         declarations,
     }

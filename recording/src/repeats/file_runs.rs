@@ -99,6 +99,10 @@ pub struct RunTimes {
     lines: Vec<(u32, TimeRow)>,
     declarations: Vec<Option<TimeRow>>,
     tactics: Vec<(TacticKey, TimeRow)>,
+    /// The peak resident memory of Lean's process tree, when it was sampled.
+    memory_peak: Option<u64>,
+    /// Per header declaration: the memory Lean gained while it ran, when sampled.
+    memory_growth: Vec<Option<u64>>,
 }
 
 impl RunTimes {
@@ -125,6 +129,23 @@ impl RunTimes {
                     )
                 })
                 .collect(),
+            memory_peak: rec.header.memory.as_ref().map(|m| m.peak_bytes),
+            memory_growth: rec
+                .header
+                .declarations
+                .iter()
+                .map(|d| rec.header.memory.as_ref()?.growth_of(&d.name))
+                .collect(),
+        }
+    }
+
+    /// The same run with its memory: the peak and each declaration's growth.
+    #[cfg(test)]
+    pub(crate) fn with_memory(self, peak: Option<u64>, growth: Vec<Option<u64>>) -> RunTimes {
+        RunTimes {
+            memory_peak: peak,
+            memory_growth: growth,
+            ..self
         }
     }
 }
@@ -145,6 +166,8 @@ impl RunTimes {
             lines,
             declarations,
             tactics: Vec::new(),
+            memory_peak: None,
+            memory_growth: Vec::new(),
         }
     }
 }
@@ -172,6 +195,8 @@ pub struct FileRuns {
     lines: BTreeMap<u32, TimeSpread>,
     declarations: Vec<Option<TimeSpread>>,
     tactics: HashMap<TacticKey, TimeSpread>,
+    memory_peak: Option<Spread>,
+    memory_growth: Vec<Option<Spread>>,
 }
 
 impl FileRuns {
@@ -205,6 +230,16 @@ impl FileRuns {
                 }
             }
         }
+        let mut growth: Vec<Vec<f64>> = vec![Vec::new(); first.declarations.len()];
+        for r in runs {
+            for (all, g) in growth.iter_mut().zip(&r.memory_growth) {
+                all.extend(g.map(|g| g as f64));
+            }
+        }
+        let peaks: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| r.memory_peak.map(|p| p as f64))
+            .collect();
         let files: Vec<f64> = runs.iter().map(|r| r.file_ns as f64).collect();
         let traced: Vec<f64> = runs.iter().map(|r| r.traced_ns as f64).collect();
         Ok(FileRuns {
@@ -223,7 +258,19 @@ impl FileRuns {
                 .into_iter()
                 .filter_map(|(k, rows)| Some((k, TimeSpread::of(&rows)?)))
                 .collect(),
+            memory_peak: Spread::of(&peaks),
+            memory_growth: growth.iter().map(|g| Spread::of(g)).collect(),
         })
+    }
+
+    /// The peak resident memory over the runs that sampled it.
+    pub fn memory_peak(&self) -> Option<Spread> {
+        self.memory_peak
+    }
+
+    /// Declaration `d`'s memory growth over the runs that sampled it.
+    pub fn memory_growth(&self, d: usize) -> Option<Spread> {
+        *self.memory_growth.get(d)?
     }
 
     /// How many runs were taken together.
@@ -317,6 +364,8 @@ mod tests {
                 },
                 row(file / 10, file / 20),
             )],
+            memory_peak: None,
+            memory_growth: Vec::new(),
         }
     }
 
@@ -360,6 +409,30 @@ mod tests {
         assert_eq!(t.total_ns(), 120);
         assert_eq!(f.tactic(SourceRange::new(3, 2, 3, 8), "ring"), None);
         assert_eq!(f.share(600), Some(0.5));
+    }
+
+    #[test]
+    fn memory_over_the_runs() {
+        // Peaks 300, 100, 200 → 200; declaration 0 grew 5, 9, and was not sampled in run 3;
+        // declaration 1 in no run.
+        let runs = [
+            run("a", 1, &[], &[None, None]).with_memory(Some(300), vec![Some(5), None]),
+            run("a", 1, &[], &[None, None]).with_memory(Some(100), vec![Some(9), None]),
+            run("a", 1, &[], &[None, None]).with_memory(Some(200), vec![None, None]),
+        ];
+        let f = FileRuns::of(&runs).unwrap();
+        let peak = f.memory_peak().unwrap();
+        assert_eq!(
+            (peak.median, peak.min, peak.max, peak.runs),
+            (200.0, 100.0, 300.0, 3)
+        );
+        let g = f.memory_growth(0).unwrap();
+        assert_eq!((g.median, g.runs), (7.0, 2));
+        assert_eq!(f.memory_growth(1), None);
+        assert_eq!(f.memory_growth(2), None);
+        // No run sampled memory: no figure at all.
+        let f = FileRuns::of(&[run("a", 1, &[], &[None])]).unwrap();
+        assert_eq!((f.memory_peak(), f.memory_growth(0)), (None, None));
     }
 
     #[test]

@@ -45,6 +45,13 @@ struct Group {
     row: IndexRow,
     durations: Vec<f64>,
     selfs: Vec<f64>,
+    /// The row's memory figure in each run that sampled it ([`memory_of`]).
+    memory: Vec<f64>,
+}
+
+/// A row's memory figure: a declaration's growth, a file's peak.
+fn memory_of(r: &IndexRow) -> Option<u64> {
+    r.memory_growth_bytes.or(r.memory_peak_bytes)
 }
 
 /// A row of a repeated capture: the median of its runs' rows (in
@@ -54,6 +61,9 @@ pub struct MedianRow {
     pub row: IndexRow,
     pub duration: Option<Spread>,
     pub self_: Option<Spread>,
+    /// The memory figure (a declaration's growth, a file's peak) over the runs that sampled
+    /// it; the row holds its median, rounded to a byte.
+    pub memory: Option<Spread>,
 }
 
 /// Index rows of the runs of a repeated capture, grouped into one row per
@@ -74,12 +84,14 @@ impl RunGroups {
                 row: r.clone(),
                 durations: Vec::new(),
                 selfs: Vec::new(),
+                memory: Vec::new(),
             });
             list.len() - 1
         });
         let g = &mut self.list[at];
         g.durations.extend(r.duration_ms);
         g.selfs.extend(r.self_ms);
+        g.memory.extend(memory_of(&r).map(|b| b as f64));
     }
 
     /// How many distinct rows there are.
@@ -97,14 +109,20 @@ impl RunGroups {
             .into_iter()
             .map(|g| {
                 let (d, s) = (Spread::of(&g.durations), Spread::of(&g.selfs));
+                let memory = Spread::of(&g.memory);
+                let median_bytes = memory.map(|m| m.whole().median);
+                let is_file = g.row.kind == super::rows::RowKind::File;
                 MedianRow {
                     row: IndexRow {
                         duration_ms: d.map(|x| x.median),
                         self_ms: s.map(|x| x.median),
+                        memory_growth_bytes: median_bytes.filter(|_| !is_file),
+                        memory_peak_bytes: median_bytes.filter(|_| is_file),
                         ..g.row
                     },
                     duration: d,
                     self_: s,
+                    memory,
                 }
             })
             .collect()
@@ -172,13 +190,14 @@ pub fn query_repeated(
         }
         groups.add(r);
     }
-    let mut spreads: HashMap<RowKey, (Option<Spread>, Option<Spread>)> = HashMap::new();
+    let mut spreads: HashMap<RowKey, MedianRow> = HashMap::new();
     let medians: Vec<IndexRow> = groups
         .into_medians()
         .into_iter()
         .map(|m| {
-            spreads.insert(RowKey::of(&m.row), (m.duration, m.self_));
-            m.row
+            let row = m.row.clone();
+            spreads.insert(RowKey::of(&m.row), m);
+            row
         })
         .collect();
     let mut out = query_rows(medians, spec);
@@ -191,9 +210,10 @@ pub fn query_repeated(
             end_line: q.end_line,
             declaration: q.declaration.clone(),
         };
-        if let Some((d, s)) = spreads.get(&key) {
-            q.duration_spread = *d;
-            q.self_spread = *s;
+        if let Some(m) = spreads.get(&key) {
+            q.duration_spread = m.duration;
+            q.self_spread = m.self_;
+            q.memory_spread = m.memory;
         }
     }
     out.warning_count += warnings.len() as u64;
@@ -247,6 +267,7 @@ mod tests {
             declaration_ms: None,
             holds: None,
             memory_growth_bytes: None,
+            memory_peak_bytes: None,
         }
     }
 
@@ -287,6 +308,63 @@ mod tests {
         let d = b.duration_spread.unwrap();
         assert_eq!((d.runs, d.min, d.max, d.q1), (3, 5.0, 9.0, None));
         assert!(out.warnings.is_empty());
+    }
+
+    #[test]
+    fn memory_gets_medians_and_spreads_like_time() {
+        let mut index = Vec::new();
+        // Declaration a grew 10, 40, 30 and 20 MiB in four runs, and nothing was sampled in
+        // a fifth: the median of the four (25 MiB), their spread, and the runs that have it.
+        let mib = 1u64 << 20;
+        for (c, g) in [
+            (1, Some(10)),
+            (2, Some(40)),
+            (3, Some(30)),
+            (4, Some(20)),
+            (5, None),
+        ] {
+            let r = IndexRow {
+                memory_growth_bytes: g.map(|g| g * mib),
+                ..row(0, c, "a", 1.0, 1.0)
+            };
+            write_row(&r, &mut index);
+        }
+        // The file's peak: 100, 300, 200 MiB → 200 MiB.
+        for (c, p) in [(1, 100), (2, 300), (3, 200)] {
+            let r = IndexRow {
+                kind: RowKind::File,
+                memory_peak_bytes: Some(p * mib),
+                ..row(0, c, "F0", 5.0, 1.0)
+            };
+            write_row(&r, &mut index);
+        }
+        let runs = vec![vec![1, 2, 3, 4, 5]];
+        let out = query_repeated(&index[..], index.len() as u64, &runs, &spec()).unwrap();
+        let a = &out.rows[0];
+        assert_eq!(a.memory_growth_bytes, Some(25 * mib));
+        assert_eq!(a.memory_peak_bytes, None);
+        let m = a.memory_spread.unwrap();
+        assert_eq!(
+            (m.runs, m.min, m.max),
+            (4, (10 * mib) as f64, (40 * mib) as f64)
+        );
+        assert_eq!(m.q1, Some(17.5 * mib as f64));
+        assert_eq!(a.duration_spread.unwrap().runs, 5);
+        let files = QuerySpec {
+            kind: QueryKind::File,
+            ..spec()
+        };
+        let out = query_repeated(&index[..], index.len() as u64, &runs, &files).unwrap();
+        let f = &out.rows[0];
+        assert_eq!(f.memory_peak_bytes, Some(200 * mib));
+        assert_eq!(f.memory_growth_bytes, None);
+        assert_eq!(f.memory_spread.unwrap().runs, 3);
+        // A row no run sampled has no memory figure, not a zero.
+        let mut bare = Vec::new();
+        write_row(&row(0, 1, "b", 1.0, 1.0), &mut bare);
+        let out = query_repeated(&bare[..], bare.len() as u64, &runs, &spec()).unwrap();
+        assert_eq!(out.rows[0].memory_growth_bytes, None);
+        assert_eq!(out.rows[0].memory_spread, None);
     }
 
     #[test]

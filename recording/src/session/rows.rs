@@ -85,6 +85,10 @@ pub struct IndexRow {
     /// (`recording::memory`), when memory was sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_growth_bytes: Option<u64>,
+    /// file rows: the peak resident memory of Lean's process tree over the capture, when
+    /// memory was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_peak_bytes: Option<u64>,
 }
 
 impl IndexRow {
@@ -107,6 +111,7 @@ impl IndexRow {
             declaration_ms: None,
             holds: None,
             memory_growth_bytes: None,
+            memory_peak_bytes: None,
         }
     }
 
@@ -187,6 +192,7 @@ pub fn index_rows(rec: &Recording, file: u32, capture: u64, path: &str) -> Vec<I
     rows.push(IndexRow {
         duration_ms: Some(ns_to_ms(file_ns)),
         self_ms: Some(ns_to_ms(file_ns.saturating_sub(in_decls))),
+        memory_peak_bytes: rec.header.memory.as_ref().map(|m| m.peak_bytes),
         ..row(RowKind::File, rec.header.module_name.clone())
     });
     for (di, (d, t)) in decls.iter().zip(&times).enumerate() {

@@ -108,6 +108,7 @@ pub fn write_synthetic_session(
                 declaration_ms: None,
                 holds: None,
                 memory_growth_bytes: None,
+                memory_peak_bytes: None,
             });
         }
         for t in 0..tactics {
@@ -129,6 +130,7 @@ pub fn write_synthetic_session(
                 declaration_ms: None,
                 holds: None,
                 memory_growth_bytes: None,
+                memory_peak_bytes: None,
             });
         }
         rows.extend(hot_spot_rows(
@@ -159,6 +161,7 @@ pub fn write_synthetic_session(
                 declaration_ms: None,
                 holds: None,
                 memory_growth_bytes: None,
+                memory_peak_bytes: None,
             },
         );
         for r in &rows {

@@ -50,7 +50,9 @@ of their committed files. Warnings (damaged index lines, an interrupted session)
 A repeated capture (profile --repeat N): each row's time and self time are the medians of its
 runs, with their spread (JSON durationSpread/selfSpread: runs, median, min, max, and q1/q3 from
 4 runs; TSV columns runs, durationMin, durationMax, durationQ1, durationQ3, selfMin, selfMax);
-folder rows sum the files' medians.")]
+folder rows sum the files' medians. Memory gets the same: a declaration's memoryGrowthBytes and
+a file's memoryPeakBytes are medians over the runs that sampled memory, with memorySpread (TSV,
+with --sort memory: memoryRuns, memoryMin, memoryMax).")]
 pub struct Args {
     /// A session directory or a recording (.lsrec).
     source: PathBuf,
@@ -351,6 +353,9 @@ fn write_tsv(
     }
     if memory {
         write!(out, "\tmemoryGrowthBytes")?;
+        if repeated {
+            write!(out, "\tmemoryRuns\tmemoryMin\tmemoryMax")?;
+        }
     }
     writeln!(out)?;
     for r in rows {
@@ -383,6 +388,16 @@ fn write_tsv(
         }
         if memory {
             write!(out, "\t{}", opt(r.memory_growth_bytes))?;
+            if repeated {
+                let m = r.memory_spread.map(|m| m.whole());
+                write!(
+                    out,
+                    "\t{}\t{}\t{}",
+                    opt(m.map(|m| m.runs)),
+                    opt(m.map(|m| m.min)),
+                    opt(m.map(|m| m.max))
+                )?;
+            }
         }
         writeln!(out)?;
     }

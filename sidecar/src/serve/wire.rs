@@ -5,7 +5,7 @@
 
 use recording::headroom::{DeclarationHeadroom, MaxHeartbeatsHeadroom, SynthInstanceHeadroom};
 use recording::model::annotations::{DeclarationAnnotation, FileShare, LineAnnotation, Operation};
-use recording::repeats::{DeclarationOverRuns, LineOverRuns, WholeTimeSpread};
+use recording::repeats::{DeclarationOverRuns, LineOverRuns, WholeSpread, WholeTimeSpread};
 use recording::{Diagnostic, SourceRange};
 use serde::Serialize;
 use tower_lsp_server::ls_types::{Position, Range};
@@ -64,6 +64,10 @@ pub struct DeclarationJson {
     /// The resident memory Lean gained while the declaration ran, when it was sampled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_growth_bytes: Option<u64>,
+    /// Over the runs of a repeated capture: the memory growth's spread (`memoryGrowthBytes`
+    /// is then its median), absent when no run sampled it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_spread: Option<WholeSpread>,
     /// The declaration Lean was running when it was stopped (absent otherwise).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub in_flight: bool,
@@ -103,8 +107,11 @@ impl From<DeclarationHeadroom> for HeadroomJson {
 
 impl From<&DeclarationOverRuns> for DeclarationJson {
     fn from(d: &DeclarationOverRuns) -> Self {
+        let memory = d.memory.map(|m| m.whole());
         DeclarationJson {
             spread: d.spread.map(|s| s.whole()),
+            memory_growth_bytes: memory.map(|m| m.median),
+            memory_spread: memory,
             ..DeclarationJson::from(&d.annotation)
         }
     }
@@ -127,6 +134,7 @@ impl From<&DeclarationAnnotation> for DeclarationJson {
             spread: None,
             headroom: None,
             memory_growth_bytes: None,
+            memory_spread: None,
             in_flight: false,
         }
     }

@@ -338,6 +338,7 @@ mod tests {
             declaration_ms: None,
             holds: None,
             memory_growth_bytes: None,
+            memory_peak_bytes: None,
         };
         let mut line = Vec::new();
         crate::session::write_row(&r, &mut line);

@@ -110,6 +110,14 @@ pub struct QueryRow {
     /// Declarations: the resident memory Lean gained while it ran, when it was sampled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_growth_bytes: Option<u64>,
+    /// Files: the peak resident memory of Lean's process tree, when it was sampled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_peak_bytes: Option<u64>,
+    /// A repeated capture: the row's memory figure over the runs that sampled it
+    /// (`memoryGrowthBytes` of a declaration, `memoryPeakBytes` of a file, each then the
+    /// median, rounded to a byte).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_spread: Option<crate::repeats::Spread>,
 }
 
 impl QueryRow {
@@ -130,6 +138,8 @@ impl QueryRow {
             duration_spread: None,
             self_spread: None,
             memory_growth_bytes: r.memory_growth_bytes,
+            memory_peak_bytes: r.memory_peak_bytes,
+            memory_spread: None,
         }
     }
 }
@@ -365,7 +375,7 @@ pub fn query_rows(rows: impl IntoIterator<Item = IndexRow>, spec: &QuerySpec) ->
             SortBy::SelfTime => r.self_ms,
             SortBy::MemoryGrowth => r.memory_growth_bytes.map(|b| b as f64),
         };
-        c.offer(key, || Payload::Row(r));
+        c.offer(key, || Payload::Row(Box::new(r)));
     }
     c.finish()
 }
@@ -376,7 +386,7 @@ fn long_line(line_no: u64) -> String {
 
 enum Payload {
     Line(Vec<u8>),
-    Row(IndexRow),
+    Row(Box<IndexRow>),
 }
 
 struct Entry {
@@ -689,11 +699,11 @@ impl<'s> Collector<'s> {
                     SortBy::SelfTime => self_time,
                 };
                 self.offer(key, || {
-                    Payload::Row(IndexRow {
+                    Payload::Row(Box::new(IndexRow {
                         duration_ms: total,
                         self_ms: self_time,
                         ..IndexRow::new(RowKind::File, 0, s.files, &name.clone(), name)
-                    })
+                    }))
                 });
             }
         }
@@ -707,9 +717,9 @@ impl<'s> Collector<'s> {
                     kind: QueryKind::Folder,
                     files: Some(r.capture),
                     file: None,
-                    ..QueryRow::from_index(r, QueryKind::Folder)
+                    ..QueryRow::from_index(*r, QueryKind::Folder)
                 }),
-                Payload::Row(r) => rows.push(QueryRow::from_index(r, self.spec.kind)),
+                Payload::Row(r) => rows.push(QueryRow::from_index(*r, self.spec.kind)),
                 Payload::Line(l) => match serde_json::from_slice::<IndexRow>(&l) {
                     Ok(r) => rows.push(QueryRow::from_index(r, self.spec.kind)),
                     Err(e) => self.warn(format!("skipped an index row: {e}")),
@@ -756,6 +766,7 @@ mod tests {
             declaration_ms: None,
             holds: None,
             memory_growth_bytes: None,
+            memory_peak_bytes: None,
         }
     }
 
