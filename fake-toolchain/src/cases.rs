@@ -32,6 +32,9 @@ pub struct Toolchain {
     /// on and no `trace.profiler.output`, Lean serves its profile over HTTP and waits for one
     /// request, which blocks a batch run.
     pub supports_profiler_serve: bool,
+    /// Whether this Lean takes `--incr-load=FILE`, `--incr-save=FILE` and
+    /// `--incr-header-save=FILE` (Lean 4.32 and later); an older one refuses them.
+    pub supports_incremental_snapshots: bool,
     /// How this toolchain's release line prints cases of the reference layout.
     pub dialect: Dialect,
 }
@@ -117,6 +120,10 @@ pub fn load_toolchain(fixtures: &Path) -> Result<Toolchain, String> {
             .unwrap_or(true),
         supports_profiler_serve: tc
             .get("supports_profiler_serve")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        supports_incremental_snapshots: tc
+            .get("supports_incremental_snapshots")
             .and_then(Value::as_bool)
             .unwrap_or(false),
         dialect: Dialect::from_json(tc.get("output"))

@@ -26,6 +26,8 @@ pub struct Invocation {
     pub help: bool,
     /// `-D name=value` options in command-line order.
     pub options: Vec<(String, String)>,
+    /// `--incr-…=FILE` flags (Lean 4.32's incremental snapshots), as given.
+    pub incremental: Vec<String>,
     pub file: Option<String>,
 }
 
@@ -66,6 +68,7 @@ pub fn parse_args(args: &[String]) -> Result<Invocation, String> {
                 }
                 i += 1;
             }
+            a if a.starts_with("--incr-") => inv.incremental.push(a.to_string()),
             a if a.starts_with("--") && a.contains('=') => {} // --threads=N, --tstack=N, …
             a if a.starts_with('-')
                 && a.len() > 1
@@ -206,6 +209,15 @@ fn profiler_serve(inv: &Invocation, file: &str) -> Option<i32> {
     let toolchain = fixtures_dir()
         .ok()
         .and_then(|f| cases::load_toolchain(&f).ok())?;
+    if let Some(flag) = inv
+        .incremental
+        .first()
+        .filter(|_| !toolchain.supports_incremental_snapshots)
+    {
+        // what Lean's option parser says of a flag it does not know
+        eprintln!("unrecognized option '{flag}'");
+        return Some(1);
+    }
     if !toolchain.supports_profiler_serve {
         if inv.option(OPTION).is_some() {
             eprintln!(

@@ -294,6 +294,10 @@ fn decode_header(chunk: fb::Chunk<'_>, index: usize, check: SourceCheck) -> Resu
             .notes()
             .map(|v| v.iter().map(str::to_owned).collect())
             .unwrap_or_default(),
+        lean_args: h
+            .lean_args()
+            .map(|v| v.iter().map(str::to_owned).collect())
+            .unwrap_or_default(),
         cumulative_times: h
             .cumulative_times()
             .map(|v| {

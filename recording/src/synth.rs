@@ -166,6 +166,7 @@ fn header(p: &SynthParams, decls: &[DeclPlan]) -> Header {
         measure: crate::Measure::Time,
         stop: None,
         memory: None,
+        lean_args: Vec::new(),
     }
 }
 

@@ -260,6 +260,28 @@ pub struct Header {
     /// The resident memory of Lean's process tree over the capture, when it was sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory::MemoryTrack>,
+    /// The arguments the capture passed to Lean besides its own (`profile --lean-arg`), e.g.
+    /// Lean 4.32's `--incr-load=FILE`; empty when none (and in older recordings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lean_args: Vec<String>,
+}
+
+impl Header {
+    /// Lean's incremental-snapshot flags among [`Header::lean_args`] (`--incr-load`,
+    /// `--incr-save`, `--incr-header-save`, by name, without their files): two runs that
+    /// differ in them elaborate differently (one resumes from a snapshot), so their times do
+    /// not compare.
+    pub fn incremental_flags(&self) -> Vec<&str> {
+        let mut flags: Vec<&str> = self
+            .lean_args
+            .iter()
+            .filter(|a| a.starts_with("--incr-"))
+            .map(|a| a.split_once('=').map_or(a.as_str(), |(name, _)| name))
+            .collect();
+        flags.sort_unstable();
+        flags.dedup();
+        flags
+    }
 }
 
 /// SHA-256 of a text as lowercase hex.

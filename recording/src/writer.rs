@@ -403,6 +403,8 @@ impl<W: Write> Encoder<W> {
         let threads = fbb.create_vector(&threads);
         let notes: Vec<_> = h.notes.iter().map(|n| s(fbb, n)).collect();
         let notes = fbb.create_vector(&notes);
+        let lean_args: Vec<_> = h.lean_args.iter().map(|a| s(fbb, a)).collect();
+        let lean_args = (!lean_args.is_empty()).then(|| fbb.create_vector(&lean_args));
         let cumulative: Vec<_> = h
             .cumulative_times
             .iter()
@@ -513,6 +515,7 @@ impl<W: Write> Encoder<W> {
             measure: fb::Measure(h.measure.to_u8()),
             stop,
             memory,
+            lean_args,
         };
         let header = fb::Header::create(fbb, &args);
         let root = fb::Chunk::create(

@@ -129,3 +129,95 @@ impl AsLean for Command {
         std::os::unix::process::CommandExt::arg0(self, "lean")
     }
 }
+
+/// `profile --lean-arg ARG` on a toolchain with Lean 4.32's incremental snapshots.
+fn capture_with(w: &World, name: &str, args: &[&str]) -> (std::path::PathBuf, String) {
+    let out = w.path(name);
+    let calls = w.path(&format!("{name}.calls"));
+    let mut cmd_args = vec!["profile", "Demo/Clean.lean", "-o", out.to_str().unwrap()];
+    for a in args {
+        cmd_args.push("--lean-arg");
+        cmd_args.push(a);
+    }
+    let o = w
+        .command(&cmd_args)
+        .env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.35.0")
+        .env("LEANSCOPE_FAKE_CALLS", &calls)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+    let lean = lean_calls(&calls);
+    assert_eq!(lean.len(), 1, "{lean:?}");
+    (out, lean[0].clone())
+}
+
+#[test]
+fn incremental_snapshot_flags_are_recorded_and_runs_that_differ_in_them_do_not_compare() {
+    let w = World::new();
+    let snap = w.path("clean.snap");
+    let save = format!("--incr-save={}", snap.display());
+    let load = format!("--incr-load={}", snap.display());
+    let (saved, line) = capture_with(&w, "saved.lsrec", &[&save]);
+    // passed to lean as given, before the file, and kept in the recording
+    assert!(line.contains(&format!("{save} Demo/Clean.lean")), "{line}");
+    let rec = Recording::open(&saved).unwrap();
+    assert_eq!(rec.header.lean_args, vec![save.clone()]);
+    assert_eq!(rec.header.incremental_flags(), vec!["--incr-save"]);
+    let info: serde_json::Value =
+        serde_json::from_slice(&w.run(&["info", "--json", saved.to_str().unwrap()]).stdout)
+            .unwrap();
+    assert!(info.to_string().contains("--incr-save="), "{info}");
+
+    let (plain, _) = capture_with(&w, "plain.lsrec", &[]);
+    assert!(Recording::open(&plain).unwrap().header.lean_args.is_empty());
+    let (loaded, _) = capture_with(&w, "loaded.lsrec", &[&load]);
+    for (a, b, said) in [
+        (&plain, &saved, "baseline: none; candidate: --incr-save"),
+        (
+            &saved,
+            &loaded,
+            "baseline: --incr-save; candidate: --incr-load",
+        ),
+    ] {
+        let o = w.run(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+        let e = text(&o.stderr);
+        assert!(
+            e.contains("different Lean incremental-snapshot flags") && e.contains(said),
+            "{e}"
+        );
+    }
+    // the same flags (another snapshot file) compare as usual
+    let other = format!("--incr-save={}", w.path("other.snap").display());
+    let (saved_again, _) = capture_with(&w, "saved-again.lsrec", &[&other]);
+    let o = w.run(&[
+        "compare",
+        saved.to_str().unwrap(),
+        saved_again.to_str().unwrap(),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // an older Lean refuses the flags, and the capture says so
+    let o = w
+        .command(&[
+            "profile",
+            "Demo/Clean.lean",
+            "-o",
+            w.path("old.lsrec").to_str().unwrap(),
+            "--lean-arg",
+            &save,
+        ])
+        .env("LEANSCOPE_FAKE_TOOLCHAIN", "v4.31.0")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("unrecognized option '--incr-save="),
+        "{}",
+        text(&o.stderr)
+    );
+}

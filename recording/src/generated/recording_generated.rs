@@ -2635,6 +2635,7 @@ impl<'a> Header<'a> {
   pub const VT_MEASURE: ::flatbuffers::VOffsetT = 44;
   pub const VT_STOP: ::flatbuffers::VOffsetT = 46;
   pub const VT_MEMORY: ::flatbuffers::VOffsetT = 48;
+  pub const VT_LEAN_ARGS: ::flatbuffers::VOffsetT = 50;
 
   #[inline]
   pub unsafe fn init_from_table(table: ::flatbuffers::Table<'a>) -> Self {
@@ -2649,6 +2650,7 @@ impl<'a> Header<'a> {
     builder.add_created_unix_ms(args.created_unix_ms);
     builder.add_elapsed_ns(args.elapsed_ns);
     builder.add_threshold_ns(args.threshold_ns);
+    if let Some(x) = args.lean_args { builder.add_lean_args(x); }
     if let Some(x) = args.memory { builder.add_memory(x); }
     if let Some(x) = args.stop { builder.add_stop(x); }
     if let Some(x) = args.cumulative_times { builder.add_cumulative_times(x); }
@@ -2842,6 +2844,15 @@ impl<'a> Header<'a> {
     // which contains a valid value in this slot
     unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<CounterTrack>>(Header::VT_MEMORY, None)}
   }
+  /// The arguments the capture passed to Lean besides its own
+  /// (`profile --lean-arg`), e.g. Lean 4.32's `--incr-load=FILE`; empty when none.
+  #[inline]
+  pub fn lean_args(&self) -> Option<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>> {
+    // Safety:
+    // Created from valid Table for this object
+    // which contains a valid value in this slot
+    unsafe { self._tab.get::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>>(Header::VT_LEAN_ARGS, None)}
+  }
 }
 
 impl ::flatbuffers::Verifiable for Header<'_> {
@@ -2873,6 +2884,7 @@ impl ::flatbuffers::Verifiable for Header<'_> {
      .visit_field::<Measure>("measure", Self::VT_MEASURE, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<Stop>>("stop", Self::VT_STOP, false)?
      .visit_field::<::flatbuffers::ForwardsUOffset<CounterTrack>>("memory", Self::VT_MEMORY, false)?
+     .visit_field::<::flatbuffers::ForwardsUOffset<::flatbuffers::Vector<'_, ::flatbuffers::ForwardsUOffset<&'_ str>>>>("lean_args", Self::VT_LEAN_ARGS, false)?
      .finish();
     Ok(())
   }
@@ -2901,6 +2913,7 @@ pub struct HeaderArgs<'a> {
     pub measure: Measure,
     pub stop: Option<::flatbuffers::WIPOffset<Stop<'a>>>,
     pub memory: Option<::flatbuffers::WIPOffset<CounterTrack<'a>>>,
+    pub lean_args: Option<::flatbuffers::WIPOffset<::flatbuffers::Vector<'a, ::flatbuffers::ForwardsUOffset<&'a str>>>>,
 }
 impl<'a> Default for HeaderArgs<'a> {
   #[inline]
@@ -2929,6 +2942,7 @@ impl<'a> Default for HeaderArgs<'a> {
       measure: Measure::Time,
       stop: None,
       memory: None,
+      lean_args: None,
     }
   }
 }
@@ -3031,6 +3045,10 @@ impl<'a: 'b, 'b, A: ::flatbuffers::Allocator + 'a> HeaderBuilder<'a, 'b, A> {
     self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<CounterTrack>>(Header::VT_MEMORY, memory);
   }
   #[inline]
+  pub fn add_lean_args(&mut self, lean_args: ::flatbuffers::WIPOffset<::flatbuffers::Vector<'b , ::flatbuffers::ForwardsUOffset<&'b  str>>>) {
+    self.fbb_.push_slot_always::<::flatbuffers::WIPOffset<_>>(Header::VT_LEAN_ARGS, lean_args);
+  }
+  #[inline]
   pub fn new(_fbb: &'b mut ::flatbuffers::FlatBufferBuilder<'a, A>) -> HeaderBuilder<'a, 'b, A> {
     let start = _fbb.start_table();
     HeaderBuilder {
@@ -3071,6 +3089,7 @@ impl ::core::fmt::Debug for Header<'_> {
       ds.field("measure", &self.measure());
       ds.field("stop", &self.stop());
       ds.field("memory", &self.memory());
+      ds.field("lean_args", &self.lean_args());
       ds.finish()
   }
 }

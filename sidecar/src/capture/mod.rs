@@ -45,6 +45,9 @@ pub struct CaptureRequest {
     pub publish: recording::Publish,
     /// Sampling Lean's memory, and the limit that stops it.
     pub memory: MemoryOptions,
+    /// Arguments passed to `lean` before the file, after leanscope's own (`profile
+    /// --lean-arg`), e.g. Lean 4.32's `--incr-load=FILE`; recorded in the header.
+    pub lean_args: Vec<String>,
 }
 
 /// How a capture watches Lean's memory.

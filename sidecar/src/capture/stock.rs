@@ -139,6 +139,8 @@ fn capture_unmeasured(
             ));
         }
     }
+    // the user's own arguments (`--lean-arg`), before the file as Lean's options go
+    cmd.args(&req.lean_args);
     cmd.arg(&relative);
     let mut sampler = (!req.memory.interval.is_zero())
         .then(|| MemorySampler::new(req.memory.interval, req.memory.limit));
@@ -358,6 +360,7 @@ fn capture_unmeasured(
         measure: req.measure,
         stop: stop.clone(),
         memory,
+        lean_args: req.lean_args.clone(),
     };
     let out = match &req.output {
         Some(o) => o.clone(),

@@ -15,7 +15,9 @@ use recording::AtomicFile;
 use serde_json::json;
 
 use super::export::parse_group_by;
-use super::inputs::{default_grouping, repeated_session, run_summaries, summarize, Input};
+use super::inputs::{
+    default_grouping, incremental_flags, repeated_session, run_summaries, summarize, Input,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -129,6 +131,31 @@ pub fn summarize_pair(
     Ok((b, c))
 }
 
+/// Two captures that differ in Lean's incremental-snapshot flags (`--lean-arg --incr-load=…`,
+/// `--incr-save=…`, Lean 4.32) elaborated differently: one resumed from a snapshot or paid
+/// for saving one. Their times do not compare, so `compare` refuses them, naming the flags.
+fn refuse_different_incremental_runs(baseline: &Path, candidate: &Path) -> Result<()> {
+    let b = incremental_flags(&Input::classify(baseline, None::<Format>)?)?;
+    let c = incremental_flags(&Input::classify(candidate, None::<Format>)?)?;
+    if let (Some(b), Some(c)) = (b, c) {
+        if b != c {
+            let said = |f: &[String]| {
+                if f.is_empty() {
+                    "none".to_string()
+                } else {
+                    f.join(", ")
+                }
+            };
+            anyhow::bail!(
+                "the baseline and the candidate were captured with different Lean incremental-snapshot flags (baseline: {}; candidate: {}): a run that loads or saves a snapshot does different work, so their times do not compare; capture both with the same --lean-arg --incr-… flags",
+                said(&b),
+                said(&c)
+            );
+        }
+    }
+    Ok(())
+}
+
 /// What the viewer's diff view shows (`leanscope view --baseline`, the
 /// editor's Compare with Baseline): the comparison JSON of the two inputs,
 /// with where they came from and why either is incomplete. Incomplete
@@ -188,6 +215,7 @@ pub fn run(a: Args) -> Result<u8> {
         fail_on_new: a.fail_on_new,
         fail_on_missing: a.fail_on_missing,
     };
+    refuse_different_incremental_runs(&a.baseline, &a.candidate)?;
     // Both sides repeated (`profile --repeat`): the noise-aware rule.
     if let Some(n) = NoiseAware::of(&a.baseline, &a.candidate, a.group_by)? {
         if !a.allow_incomplete {

@@ -172,6 +172,7 @@ fn capture_one(a: &Args, file: PathBuf) -> Result<Result<(PathBuf, u8), u8>> {
         publish: recording::Publish::Atomic,
         // Heartbeats do not bound memory: a heartbeat capture samples it too.
         memory: crate::capture::MemoryOptions::default(),
+        lean_args: Vec::new(),
     };
     match capture_file(&req, &opts, &mut |_| {}) {
         Ok(r) => {
@@ -219,6 +220,7 @@ fn capture_many(a: &Args, dir: &Path, whole: bool) -> Result<Result<(PathBuf, u8
         lake: a.lake.clone(),
         timeout: a.timeout,
         memory: crate::capture::MemoryOptions::default(),
+        lean_args: Vec::new(),
         json: false,
         shard: None,
         shards: None,

@@ -187,6 +187,7 @@ impl Info {
             "timeAccount": self.account,
             "timeAccountExplained": self.account.explanation(),
             "notes": h.notes,
+            "leanArgs": h.lean_args,
             "validation": {"issueCount": rec.issue_count, "issues": rec.issues},
             "partial": h.status == recording::CaptureStatus::Stopped,
             "stop": h.stop,
@@ -237,6 +238,9 @@ impl Info {
             h.clock_description
         );
         println!("measure       {}", h.measure.unit_name());
+        if !h.lean_args.is_empty() {
+            println!("lean args     {}", h.lean_args.join(" "));
+        }
         println!("status        {}", h.status);
         if let Some(stop) = &h.stop {
             println!("partial       {} ({})", stop.detail, stop.reason);

@@ -97,6 +97,34 @@ fn session_recordings(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The incremental-snapshot flags (`--incr-load`, `--incr-save`, …: [`recording::Header::
+/// incremental_flags`]) Lean was run with, over every recording of `input` (read header only);
+/// `None` for an input that does not say (another profiler's file, a summary).
+pub fn incremental_flags(input: &Input) -> Result<Option<Vec<String>>> {
+    let paths: Vec<&Path> = match input {
+        Input::Recording(p) => vec![p.as_path()],
+        Input::Session(ps) => ps.iter().map(PathBuf::as_path).collect(),
+        Input::Foreign(..) | Input::Summary(..) => return Ok(None),
+    };
+    let mut flags: Vec<String> = Vec::new();
+    for p in paths {
+        let file =
+            std::fs::File::open(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let reader = recording::reader::ChunkReader::new(std::io::BufReader::new(file))
+            .with_context(|| format!("{} is not a readable recording", p.display()))?;
+        flags.extend(
+            reader
+                .header()
+                .incremental_flags()
+                .into_iter()
+                .map(String::from),
+        );
+    }
+    flags.sort_unstable();
+    flags.dedup();
+    Ok(Some(flags))
+}
+
 /// Opens a recording, importing another profiler's file first if needed.
 pub fn open_recording(input: &Input, opts: ImportOptions) -> Result<Recording> {
     match input {

@@ -103,6 +103,16 @@ pub struct Args {
     /// by source size.
     #[arg(long, value_name = "SESSION_DIR", requires = "shard")]
     balance_from: Option<PathBuf>,
+    /// An argument to pass to `lean` as given, before the file (repeat for several), e.g. Lean
+    /// 4.32's `--incr-load=FILE` or `--incr-save=FILE`. Recorded in the recording; `compare`
+    /// refuses two captures whose incremental-snapshot flags (`--incr-*`) differ.
+    #[arg(
+        long,
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        conflicts_with = "from_build"
+    )]
+    lean_arg: Vec<String>,
     /// Capture each file N times into a session (a single FILE too), each run its own
     /// recording; `query` and `summary` then report per-run medians with their spread.
     #[arg(long, value_name = "N", conflicts_with_all = ["shard", "resume"],
@@ -206,6 +216,7 @@ pub fn run(a: Args) -> Result<u8> {
         lake: a.lake,
         publish: recording::Publish::Atomic,
         memory,
+        lean_args: a.lean_arg,
     };
     let mut last = 0;
     let result = capture_file(&req, &opts, &mut |p| match p {
@@ -306,6 +317,7 @@ impl From<Args> for super::profile_session::Args {
             lake: a.lake,
             timeout: a.timeout,
             memory,
+            lean_args: a.lean_arg,
             json: a.json,
             shard: a.shard,
             shards: a.shards,

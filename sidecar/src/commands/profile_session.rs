@@ -19,6 +19,8 @@ use recording::session::shard::{ShardError, ShardSpec};
 
 /// The session options of `leanscope profile` (see its `--help`).
 pub struct Args {
+    /// Extra arguments to `lean` (`--lean-arg`).
+    pub lean_args: Vec<String>,
     pub target: Option<PathBuf>,
     pub project: Option<PathBuf>,
     pub resume: Option<PathBuf>,
@@ -81,6 +83,7 @@ pub fn run(a: Args) -> Result<u8> {
         jobs: a.jobs,
         repeats: a.repeats,
         memory: a.memory,
+        lean_args: a.lean_args.clone(),
     };
     let cancel = CancelToken::default();
     let interrupts = Interrupts::install(&cancel)?;

@@ -131,6 +131,7 @@ pub fn request(call: &Call, file: &str, how: &How) -> Result<CaptureRequest, Too
         lake,
         publish: recording::Publish::Atomic,
         memory: crate::capture::MemoryOptions::default(),
+        lean_args: Vec::new(),
     })
 }
 

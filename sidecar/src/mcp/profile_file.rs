@@ -98,6 +98,7 @@ async fn repeated(
         jobs: 1,
         repeats: Some(recording::session::Repeats { runs, warmup: 1 }),
         memory: crate::capture::MemoryOptions::default(),
+        lean_args: Vec::new(),
     };
     let summary = call
         .blocking(

@@ -174,6 +174,7 @@ fn plan(p: CaptureParams) -> Result<Plan> {
             lake,
             publish: recording::Publish::Atomic,
             memory: crate::capture::MemoryOptions::default(),
+            lean_args: Vec::new(),
         },
         timeout: p.timeout_seconds.map(Duration::from_secs),
         backend,

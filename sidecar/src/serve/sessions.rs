@@ -133,6 +133,7 @@ pub async fn capture_folder(
         jobs: p.jobs.unwrap_or(1),
         repeats,
         memory: crate::capture::MemoryOptions::default(),
+        lean_args: Vec::new(),
     };
     let whole = p.project;
     let scan = target.clone();

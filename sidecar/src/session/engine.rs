@@ -150,6 +150,8 @@ pub struct SessionOptions {
     pub repeats: Option<Repeats>,
     /// Memory sampling and limit (`--memory-interval`, `--max-memory`).
     pub memory: crate::capture::MemoryOptions,
+    /// Extra arguments to `lean` for every file (`--lean-arg`).
+    pub lean_args: Vec<String>,
 }
 
 /// Which run of a file a capture is.
@@ -524,6 +526,7 @@ fn capture_one(
         // commit fsyncs `files/` before that.
         publish: recording::Publish::InPlace,
         memory: opts.memory,
+        lean_args: opts.lean_args.clone(),
     };
     let run_opts = RunOptions {
         timeout: opts.timeout,
