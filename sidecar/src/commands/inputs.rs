@@ -108,8 +108,8 @@ pub fn incremental_flags(input: &Input) -> Result<Option<Vec<String>>> {
     };
     let mut flags: Vec<String> = Vec::new();
     for p in paths {
-        let file =
-            std::fs::File::open(p).with_context(|| format!("cannot read {}", p.display()))?;
+        // a regular file only: a FIFO would block the read
+        let file = regular::read(p).with_context(|| format!("cannot read {}", p.display()))?;
         let reader = recording::reader::ChunkReader::new(std::io::BufReader::new(file))
             .with_context(|| format!("{} is not a readable recording", p.display()))?;
         flags.extend(
