@@ -636,3 +636,59 @@ fn a_change_that_only_adds_or_only_removes_files_is_profiled() {
         }
     }
 }
+
+/// `--unsandboxed`: the same measurement without bubblewrap and GNU time (how macOS and
+/// Windows run it), the counters from leanscope's own accounting, the report saying so; a
+/// sample sees the host's files, as the flag's help says.
+#[test]
+fn unsandboxed_runs_measure_with_leanscopes_own_counters() {
+    let r = project();
+    let secret = r.dir.path().join("secret.txt");
+    std::fs::write(&secret, "secret\n").unwrap();
+    // Outside the sandbox this read works (inside, `the_sandbox_confines_every_sample` fails it).
+    r.write(
+        "Demo/N.lean",
+        &format!(
+            "{}-- leanscope-fake: read {}\n",
+            cost(300),
+            secret.display()
+        ),
+    );
+    r.commit("reads");
+    let t = toolchain_dir();
+    let ws = r.dir.path().join("ws");
+    let rep = run_ok(&r, &t, &ws, &["--unsandboxed"]);
+    assert_eq!(rep["state"], "complete", "{rep}");
+    assert!(
+        rep["measure_note"]
+            .as_str()
+            .unwrap()
+            .contains("Unsandboxed (--unsandboxed)"),
+        "{}",
+        rep["measure_note"]
+    );
+    let a = file(&rep, "Demo/A.lean");
+    let (base, head) = (
+        a["base"]["median_cpu_ms"].as_u64().unwrap(),
+        a["head"]["median_cpu_ms"].as_u64().unwrap(),
+    );
+    // The fake spends 50 ms and 450 ms of CPU on A's two sides, and lake and lean some more.
+    assert!((45..2000).contains(&base), "{a}");
+    assert!((430..5000).contains(&head), "{a}");
+    assert!(head > base, "{a}");
+    let n = &file(&rep, "Demo/N.lean")["head"];
+    assert!(
+        (280..5000).contains(&n["median_cpu_ms"].as_u64().unwrap()),
+        "{n}"
+    );
+    // A resident set of at least a MiB (the fake's binary itself).
+    assert!(n["max_rss_kib"].as_u64().unwrap() > 1024, "{n}");
+    // Lean's output is kept beside the counters, as under GNU time.
+    assert!(std::fs::read_dir(ws.join("raw"))
+        .unwrap()
+        .flatten()
+        .any(|e| e
+            .file_name()
+            .to_string_lossy()
+            .ends_with("-head-Demo.N.err")));
+}

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, leanscope, leanscopeBin, tempDir, startView, launchBrowser, fakeLean, waitInPage } from './helpers.mjs';
+import { formatBytes } from '../../viewer-wasm/www/format.js';
 
 let dir; let session; let view; let browser;
 
@@ -135,6 +136,34 @@ test('a file of a repeated capture shows medians and spreads per declaration, ta
   assert.equal(tacticSpread, 'median of 4 runs · min–max 4.00 k hb–20.0 k hb · IQR 7.00 k hb–14.0 k hb');
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test('the memory lane of a repeated capture says the peak over the runs, as query reports it', async () => {
+  const mem = capture('memory', (log) => [
+    `-- leanscope-fake: run-log ${log}`,
+    'theorem tA : True := by -- leanscope-fake: alloc 48MB',
+    '  trivial -- leanscope-fake: cost 300ms',
+    '',
+  ].join('\n'), 3);
+  const file = JSON.parse(leanscope('query', mem, '--kind', 'file', '--json')).rows[0];
+  const peak = file.memorySpread;
+  assert.equal(peak.runs, 3, JSON.stringify(file));
+  assert.equal(file.memoryPeakBytes, Math.round(peak.median));
+  const memView = await startView(mem);
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto(`${memView.url}#file=0&tab=declarations`);
+    await page.waitForSelector('#memory-wrap:not([hidden])');
+    const title = await page.textContent('#memory-title');
+    const esc = (t) => t.replace(/[.()]/g, '\\$&');
+    assert.match(title, new RegExp(esc(`over the 3 runs that sampled it, peak ${formatBytes(peak.median)} (median; min–max ${formatBytes(peak.min)}–${formatBytes(peak.max)}); the lane is run `) + '\\d\'s, the median run'), title);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    memView.stop();
+  }
 });
 
 test('the Diff view of two repeated captures is noise-aware and says which rule decided', async () => {

@@ -6,20 +6,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, leanscope, leanscopeBin, tempDir, startView, launchBrowser, fakeLean } from './helpers.mjs';
 
 let dir; let rec; let view; let browser;
 
-const BLOW = [
-  'theorem first : True := by trivial -- leanscope-fake: cost 300ms',
-  'theorem second : True := by trivial -- leanscope-fake: cost 200ms',
-  'theorem third : True := by -- leanscope-fake: alloc 64MB',
-  '  trivial -- leanscope-fake: cost 5000ms',
-  'theorem fourth : True := by trivial -- leanscope-fake: cost 100ms',
-  '',
-].join('\n');
+// The file of the test, a fixture the code-server test shares.
+const BLOW = readFileSync(join(ROOT, 'fixtures/runaway/Blow.lean'), 'utf8');
 
 before(async () => {
   dir = tempDir('runaway');

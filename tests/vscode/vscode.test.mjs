@@ -362,17 +362,10 @@ test('Profile File with leanscope.profile.repeat: medians over the runs in the e
 });
 
 test('A capture Lean did not finish: the partial notice, the unfinished declaration with its memory in the hover, the viewer\'s unfinished event and memory lane', async () => {
-  // The issue's four theorems (300 ms, 200 ms, 5 s, 100 ms), the third holding 64 MiB, and a
-  // timeout of 2 s.
+  // Four theorems of 300 ms, 200 ms, 5 s and 100 ms, the third holding 64 MiB
+  // (fixtures/runaway/Blow.lean), and a timeout of 2 s.
   const w = makeWorkspace();
-  fs.writeFileSync(w.file('Demo/Blow.lean'), [
-    'theorem first : True := by trivial -- leanscope-fake: cost 300ms',
-    'theorem second : True := by trivial -- leanscope-fake: cost 200ms',
-    'theorem third : True := by -- leanscope-fake: alloc 64MB',
-    '  trivial -- leanscope-fake: cost 5000ms',
-    'theorem fourth : True := by trivial -- leanscope-fake: cost 100ms',
-    '',
-  ].join('\n'));
+  fs.copyFileSync(path.join(REPO, 'fixtures/runaway/Blow.lean'), w.file('Demo/Blow.lean'));
   const vs = await start(w, { settings: { 'leanscope.timeoutSeconds': 2 } });
   const { page } = vs;
   await vs.openFile('Demo/Blow.lean');

@@ -454,6 +454,7 @@ impl FileModel {
                 "shownRepeat": self.repeat,
                 "file": r.file().map(|s| s.whole()),
                 "traced": r.traced().map(|s| s.whole()),
+                "memoryPeak": r.memory_peak().map(|s| s.whole()),
             })),
             // A partial recording: why Lean was stopped, and its command in flight (whose
             // open event the timeline draws as unfinished).
@@ -1018,6 +1019,8 @@ mod tests {
         }
         assert_eq!(m.summary()["runs"]["runs"], 3);
         assert_eq!(m.summary()["runs"]["shownRepeat"], 1);
+        // Synthetic runs sample no memory: no peak over the runs, not a zero.
+        assert!(m.summary()["runs"]["memoryPeak"].is_null());
         let bars: Value = serde_json::from_str(&m.line_bars()).unwrap();
         assert_eq!(bars["runs"], 3);
         assert_eq!(

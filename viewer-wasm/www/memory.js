@@ -5,7 +5,7 @@
 // Hovering a point says the value and the command running.
 import { $ } from './dom.js';
 import { state } from './state.js';
-import { formatBytes, formatValue } from './format.js';
+import { formatBytes, formatRunCount, formatValue } from './format.js';
 
 const wrap = $('memory-wrap');
 const canvas = $('memory-lane');
@@ -26,7 +26,11 @@ export function renderMemory() {
   wrap.hidden = !shown;
   tip.hidden = true;
   if (!shown) return;
-  $('memory-title').textContent = `Resident memory of Lean's processes (wall clock since Lean started): peak ${formatBytes(shown.peakBytes)} at ${wall(shown.peakAtNs)}; ${shown.samples} samples, every ${wall(shown.intervalNs)}`;
+  const runs = state.fileSummary.runs;
+  const over = runs && runs.memoryPeak
+    ? `; over the ${formatRunCount(runs.memoryPeak.runs, runs.runs)} that sampled it, peak ${formatBytes(runs.memoryPeak.median)} (median; min–max ${formatBytes(runs.memoryPeak.min)}–${formatBytes(runs.memoryPeak.max)}); the lane is run ${runs.shownRepeat + 1}'s, the median run`
+    : '';
+  $('memory-title').textContent = `Resident memory of Lean's processes (wall clock since Lean started): peak ${formatBytes(shown.peakBytes)} at ${wall(shown.peakAtNs)}; ${shown.samples} samples, every ${wall(shown.intervalNs)}${over}`;
   draw();
 }
 

@@ -1,6 +1,6 @@
 //! One measured run, with the counters read by the host: wall time from a
 //! monotonic clock around the child, user + system CPU time from the
-//! kernel's accounting of the child's group ([`Group::wait_with_cpu`]:
+//! kernel's accounting of the child's group ([`Group::wait_with_usage`]:
 //! `wait4` on Unix, which includes every descendant the child waited for —
 //! `lake` waits for `lean`, `leanscope profile` for `lake` —, the Job
 //! Object's on Windows). Nothing the child prints can pass for a counter.
@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 pub struct Measured {
     pub wall_ns: u64,
     pub cpu_ns: u64,
+    /// The peak memory the kernel counted ([`crate::process_group::Usage`]).
+    pub peak_memory_bytes: Option<u64>,
     pub status: ExitStatus,
     /// The first [`MAX_KEPT_STDOUT`] bytes of its stdout.
     pub stdout: Vec<u8>,
@@ -110,14 +112,14 @@ pub fn measure(
             }
         })
     };
-    let waited = group.wait_with_cpu(child);
+    let waited = group.wait_with_usage(child);
     let wall = started.elapsed();
     done.store(true, Ordering::SeqCst);
     let _ = watchdog.join();
     // Whatever the child left running in its group goes with it.
     group.kill_leftovers();
     let stdout = reader.join().unwrap_or_default();
-    let (status, cpu) = waited.map_err(|source| HostError::Wait {
+    let (status, usage) = waited.map_err(|source| HostError::Wait {
         program: program.clone(),
         source,
     })?;
@@ -126,7 +128,8 @@ pub fn measure(
     }
     Ok(Measured {
         wall_ns: wall.as_nanos().min(u128::from(u64::MAX)) as u64,
-        cpu_ns: cpu.as_nanos().min(u128::from(u64::MAX)) as u64,
+        cpu_ns: usage.cpu.as_nanos().min(u128::from(u64::MAX)) as u64,
+        peak_memory_bytes: usage.peak_memory_bytes,
         status,
         stdout,
     })
@@ -155,6 +158,12 @@ mod tests {
         assert!(m.status.success());
         assert_eq!(m.stdout, b"done\n");
         assert!(m.cpu_ns > 10_000_000, "{} ns of CPU", m.cpu_ns);
+        // The kernel's peak resident set of the shell or its child: some hundreds of KiB.
+        assert!(
+            m.peak_memory_bytes.is_some_and(|b| b > 100 << 10),
+            "{:?}",
+            m.peak_memory_bytes
+        );
         assert!(
             m.wall_ns >= m.cpu_ns / 2,
             "wall {} cpu {}",

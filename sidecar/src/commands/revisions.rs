@@ -127,6 +127,11 @@ pub struct RunArgs {
     /// turn), for a CI matrix; `revisions merge` puts the shards together.
     #[arg(long, value_name = "K/N", value_parser = ShardSpec::parse)]
     shard: Option<ShardSpec>,
+    /// Run Lean without the bubblewrap sandbox, with your environment, files and network, and
+    /// take CPU time, wall time and peak memory from leanscope's own accounting instead of GNU
+    /// time. The sandbox is Linux only: on macOS and Windows a run needs this flag.
+    #[arg(long)]
+    unsandboxed: bool,
     #[command(flatten)]
     ci: CiFiles,
 }
@@ -258,6 +263,7 @@ fn run_run(a: &RunArgs) -> Result<u8> {
         },
         cancel: crate::capture::CancelToken::default(),
         shard: a.shard,
+        unsandboxed: a.unsandboxed,
     };
     // Ctrl-C (or a TERM) stops the running sample; the report says so.
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {

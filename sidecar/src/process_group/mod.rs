@@ -15,9 +15,9 @@
 //!   has no console of its own, so [`Group::terminate`] ends the job at once,
 //!   as [`Group::kill`] does.
 //!
-//! The CPU time of a group's processes (`leanscope bench`) comes from
-//! the kernel: `wait4`'s accounting of the child and what it waited for on
-//! Unix, the job's accounting on Windows ([`Group::wait_with_cpu`]).
+//! The CPU time and peak memory of a group's processes (`leanscope bench`, an unsandboxed
+//! `revisions run`) come from the kernel: `wait4`'s accounting of the child and what it
+//! waited for on Unix, the job's accounting on Windows ([`Group::wait_with_usage`]).
 
 pub mod run_tag;
 #[cfg(unix)]
@@ -29,3 +29,14 @@ mod windows;
 pub use unix::Group;
 #[cfg(windows)]
 pub use windows::Group;
+
+/// What the kernel counted for a finished child and its descendants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    /// User plus system CPU time.
+    pub cpu: std::time::Duration,
+    /// The peak memory: on Unix the largest resident set of the child and of each descendant
+    /// it waited for (`ru_maxrss`, as GNU time's `%M`); on Windows the peak committed memory of
+    /// the job's processes together. `None` when the kernel did not say.
+    pub peak_memory_bytes: Option<u64>,
+}

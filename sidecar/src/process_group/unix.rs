@@ -97,10 +97,10 @@ impl Group {
         }
     }
 
-    /// Waits for the child and returns its status and the user + system
-    /// CPU time of it and of every descendant it waited for (`wait4`: `lake`
-    /// waits for `lean`). The child must not have been waited for yet.
-    pub fn wait_with_cpu(&self, child: Child) -> io::Result<(ExitStatus, Duration)> {
+    /// Waits for the child and returns its status, the user + system CPU time of it and of
+    /// every descendant it waited for (`wait4`: `lake` waits for `lean`), and the largest
+    /// resident set among them. The child must not have been waited for yet.
+    pub fn wait_with_usage(&self, child: Child) -> io::Result<(ExitStatus, super::Usage)> {
         let pid = libc::pid_t::try_from(child.id()).unwrap_or(0);
         let mut status = 0;
         // SAFETY: an all-zero rusage is valid; wait4 on our own child.
@@ -121,7 +121,16 @@ impl Group {
         let micros =
             |t: libc::timeval| t.tv_sec.max(0) as u64 * 1_000_000 + t.tv_usec.max(0) as u64;
         let cpu = Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime));
-        Ok((ExitStatus::from_raw(status), cpu))
+        // `ru_maxrss` is in KiB on Linux and in bytes on macOS.
+        let unit: u64 = if cfg!(target_os = "macos") { 1 } else { 1024 };
+        let peak = u64::try_from(usage.ru_maxrss).ok().filter(|&r| r > 0);
+        Ok((
+            ExitStatus::from_raw(status),
+            super::Usage {
+                cpu,
+                peak_memory_bytes: peak.map(|r| r.saturating_mul(unit)),
+            },
+        ))
     }
 }
 

@@ -125,16 +125,39 @@ impl Group {
         }
     }
 
-    /// Waits for the child and returns its status and the user + kernel
-    /// CPU time of every process the job ever held.
-    pub fn wait_with_cpu(&self, mut child: Child) -> io::Result<(ExitStatus, Duration)> {
+    /// Waits for the child and returns its status, the user + kernel CPU time of every
+    /// process the job ever held, and the job's peak committed memory.
+    pub fn wait_with_usage(&self, mut child: Child) -> io::Result<(ExitStatus, super::Usage)> {
         let status = child.wait()?;
         let cpu = self.accounting().map_or(Duration::ZERO, |a| {
             // 100-nanosecond units.
             let ticks = a.TotalUserTime.max(0) as u64 + a.TotalKernelTime.max(0) as u64;
             Duration::from_nanos(ticks.saturating_mul(100))
         });
-        Ok((status, cpu))
+        Ok((
+            status,
+            super::Usage {
+                cpu,
+                peak_memory_bytes: self.peak_memory(),
+            },
+        ))
+    }
+
+    /// The most memory the job's processes had committed together.
+    fn peak_memory(&self) -> Option<u64> {
+        // SAFETY: an all-zero structure is valid; the call fills it.
+        let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
+        // SAFETY: the structure and its size match the information class.
+        let ok = unsafe {
+            QueryInformationJobObject(
+                self.job.0,
+                JobObjectExtendedLimitInformation,
+                (&mut info as *mut JOBOBJECT_EXTENDED_LIMIT_INFORMATION).cast(),
+                std::mem::size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>() as u32,
+                std::ptr::null_mut(),
+            )
+        };
+        (ok != 0 && info.PeakJobMemoryUsed > 0).then_some(info.PeakJobMemoryUsed as u64)
     }
 
     fn accounting(&self) -> Option<JOBOBJECT_BASIC_ACCOUNTING_INFORMATION> {

@@ -5,11 +5,17 @@
 //! so nothing Lean prints can pass for a counter. Lean's own output is
 //! kept beside it (`raw/*.out`, `raw/*.err`). Each command runs in its own
 //! process group; a timeout stops the whole group.
+//!
+//! An unsandboxed run (`revisions run --unsandboxed`, the way to run on macOS and Windows,
+//! which have neither bubblewrap nor GNU time) takes the same counters from leanscope's own
+//! accounting of the command's process group ([`crate::bench::host::measure`]: `wait4` on
+//! Unix, the Job Object on Windows), at 1 ms resolution.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::bench::host::HostError;
 use crate::capture::process::{run, RunError, RunOptions};
 
 /// GNU time, the counter source.
@@ -45,6 +51,8 @@ pub enum MeasureError {
     },
     #[error("{what}: {source}")]
     Run { what: String, source: RunError },
+    #[error("{what}: {detail}")]
+    Host { what: String, detail: String },
     #[error("{what}: GNU time's counters in {} cannot be read: {detail}", file.display())]
     BadCounters {
         what: String,
@@ -72,11 +80,16 @@ pub struct Job<'a> {
     pub cancel: crate::capture::CancelToken,
     /// The run's tag, which a sandbox around the command must pass on.
     pub tag: crate::capture::RunTag,
+    /// Counters from leanscope's own accounting instead of GNU time (an unsandboxed run).
+    pub own_counters: bool,
 }
 
 /// Runs the job under GNU time and returns its counters; a non-zero exit,
 /// a timeout or unreadable counters are errors.
 pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
+    if job.own_counters {
+        return measure_by_host(job);
+    }
     if !Path::new(GNU_TIME).is_file() {
         return Err(MeasureError::NoGnuTime);
     }
@@ -144,6 +157,59 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
         what: job.what.clone(),
         file: time_file,
         detail,
+    })
+}
+
+/// [`measure`] with the counters from leanscope's own accounting of the command's process
+/// group; stdout is kept up to [`leanscope::limits::MAX_KEPT_STDOUT`], stderr whole.
+fn measure_by_host(job: &Job) -> Result<Counters, MeasureError> {
+    let out = suffixed(&job.raw, ".out");
+    let err = suffixed(&job.raw, ".err");
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| MeasureError::Io { path, source }
+    };
+    let err_file = std::fs::File::create(&err).map_err(io(&err))?;
+    let mut cmd = Command::new(job.program);
+    cmd.args(&job.args).current_dir(job.dir);
+    let measured =
+        crate::bench::host::measure(&mut cmd, err_file.into(), job.timeout, &job.cancel.flag());
+    let m = match measured {
+        Ok(m) => m,
+        Err(HostError::Interrupted) => {
+            return Err(MeasureError::Cancelled {
+                what: job.what.clone(),
+            })
+        }
+        Err(HostError::TimedOut { .. }) => {
+            return Err(MeasureError::TimedOut {
+                what: job.what.clone(),
+                seconds: job.timeout.as_secs(),
+            })
+        }
+        Err(e) => {
+            return Err(MeasureError::Host {
+                what: job.what.clone(),
+                detail: e.to_string(),
+            })
+        }
+    };
+    std::fs::write(&out, &m.stdout).map_err(io(&out))?;
+    if !m.status.success() {
+        return Err(MeasureError::Failed {
+            what: job.what.clone(),
+            status: m
+                .status
+                .code()
+                .map_or_else(|| "killed by a signal".into(), |c| c.to_string()),
+            log: out,
+            err_log: err,
+        });
+    }
+    Ok(Counters {
+        cpu_ms: m.cpu_ns / 1_000_000,
+        wall_ms: m.wall_ns / 1_000_000,
+        max_rss_kib: m.peak_memory_bytes.map_or(0, |b| b / 1024),
     })
 }
 

@@ -60,6 +60,7 @@ impl<'a> RunRequest<'a> {
             thresholds: Thresholds::default(),
             cancel,
             shard: None,
+            unsandboxed: false,
         }
     }
 }
@@ -82,13 +83,17 @@ pub struct RunRequest<'a> {
     pub cancel: crate::capture::CancelToken,
     /// Measure only this shard of the plan's files (`--shard K/N`).
     pub shard: Option<recording::session::shard::ShardSpec>,
+    /// Run Lean without the sandbox, with the counters from leanscope's own accounting
+    /// (`--unsandboxed`): the way to run where bubblewrap and GNU time are missing (macOS,
+    /// Windows).
+    pub unsandboxed: bool,
 }
 
 /// Why a run could not start (nothing measured; the workspace may hold
 /// `plan.json` only).
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("revision runs are Linux only: each sample runs in a bubblewrap sandbox under GNU time, which {0} does not have. Run `leanscope revisions run` on Linux (on Windows, in WSL); `revisions plan` works everywhere")]
+    #[error("the revision run's sandbox is Linux only: each sample runs in a bubblewrap sandbox under GNU time, which {0} does not have. Pass --unsandboxed to run Lean without it (with your environment, files and network; counters from leanscope's own accounting), or run on Linux (on Windows, in WSL)")]
     Unsupported(&'static str),
     #[error(transparent)]
     Plan(#[from] super::plan::PlanError),
@@ -106,10 +111,13 @@ pub enum RunError {
     },
 }
 
+/// What the report's note adds for an unsandboxed run (`--unsandboxed`).
+pub const UNSANDBOXED_NOTE: &str = " Unsandboxed (--unsandboxed): Lean ran with the user's environment, files and network, not in bubblewrap; CPU time, wall time and peak memory are leanscope's own accounting of each command's process group (wait4 on Unix, the Job Object on Windows; peak committed memory there), not GNU time's.";
+
 /// Runs the measurement; the report says `complete`, `no_changes` or
 /// `error` (a failed step is an `error` report, not an `Err`).
 pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, RunError> {
-    if !cfg!(target_os = "linux") {
+    if !cfg!(target_os = "linux") && !req.unsandboxed {
         return Err(RunError::Unsupported(std::env::consts::OS));
     }
     let plan = plan(&req.plan)?;
@@ -133,7 +141,7 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
             source,
         })?;
     write_json(&ws.join("plan.json"), &plan)?;
-    let note = format!(
+    let mut note = format!(
         "{} {}.",
         if req.profile {
             PROFILE_MEASURE_NOTE
@@ -142,6 +150,9 @@ pub fn run(req: &RunRequest, progress: &mut dyn FnMut(&str)) -> Result<Report, R
         },
         super::measure::instructions_note()
     );
+    if req.unsandboxed {
+        note.push_str(UNSANDBOXED_NOTE);
+    }
     let mut report = Report::start(&plan, run_id(&plan), note, req.repeat, req.thresholds);
     report.shard = req.shard;
     // A shard measures its files of the plan; plan.json is the whole plan.
@@ -190,6 +201,7 @@ fn measure_all(
         lake: lake.to_path_buf(),
         packages: packages.clone(),
         tag: tag.clone(),
+        confined: !req.unsandboxed,
     };
     for (side, commit) in [
         (Side::Base, &plan.merge_base),
@@ -235,6 +247,7 @@ fn measure_all(
             timeout: req.timeout_build,
             cancel: req.cancel.clone(),
             tag,
+            own_counters: req.unsandboxed,
         })
         .map_err(|e| e.to_string())?;
     }
@@ -298,6 +311,7 @@ fn measure_all(
                     timeout,
                     cancel: req.cancel.clone(),
                     tag,
+                    own_counters: req.unsandboxed,
                 })
                 .map_err(|e| match e {
                     MeasureError::TimedOut { .. } if timeout < req.timeout_file => format!(
