@@ -68,7 +68,7 @@ export function runHover(d: Declaration, partial?: string): string[] {
     const over = m ? ` (median of ${runCount(m.runs)} · min–max ${formatBytes(m.min)}–${formatBytes(m.max)})` : '';
     out.push(`**${d.name}** · memory: +${formatBytes(d.memoryGrowthBytes)} resident while it ran${over}`);
   }
-  if (d.inFlight) out.push(`⏸ unfinished: Lean was stopped while running it${partial ? ` (${partial})` : ''}; its time is how long it had run`);
+  if (d.inFlight) out.push(`**unfinished**: Lean was stopped while running it${partial ? ` (${partial})` : ''}; its time is how long it had run`);
   return out.map((l, i) => (i ? `\n\n${l}` : l));
 }
 

@@ -8,7 +8,7 @@ import type { WholeSpread } from './protocol';
 
 /** What a recording's numbers count: nanoseconds, or Lean's heartbeats
  * (`profile --measure heartbeats`). */
-export type Measure = 'time' | 'heartbeats';
+export type Measure = 'time' | 'heartbeats' | 'untimed';
 
 /** A value of `measure` in the unit of its own size, or of `scale` when
  * given (so values shown together share one: `0.310 s` beside `1.240 s`):

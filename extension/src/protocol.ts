@@ -57,7 +57,7 @@ export interface Declaration {
 export interface FreshAnnotations {
   stale: false; sourceSha256: string; fileNs: number; shareBasis: 'elapsed' | 'traced';
   /** What the numbers (`*Ns`) count: nanoseconds, or heartbeats. */
-  measure?: 'time' | 'heartbeats';
+  measure?: 'time' | 'heartbeats' | 'untimed';
   /** A repeated capture's file: the runs the times are medians of, the
    * median run's recording (whose operations `top` lists), the file time's spread. */
   runs?: number; recording?: string; fileSpread?: WholeSpread;

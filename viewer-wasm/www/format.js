@@ -77,7 +77,7 @@ export function formatRunCount(runs, of = undefined) {
  * value in the unit of the largest. The viewer and the editor both write
  * spreads with it.
  * @param {{runs: number, min: number, max: number, q1?: number|null, q3?: number|null}} sp
- * @param {'time'|'heartbeats'} [measure]
+ * @param {'time'|'heartbeats'|'untimed'} [measure]
  * @param {number} [of] the runs of the capture, when the value is in fewer
  * @returns {string}
  */

@@ -147,7 +147,7 @@ function drawUnfinished(ctx, fg) {
   ctx.strokeStyle = fg; ctx.setLineDash([3, 3]);
   ctx.beginPath(); ctx.moveTo(GUTTER + x1, y - 1); ctx.lineTo(GUTTER + x1, y + ROW_H - 1); ctx.stroke();
   ctx.restore();
-  if (x1 - x0 > 80) { ctx.fillStyle = fg; ctx.fillText('⏸ unfinished', GUTTER + Math.max(x0, x1 - 80), y - 6 + ROW_H / 2 + 6); }
+  if (x1 - x0 > 80) { ctx.fillStyle = fg; ctx.fillText('unfinished', GUTTER + Math.max(x0, x1 - 80), y - 6 + ROW_H / 2 + 6); }
 }
 /** Looks up the open file's unfinished event (its row), once per file. */
 async function findUnfinished() {
