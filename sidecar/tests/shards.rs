@@ -165,7 +165,13 @@ fn rows_without_times(dir: &Path) -> Vec<String> {
                 return None;
             }
             let o = v.as_object_mut().unwrap();
-            for k in ["durationMs", "selfMs", "capture", "memoryGrowthBytes"] {
+            for k in [
+                "durationMs",
+                "selfMs",
+                "capture",
+                "memoryGrowthBytes",
+                "memoryPeakBytes",
+            ] {
                 o.remove(k);
             }
             Some(v.to_string())

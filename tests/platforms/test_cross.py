@@ -69,7 +69,7 @@ def volatile_free(doc):
     the recording was named by (written as the platform writes paths)."""
     drop = {"createdUnixMs", "path", "recording"}
     # Memory is sampled on the wall clock: it differs from run to run.
-    measured = {"createdUnixMs", "memory", "memoryGrowthBytes", "peakMemoryBytes"}
+    measured = {"createdUnixMs", "memory", "memoryGrowthBytes", "memoryPeakBytes", "memorySpread", "peakMemoryBytes"}
 
     def walk(v, top):
         if isinstance(v, dict):
