@@ -137,17 +137,7 @@ pub fn measure(job: &Job) -> Result<Counters, MeasureError> {
             source,
         })?;
     }
-    if !finished.status.success() {
-        return Err(MeasureError::Failed {
-            what: job.what.clone(),
-            status: finished
-                .status
-                .code()
-                .map_or_else(|| "killed by a signal".into(), |c| c.to_string()),
-            log: out,
-            err_log: err,
-        });
-    }
+    succeeded(job, &finished.status, out, err)?;
     let text = std::fs::read_to_string(&time_file).map_err(|e| MeasureError::BadCounters {
         what: job.what.clone(),
         file: time_file.clone(),
@@ -195,21 +185,31 @@ fn measure_by_host(job: &Job) -> Result<Counters, MeasureError> {
         }
     };
     std::fs::write(&out, &m.stdout).map_err(io(&out))?;
-    if !m.status.success() {
-        return Err(MeasureError::Failed {
-            what: job.what.clone(),
-            status: m
-                .status
-                .code()
-                .map_or_else(|| "killed by a signal".into(), |c| c.to_string()),
-            log: out,
-            err_log: err,
-        });
-    }
+    succeeded(job, &m.status, out, err)?;
     Ok(Counters {
         cpu_ms: m.cpu_ns / 1_000_000,
         wall_ms: m.wall_ns / 1_000_000,
         max_rss_kib: m.peak_memory_bytes.map_or(0, |b| b / 1024),
+    })
+}
+
+/// A command that did not exit 0 is a failed sample, its output kept at `out` and `err`.
+fn succeeded(
+    job: &Job,
+    status: &std::process::ExitStatus,
+    out: PathBuf,
+    err: PathBuf,
+) -> Result<(), MeasureError> {
+    if status.success() {
+        return Ok(());
+    }
+    Err(MeasureError::Failed {
+        what: job.what.clone(),
+        status: status
+            .code()
+            .map_or_else(|| "killed by a signal".into(), |c| c.to_string()),
+        log: out,
+        err_log: err,
     })
 }
 
