@@ -363,6 +363,31 @@ test('capture parameters beside the Lean 4 extension: its envPathExtensions\' la
   } finally { await without.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });
 
+test('the heat mark: a gutter icon; beside the Lean 4 extension, a border at the line\'s left (the glyph margin would merge both extensions\' icons)', async () => {
+  const heat = (x) => x.test.decorationTypes.map((t) => t.options).filter((o) => o.overviewRulerLane === x.vscode.OverviewRulerLane.Right);
+  const alone = activateExtension();
+  try {
+    const types = heat(alone);
+    assert.equal(types.length, 4);
+    for (const [i, o] of types.entries()) {
+      assert.match(o.gutterIconPath.fsPath, new RegExp(`media/heat-${i + 1}\\.svg$`));
+      assert.equal(o.isWholeLine, undefined);
+    }
+  } finally { await alone.dispose(); }
+  const lean4 = { 'leanprover.lean4': { packageJSON: { name: 'lean4', publisher: 'leanprover', version: '0.0.239' }, exports: {} } };
+  const beside = activateExtension({ stubOptions: { extensions: lean4 } });
+  try {
+    const types = heat(beside);
+    assert.equal(types.length, 4);
+    for (const [i, o] of types.entries()) {
+      assert.equal(o.gutterIconPath, undefined, 'nothing in the glyph margin');
+      assert.deepEqual([o.isWholeLine, o.borderStyle, o.borderWidth], [true, 'solid', '0 0 0 3px']);
+      assert.equal(o.borderColor, o.overviewRulerColor);
+      assert.equal(o.borderColor, `rgba(230, 120, 0, ${(0.25 * (i + 1)).toFixed(2)})`);
+    }
+  } finally { await beside.dispose(); }
+});
+
 test('menus: leanscope\'s commands in the Lean 4 extension\'s ∀ menu (lean4.titlebar), for Lean files only', () => {
   const items = manifest.contributes.menus['lean4.titlebar'];
   assert.deepEqual(items.map((m) => m.command), ['leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject',

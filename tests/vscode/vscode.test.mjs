@@ -791,5 +791,16 @@ test('Beside the Lean 4 extension: leanscope in its ∀ menu, Profile File from 
     assert.ok(inView.length >= seen.texts.length / 2 && inView.length > 0, JSON.stringify(seen));
     assert.ok(seen.lenses.length > 0, JSON.stringify(seen));
     for (const x of [...inView, ...seen.lenses]) assert.equal(x.onTop, true, `covered: ${JSON.stringify(x)}`);
+    // The heat marks: not in the glyph margin, where VS Code would draw a
+    // line's icons of both extensions as one element (one hiding the other),
+    // but a border at each timed line's left.
+    const marks = await page.evaluate(() => ({
+      glyphs: document.querySelectorAll('.monaco-editor .glyph-margin-widgets > div').length,
+      borders: [...document.querySelectorAll('.monaco-editor .view-overlays > div > div')]
+        .map((d) => getComputedStyle(d))
+        .filter((st) => st.borderLeftWidth === '3px' && /^rgba\(230, 120, 0, /.test(st.borderLeftColor)).length,
+    }));
+    assert.equal(marks.glyphs, 0, JSON.stringify(marks));
+    assert.ok(marks.borders >= seen.lenses.length, JSON.stringify(marks));
   });
 });
