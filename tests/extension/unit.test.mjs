@@ -16,16 +16,20 @@ const CONTEXT_KEYS = new Set([
   'isWorkspaceTrusted', 'editorLangId', 'workspaceFolderCount', 'false', 'true',
 ]);
 
+/** A token of a when-clause: a regular expression literal (the right side
+ * of `=~`, which may hold `(`, `|` and `)`), an operator, or a word. */
+const WHEN_TOKEN = /\s*(\/(?:\\.|[^/\\])*\/[gimsuy]*|==|!=|=~|&&|\|\||!|\(|\)|[^\s()!=~&|]+)/g;
+
 /** Parses a when-clause (the subset VS Code documents: `!`, `&&`, `||`,
- * `==`, `!=`, parentheses) and returns the keys it reads; throws on bad syntax. */
+ * `==`, `!=`, `=~ /regex/`, parentheses) and returns the keys it reads; throws on bad syntax. */
 function parseWhen(src) {
-  const tokens = src.match(/\s*(==|!=|&&|\|\||!|\(|\)|[^\s()!=&|]+)/g)?.map((t) => t.trim()) ?? [];
+  const tokens = src.match(WHEN_TOKEN)?.map((t) => t.trim()) ?? [];
   if (tokens.join('').replace(/\s/g, '') !== src.replace(/\s/g, '')) throw new Error(`cannot tokenize ${src}`);
   let i = 0;
   const keys = [];
   const peek = () => tokens[i];
   const take = (t) => { if (tokens[i] !== t) throw new Error(`expected ${t} at ${i} in ${src}`); i++; };
-  const isOp = (t) => ['==', '!=', '&&', '||', '!', '(', ')'].includes(t);
+  const isOp = (t) => ['==', '!=', '=~', '&&', '||', '!', '(', ')'].includes(t);
   function primary() {
     if (peek() === '(') { take('('); or(); take(')'); return; }
     const key = tokens[i++];
@@ -35,6 +39,11 @@ function parseWhen(src) {
       i++;
       const v = tokens[i++];
       if (v === undefined || isOp(v)) throw new Error(`expected a value after a comparison in ${src}`);
+    } else if (peek() === '=~') {
+      i++;
+      const v = tokens[i++];
+      if (v === undefined || !/^\/.*\/[gimsuy]*$/.test(v)) throw new Error(`expected /regex/ after =~ in ${src}`);
+      regexOf(v);
     }
   }
   function unary() { if (peek() === '!') { i++; unary(); } else primary(); }
@@ -45,11 +54,17 @@ function parseWhen(src) {
   return keys;
 }
 
+/** The RegExp of a `/source/flags` literal. */
+function regexOf(literal) {
+  const end = literal.lastIndexOf('/');
+  return new RegExp(literal.slice(1, end), literal.slice(end + 1));
+}
+
 /** Evaluates a when-clause (the same subset) in `ctx`: a key alone is
  * truthy, `==`/`!=` compare as VS Code does (values as strings). */
 function evalWhen(src, ctx) {
   parseWhen(src); // syntax first
-  const tokens = src.match(/\s*(==|!=|&&|\|\||!|\(|\)|[^\s()!=&|]+)/g).map((t) => t.trim());
+  const tokens = src.match(WHEN_TOKEN).map((t) => t.trim());
   let i = 0;
   const value = (k) => (k === 'true' ? true : k === 'false' ? false : ctx[k]);
   function primary() {
@@ -60,6 +75,12 @@ function evalWhen(src, ctx) {
       const want = tokens[i++];
       const eq = String(value(key)) === want;
       return op === '==' ? eq : !eq;
+    }
+    if (tokens[i] === '=~') {
+      i++;
+      // VS Code matches the key's value as a string; an unset key never matches.
+      const v = value(key);
+      return v !== undefined && regexOf(tokens[i++]).test(String(v));
     }
     return !!value(key);
   }
@@ -81,18 +102,25 @@ test('when-clause evaluator follows VS Code on the subset the manifest uses', ()
   assert.equal(evalWhen('x == .lean || n != 0', { x: '.txt', n: 2 }), true);
   assert.equal(evalWhen('(a || b) && c', { b: true, c: true }), true);
   assert.equal(evalWhen('false', {}), false);
+  assert.equal(evalWhen('s =~ /^(file|vscode-remote)$/ && a', { s: 'vscode-remote', a: true }), true);
+  assert.equal(evalWhen('s =~ /^(file|vscode-remote)$/', { s: 'vscode-vfs' }), false);
+  assert.equal(evalWhen('s =~ /^(file|vscode-remote)$/', {}), false);
 });
 
 test('menus: Profile Folder on folders in the Explorer, Profile Project in the Command Palette', () => {
   const folder = { explorerResourceIsFolder: true, resourceScheme: 'file', resourceExtname: '', resourceFilename: 'Demo', isWorkspaceTrusted: true };
   const leanFile = { explorerResourceIsFolder: false, resourceScheme: 'file', resourceExtname: '.lean', resourceFilename: 'Clean.lean', isWorkspaceTrusted: true };
-  const remoteFolder = { ...folder, resourceScheme: 'vscode-vfs' };
+  const virtualFolder = { ...folder, resourceScheme: 'vscode-vfs' };
+  // code-server, SSH, WSL and dev containers: the window's resources are `vscode-remote`.
+  const remoteFolder = { ...folder, resourceScheme: 'vscode-remote' };
   assert.deepEqual(shown('explorer/context', folder), ['leanscope.profileFolder']);
+  assert.deepEqual(shown('explorer/context', remoteFolder), ['leanscope.profileFolder'], 'a remote window\'s folder');
   assert.deepEqual(shown('explorer/context', leanFile), ['leanscope.profileFile']);
-  assert.deepEqual(shown('explorer/context', remoteFolder), [], 'only local folders can be captured');
+  assert.deepEqual(shown('explorer/context', virtualFolder), [], 'a virtual file system\'s folder cannot be captured');
   assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'session.json', resourceExtname: '.json' }), ['leanscope.openRecording', 'leanscope.compareWithBaseline']);
   // Compare with Baseline: a local recording, or a session through its manifest.
   assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'Clean.lsrec', resourceExtname: '.lsrec' }), ['leanscope.openRecording', 'leanscope.compareWithBaseline']);
+  assert.deepEqual(shown('explorer/context', { resourceScheme: 'vscode-remote', resourceFilename: 'Clean.lsrec', resourceExtname: '.lsrec' }), ['leanscope.openRecording', 'leanscope.compareWithBaseline']);
   assert.deepEqual(shown('explorer/context', { resourceScheme: 'vscode-vfs', resourceFilename: 'Clean.lsrec', resourceExtname: '.lsrec' }), ['leanscope.openRecording']);
   assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'summary.json', resourceExtname: '.json' }), []);
   // Command Palette: hidden entries are those whose clause is false there.
@@ -117,6 +145,8 @@ test('when-clause parser accepts good clauses and rejects broken ones', () => {
   assert.throws(() => parseWhen('resourceExtname == '));
   assert.throws(() => parseWhen('a && && b'));
   assert.throws(() => parseWhen('(a || b'));
+  assert.deepEqual(parseWhen('resourceScheme =~ /^(file|vscode-remote)$/ && a'), ['resourceScheme', 'a']);
+  assert.throws(() => parseWhen('resourceScheme =~ file'));
 });
 
 test('manifest: commands, menus and when-clauses are consistent', () => {
@@ -142,7 +172,7 @@ test('manifest: commands, menus and when-clauses are consistent', () => {
   assert.equal(c.commands.find((x) => x.command === 'leanscope.profileFile').icon, '$(pulse)');
   // Explorer: a .lean file and folders.
   assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFile' && /resourceExtname == \.lean/.test(m.when)));
-  assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFolder' && m.when === 'explorerResourceIsFolder && resourceScheme == file'));
+  assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFolder' && m.when === 'explorerResourceIsFolder && resourceScheme =~ /^(file|vscode-remote)$/'));
   // Capture commands need trust; viewing does not.
   for (const id of ['leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject']) {
     assert.equal(c.commands.find((x) => x.command === id).enablement, 'isWorkspaceTrusted', id);

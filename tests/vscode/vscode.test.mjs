@@ -678,3 +678,28 @@ test('Headroom in heartbeats: the share in the CodeLens, the warning under set_o
     await vs.screenshot('headroom-problems');
   });
 });
+
+test('The Explorer\'s folder context menu runs Profile Folder in a remote window (code-server\'s resources are vscode-remote)', async () => {
+  const w = makeWorkspace();
+  const vs = await start(w);
+  const { page } = vs;
+  // Once the extension host has read the manifest (its menus with it).
+  await vs.paletteEntries('leanscope:', 'leanscope: Profile Folder');
+  await vs.watchNotifications();
+  const row = page.locator('.explorer-folders-view .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: /^Demo$/ }) }).first();
+  await row.waitFor({ timeout: STEP_MS });
+  await row.click({ button: 'right' });
+  const item = page.locator('.monaco-menu .action-item', { hasText: /^Profile Folder$/ }).first();
+  await item.waitFor({ timeout: STEP_MS });
+  await vs.screenshot('explorer-context-menu');
+  await item.click();
+  const status = await vs.waitForStatus(/Demo \d+\/\d+ files/);
+  const [session] = w.sessions();
+  assert.ok(session, 'a session was written');
+  const manifest = JSON.parse(fs.readFileSync(path.join(session, 'session.json'), 'utf8'));
+  assert.deepEqual(manifest.target, { kind: 'folder', path: 'Demo' });
+  assert.equal(manifest.counts.failed, 0, JSON.stringify(manifest.counts));
+  assert.equal(manifest.status, 'complete');
+  assert.match(status, new RegExp(`Demo ${manifest.counts.completed}/${manifest.counts.planned} files`));
+});
