@@ -38,6 +38,7 @@ export async function captureFile(services: Services, file: vscode.Uri, options:
     if (params.output) fs.mkdirSync(path.dirname(params.output), { recursive: true });
   } catch (e) { return { kind: 'failed', error: e }; }
   log(`capture${options.background ? ' (on save)' : ''} ${file.fsPath} ${JSON.stringify({ ...params, uri: undefined })}`);
+  status.captureStarted();
   let answer: Cancellable<CaptureResult>;
   try {
     answer = options.background

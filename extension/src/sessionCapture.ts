@@ -71,7 +71,7 @@ async function settledManifest(session: string): Promise<ReturnType<typeof readM
  * inside the project at `root`; `fileParams` are Profile File's. */
 export async function captureSession(services: Services, what: 'folder' | 'project' | 'file', folder: vscode.Uri, root: string,
   fileParams?: CaptureFolderParams): Promise<SessionCapture | undefined> {
-  const { sidecar, viewer, status, history, log, fail } = services;
+  const { sidecar, viewer, status, history, log, captureFailed } = services;
   const label = `${what} ${path.basename(folder.fsPath)}`;
   if (!requireTrust()) return undefined;
   // Profile File asked to save the file already.
@@ -81,6 +81,7 @@ export async function captureSession(services: Services, what: 'folder' | 'proje
   const session = params.output!;
   log(`capture ${label} ${JSON.stringify({ ...params, folder: undefined, file: undefined })}`);
   const shown = new FolderProgress();
+  status.captureStarted();
   let answer;
   try {
     answer = await requestWithProgress<CaptureFolderResult>(sidecar, log, { title: `leanscope: profiling ${label}`, name: 'capture' },
@@ -89,7 +90,7 @@ export async function captureSession(services: Services, what: 'folder' | 'proje
         const u = shown.update(p.message, p.percentage);
         if (u) { progress.report(u); log(`progress: ${u.message}`); }
       });
-  } catch (e) { fail(`profiling ${label}`, e); return undefined; }
+  } catch (e) { captureFailed(`profiling ${label}`, e); return undefined; }
   const { result, cancelled } = answer;
   const manifest = cancelled ? await settledManifest(session) : readManifest(session);
   const counts = result?.counts ?? manifest?.counts ?? { planned: 0, completed: 0, failed: 0 };

@@ -468,7 +468,11 @@ test('Profile Folder and Profile Project: trust, a local folder, a Lean project,
     assert.equal(x.test.lastProgress().options.cancellable, true);
     assert.match(x.test.log.errors.at(-1), /^leanscope: profiling project proj failed: The leanscope sidecar was not found at \/nonexistent\/leanscope/);
     assert.ok(x.test.log.output.some((l) => l.includes(`capture project proj {"project":true,"thresholdMs":10,"output":"${path.join(ws, 'proj/.leanscope/sessions/proj-')}`)), x.test.log.output.join('\n'));
-    assert.equal(x.test.statusItems[0].visible, false, 'no capture, nothing in the status bar');
+    // No capture: the status bar shows the failure, and its notification the two buttons.
+    assert.equal(x.test.statusItems[0].visible, true);
+    assert.equal(x.test.statusItems[0].text, '$(error) leanscope: profiling project proj failed');
+    assert.equal(x.test.statusItems[0].backgroundColor?.id, 'statusBarItem.errorBackground');
+    assert.deepEqual(x.test.log.errorItems.at(-1), ['Open Settings', 'Show Log']);
   } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });
 
@@ -796,4 +800,50 @@ test('a sidecar that exits before answering initialize gives its status and stde
     ]);
     assert.deepEqual(x.test.log.warnings, [], 'not reported as a death and restart');
   } finally { await x.dispose(); fs.rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('a failed capture: Open Settings and Show Log in its notification, the failure in the status bar until the next capture', async () => {
+  const stub = createVscodeStub({});
+  const { reportCaptureFailure, settingFor, settingsCommand, OPEN_SETTINGS, SHOW_LOG } = extensionModule('services', stub.vscode);
+  const { StatusBar } = extensionModule('statusBar', stub.vscode);
+  const status = new StatusBar();
+  const item = stub.test.statusItems[0];
+  const lines = [];
+  let logShown = 0;
+  const failed = reportCaptureFailure((l) => lines.push(l), status, () => { logShown++; });
+  // A missing lake, as the sidecar answers it (an error with its kind).
+  const noLake = Object.assign(new Error('no lake found on PATH or in ~/.elan/bin (ELAN_HOME) or pass --lake PATH'), { code: -32001, kind: 'noLake' });
+  stub.test.answerErrors(OPEN_SETTINGS);
+  failed('profiling Clean.lean', noLake);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(stub.test.log.errors.length, 1);
+  assert.match(stub.test.log.errors[0], /^leanscope: profiling Clean\.lean failed: no lake found/);
+  assert.deepEqual(stub.test.log.errorItems[0], ['Open Settings', 'Show Log']);
+  // Open Settings: the settings editor at the lake setting.
+  assert.deepEqual(stub.test.log.executed, [['workbench.action.openSettings', { query: 'leanscope.lakePath' }]]);
+  assert.match(lines[0], /profiling Clean\.lean failed: no lake found/);
+  // The status bar: the error icon and colour, the message in the tooltip, a click shows the log.
+  assert.equal(item.visible, true);
+  assert.equal(item.text, '$(error) leanscope: profiling Clean.lean failed');
+  assert.equal(item.backgroundColor?.id, 'statusBarItem.errorBackground');
+  assert.match(item.tooltip, /no lake found/);
+  assert.equal(item.command.command, 'workbench.action.output.toggleOutput');
+  assert.equal(status.isFailure, true);
+  // Show Log: the output channel.
+  stub.test.answerErrors(SHOW_LOG);
+  failed('profiling folder Demo', new Error('the sidecar could not start'));
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(logShown, 1);
+  assert.equal(settingFor(new Error('the sidecar could not start')), 'leanscope.sidecarPath');
+  // In a remote window the machine settings are in the Remote settings (User settings leave them out).
+  assert.equal(settingsCommand('ssh-remote'), 'workbench.action.openRemoteSettings');
+  assert.equal(settingsCommand(undefined), 'workbench.action.openSettings');
+  // The next capture starts: the failure goes.
+  status.captureStarted();
+  assert.equal(item.visible, false);
+  assert.equal(item.backgroundColor, undefined);
+  assert.equal(status.isFailure, false);
+  // A capture shown after it has no error colour.
+  status.show('$(pulse) Clean.lean 12.0 ms', 'last capture');
+  assert.equal(item.backgroundColor, undefined);
 });

@@ -703,3 +703,34 @@ test('The Explorer\'s folder context menu runs Profile Folder in a remote window
   assert.equal(manifest.status, 'complete');
   assert.match(status, new RegExp(`Demo ${manifest.counts.completed}/${manifest.counts.planned} files`));
 });
+
+test('A failed capture (no lake on PATH): the notification offers Open Settings and Show Log, the status bar shows the failure; Open Settings opens the lake setting', async () => {
+  const w = makeWorkspace();
+  // No lake anywhere: not on PATH (the fake's link removed), no setting, no elan in the test's HOME.
+  fs.rmSync(path.join(w.bin, 'lake'));
+  const vs = await start(w, { settings: { 'leanscope.lakePath': '' } });
+  const { page } = vs;
+  await vs.openFile('Demo/Clean.lean');
+  await vs.paletteEntries('leanscope:', 'leanscope: Profile File');
+  await vs.run('leanscope: Profile File');
+  const toast = page.locator('.notification-toast', { hasText: /leanscope: profiling Clean\.lean failed/ }).first();
+  await toast.waitFor({ timeout: STEP_MS });
+  assert.match(await toast.innerText(), /lake/);
+  const status = await vs.waitForStatus(/leanscope: profiling Clean\.lean failed/);
+  assert.match(status, /profiling Clean\.lean failed/);
+  // The item in the error colour, its tooltip the message.
+  const item = page.locator('.statusbar-item', { hasText: 'profiling Clean.lean failed' }).first();
+  assert.match(await item.getAttribute('class'), /error-kind|has-background-color/);
+  await vs.screenshot('capture-failed');
+  const buttons = await toast.locator('.monaco-button').allInnerTexts();
+  assert.ok(buttons.includes('Open Settings') && buttons.includes('Show Log'), buttons.join(', '));
+  await toast.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+  // The settings editor, searching for the lake setting.
+  await page.locator('.settings-editor').first().waitFor({ timeout: STEP_MS });
+  try {
+    await page.waitForFunction(() => /Lake Path/.test(document.querySelector('.settings-editor')?.innerText || ''), null, { timeout: STEP_MS });
+  } catch (e) { await vs.screenshot('FAILED-capture-failed-settings'); throw e; }
+  // Remote settings: a remote window's User settings leave machine settings out.
+  assert.match(await page.locator('.settings-editor .settings-tabs-widget .action-item.checked').first().innerText(), /Remote/);
+  await vs.screenshot('capture-failed-settings');
+});
