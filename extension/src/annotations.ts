@@ -5,13 +5,44 @@ import * as vscode from 'vscode';
 import type { AnnotationSource, Declaration, FreshAnnotations, LineBar, Operation } from './protocol';
 import { formatBytes, formatShare, formatValue, lensTitle, runCount, spreadText } from './format';
 import type { Measure } from './format';
-import { hoverHeadroom, lensHeadroom, overThreshold } from './headroom';
+import { hoverHeadroom, lensHeadroom, overThreshold, shortWarning } from './headroom';
 import { HeadroomProblems } from './headroomProblems';
 import { headroomSettings } from './settings';
 import { LineMap, mapLines, splitLines } from './staleLines';
 
 /** The widest line bar, in pixels (the longest line of the file). */
 export const BAR_MAX_PX = 120;
+/** Line times and bars start in one column: after the longest timed line,
+ * but never further right than this many characters (a longer line's time
+ * follows its own end), so that long lines do not push every time off-screen. */
+export const ALIGN_MAX_COLUMN = 80;
+/** Space between the longest line (or the bar's full width) and the time, in characters. */
+export const ALIGN_GAP_CH = 2;
+
+/** How wide a line is drawn, in characters of a monospace font: tabs to the
+ * next tab stop; characters outside the BMP (emoji, `𝔽`) count once. */
+export function displayWidth(text: string, tabSize: number): number {
+  let w = 0;
+  for (const ch of text) w = ch === '\t' ? w + tabSize - (w % tabSize) : w + 1;
+  return w;
+}
+
+/** The column the times start at, from the widths of the timed lines. */
+export function alignColumn(widths: number[]): number {
+  const fitting = widths.filter((w) => w <= ALIGN_MAX_COLUMN);
+  return (fitting.length ? Math.max(...fitting) : 0) + ALIGN_GAP_CH;
+}
+
+/** The left margins of a line's bar and time (CSS) that start them in
+ * `column` after a line `width` characters wide: the bar after the padding,
+ * the time after the bar's full width (`bar`: a bar is drawn), so bars and
+ * times each form one column. A line past `column` gets the gap only. */
+export function alignedMargins(width: number, column: number, barPx: number, bar: boolean): { bar: string; text: string } {
+  const pad = Math.max(ALIGN_GAP_CH, column - width);
+  return bar
+    ? { bar: `0 0 0 ${pad}ch`, text: `0 0 0 ${BAR_MAX_PX - barPx + 8}px` }
+    : { bar: '0', text: `0 0 0 ${pad}ch` };
+}
 /** Heat levels of the gutter mark (media/heat-1.svg … heat-N.svg). */
 export const HEAT_LEVELS = 4;
 
@@ -38,7 +69,8 @@ export interface LensAnnotation {
   index: number;
   title: string;
   /** The warning after the declaration's line when a limit's share is at or
-   * over the threshold (`⚠ 85% of maxHeartbeats 200000`), else none. */
+   * over the threshold, short (`⚠ 85%`, `⚠ 85% · instance 90%`), else none; the
+   * hover of the line and the Problems entry say it whole. */
   warning?: string;
   /** Its limits, in the hover of its first line. */
   headroomHover: string[];
@@ -137,7 +169,7 @@ export function computeAnnotations(answer: FreshAnnotations, threshold = 0.8): C
           ? lensTitle(d.totalNs as number, d.selfNs, d.share, measure, d.spread?.total.runs ?? runs, runs)
           : lensTitle(d.totalNs as number, d.selfNs, d.share, measure)) + (d.headroom ? lensHeadroom(d.headroom, threshold) : '')
           + (d.inFlight ? ' · unfinished' : ''),
-        ...(over.length ? { warning: `⚠ ${over.join('; ')}` } : {}),
+        ...(over.length && d.headroom ? { warning: shortWarning(d.headroom, threshold) } : {}),
         headroomHover: hoverHeadroom(d, threshold),
         runHover: runHover(d, answer.partial),
       };
@@ -424,24 +456,30 @@ export class AnnotationController implements vscode.Disposable {
       const doc = editor.document;
       const lineCount = doc.lineCount;
       const layout = this.layoutOf(e, doc);
+      // One column for the times (and bars): after the longest timed line.
+      const tabSize = typeof editor.options?.tabSize === 'number' ? editor.options.tabSize : 4;
+      const width = (line: number): number => displayWidth(doc.lineAt(line).text, tabSize);
+      const column = alignColumn(layout.lines.filter((x) => x.at < lineCount).map((x) => width(x.at)));
       for (const { at: line, ann: l, stale: old } of layout.lines) {
         if (line >= lineCount) continue;
         const end = doc.lineAt(line).range.end;
         const at = new vscode.Range(end, end);
+        const margins = alignedMargins(width(line), column, l.barPx, style === 'bars' && !old);
         if (old) {
           // Dimmed, without bar or heat: a number of text that is no more.
-          stale.push({ range: at, renderOptions: { after: { contentText: `${l.text} · stale` } } });
+          stale.push({ range: at, renderOptions: { after: { contentText: `${l.text} · stale`, margin: margins.text } } });
           continue;
         }
         if (style === 'bars') {
-          bars.push({ range: at, renderOptions: { after: { contentText: '\u200b', width: `${l.barPx}px` } } });
+          bars.push({ range: at, renderOptions: { after: { contentText: '\u200b', width: `${l.barPx}px`, margin: margins.bar } } });
         }
-        if (style !== 'gutter') texts.push({ range: at, renderOptions: { after: { contentText: l.text } } });
+        if (style !== 'gutter') texts.push({ range: at, renderOptions: { after: { contentText: l.text, margin: margins.text } } });
         heat[l.heat - 1].push({ range: new vscode.Range(line, 0, line, 0) });
       }
       for (const { nameAt: line, lens, stale: old } of layout.lenses) {
         if (!lens.warning || old || line === undefined || line >= lineCount) continue;
         const end = doc.lineAt(line).range.end;
+        // Short (`⚠ 88%`): the hover of the line and Problems say it whole.
         warnings.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: lens.warning } } });
       }
     }

@@ -187,7 +187,9 @@ test('headroom: the share of the limit in force, where it was set, the warning a
   // The CodeLens and the warning decoration's text.
   const c = computeAnnotations({ stale: false, sourceSha256: '', fileNs: 1, shareBasis: 'elapsed', measure: 'heartbeats', lines: [], declarations: [decl('Demo.slow', hot)] }, 0.8);
   assert.equal(c.lenses[0].title, '340 M hb · self 0.00 M hb · 100% of file · 85% of maxHeartbeats 400000');
-  assert.equal(c.lenses[0].warning, '⚠ 85% of maxHeartbeats 400000 (`set_option maxHeartbeats 400000 in` on line 12)');
+  // Short after the line; the hover says it whole (and Problems, above).
+  assert.equal(c.lenses[0].warning, '⚠ 85%');
+  assert.ok(c.lenses[0].headroomHover.join('').includes('⚠ over the warning threshold of 80%: 85% of maxHeartbeats 400000 (`set_option maxHeartbeats 400000 in` on line 12)'));
 });
 
 test('settings: leanscope.measure heartbeats sends measure and thresholdHeartbeats, never thresholdMs; on-save and headroom settings', () => {

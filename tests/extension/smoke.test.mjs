@@ -490,7 +490,11 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.doesNotMatch(x.test.log.errors.at(-1), /--lake/);
     assert.match(x.test.log.errors.at(-1), /Install Lean with elan .*, or set the setting leanscope\.lakePath to your lake \(in a remote window .* Remote settings/);
     assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1, 'no session for a capture that could not start');
-    assert.equal(status.text, '$(pulse) demo 7/8 files (1 failed)', 'the status bar keeps the last capture');
+    // The status bar shows the failure (in the error colour) until the next capture starts.
+    assert.equal(status.text, '$(error) leanscope: profiling folder Demo failed');
+    assert.equal(status.backgroundColor?.id, 'statusBarItem.errorBackground');
+    assert.match(status.tooltip, /cannot find lake/);
+    assert.deepEqual(x.test.log.errorItems.at(-1), ['Open Settings', 'Show Log']);
   } finally {
     await x.dispose();
     w.cleanup();

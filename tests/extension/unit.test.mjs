@@ -847,3 +847,31 @@ test('a failed capture: Open Settings and Show Log in its notification, the fail
   status.show('$(pulse) Clean.lean 12.0 ms', 'last capture');
   assert.equal(item.backgroundColor, undefined);
 });
+
+test('text that fits: line times and bars in one column, capped; the headroom warning short after the line', () => {
+  const stub = createVscodeStub({});
+  const { displayWidth, alignColumn, alignedMargins, ALIGN_MAX_COLUMN, ALIGN_GAP_CH, BAR_MAX_PX } = extensionModule('annotations', stub.vscode);
+  const { shortWarning } = extensionModule('headroom', stub.vscode);
+  assert.equal(displayWidth('\tab', 4), 6);
+  assert.equal(displayWidth('a\tb', 4), 5);
+  assert.equal(displayWidth('𝔽_refl', 4), 6, 'a character outside the BMP counts once');
+  // The column: after the longest timed line that fits under the cap.
+  assert.equal(alignColumn([10, 40, 25]), 40 + ALIGN_GAP_CH);
+  assert.equal(alignColumn([10, ALIGN_MAX_COLUMN + 50]), 10 + ALIGN_GAP_CH, 'a very long line does not push every time right');
+  assert.equal(alignColumn([]), ALIGN_GAP_CH);
+  // Bars start in the column; times after the bars' full width: both aligned.
+  const a = alignedMargins(10, 42, 30, true);
+  const b = alignedMargins(40, 42, 120, true);
+  assert.equal(a.bar, '0 0 0 32ch');
+  assert.equal(b.bar, '0 0 0 2ch');
+  assert.equal(a.text, `0 0 0 ${BAR_MAX_PX - 30 + 8}px`);
+  assert.equal(b.text, `0 0 0 ${BAR_MAX_PX - 120 + 8}px`);
+  // 10 + 32 ch + 30 px + (98 px) = 40 + 2 ch + 120 px + 8 px: the same place.
+  assert.equal(alignedMargins(10, 42, 30, false).text, '0 0 0 32ch', 'text only: the time in the column');
+  assert.equal(alignedMargins(200, 42, 30, false).text, `0 0 0 ${ALIGN_GAP_CH}ch`, 'a line past the column: after its end');
+  // The warning: short.
+  const use = (share, limit) => ({ limit, from: 'in', line: 3, heartbeats: share * limit * 1000, share, default: 200000 });
+  assert.equal(shortWarning({ maxHeartbeats: { ...use(0.875, 400000), bumpNotNeeded: false } }, 0.8), '⚠ 88%');
+  assert.equal(shortWarning({ maxHeartbeats: { ...use(0.6, 100000), bumpNotNeeded: false }, synthInstance: { ...use(0.9, 10000), instance: 'Inhabited Nat' } }, 0.8), '⚠ instance 90%');
+  assert.equal(shortWarning({ maxHeartbeats: { ...use(0.5, 100000), bumpNotNeeded: false } }, 0.8), undefined);
+});
