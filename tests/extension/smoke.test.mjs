@@ -455,9 +455,19 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.deepEqual(x.api.lastSession(), out);
 
     // Profile Project from the Command Palette, with Demo/Clean.lean active:
-    // the project holding it (lean-toolchain), all its files, Demo.lean
-    // included, for which the fake toolchain has no recorded output: it
-    // fails, the others are kept, and the user is told how many failed.
+    // the project holding it (lean-toolchain), all its files, the root
+    // module Demo.lean included, and Unrecorded.lean, for which the fake
+    // toolchain has no recorded output: it fails, the others are kept, and
+    // the user is told how many failed.
+    // First the demo as it is: Profile Folder of its root, the root module
+    // Demo.lean included (it has its recorded output, fixtures/lean-output/root), ends complete.
+    const whole = await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.project));
+    assert.ok(whole, x.test.log.errors.join('\n'));
+    assert.equal(whole.status, 'complete');
+    assert.deepEqual(manifestOf(whole.session).counts, { planned: 8, completed: 8, failed: 0 });
+    assert.equal(manifestOf(whole.session).files.find((f) => f.path === 'Demo.lean').status, 'ok');
+    assert.deepEqual(x.test.log.warnings, [], 'nothing failed');
+    fs.writeFileSync(w.file('Unrecorded.lean'), 'theorem unrecorded : True := trivial\n');
     await x.test.openEditor(w.file('Demo/Clean.lean'));
     x.test.settings['leanscope.outputDirectory'] = 'profiles';
     const proj = await x.test.commands.get('leanscope.profileProject')();
@@ -466,17 +476,17 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.match(path.basename(proj.session), /^demo-\d{8}T\d{6}Z$/);
     const pm = manifestOf(proj.session);
     assert.equal(pm.status, 'partial');
-    assert.deepEqual(pm.counts, { planned: 8, completed: 7, failed: 1 });
+    assert.deepEqual(pm.counts, { planned: 9, completed: 8, failed: 1 });
     assert.deepEqual(pm.target, { kind: 'project', path: '' });
     assert.deepEqual(m.target, { kind: 'folder', path: 'Demo' });
     const failed = pm.files.filter((f) => f.status === 'failed');
-    assert.deepEqual(failed.map((f) => f.path), ['Demo.lean']);
-    assert.match(failed[0].error, /no recorded Lean output for Demo\.lean/);
+    assert.deepEqual(failed.map((f) => f.path), ['Unrecorded.lean']);
+    assert.match(failed[0].error, /no recorded Lean output for Unrecorded\.lean/);
     assert.deepEqual(proj.counts, pm.counts);
     assert.equal(x.test.lastProgress().options.title, 'leanscope: profiling project demo');
-    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('8/8 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
-    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 8 files failed to capture in project demo; the other 7 files are in the session. The viewer lists each failure with Lean\'s error.']);
-    assert.equal(status.text, '$(pulse) demo 7/8 files (1 failed)');
+    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('9/9 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
+    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 9 files failed to capture in project demo; the other 8 files are in the session. The viewer lists each failure with Lean\'s error.']);
+    assert.equal(status.text, '$(pulse) demo 8/9 files (1 failed)');
     assert.deepEqual(status.command.arguments, [{ session: proj.session }]);
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(proj.session, 'session.json') });
     assert.deepEqual(x.test.panels.at(-1).options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), proj.session]);
