@@ -133,8 +133,9 @@ async function annotateSessionFile(services: Services, outcome: SessionCapture, 
     }
     const answer = annotations.answerOf(doc.uri);
     if (answer?.runs !== undefined) {
+      const note = annotations.fileNoteOf(doc.uri);
       status.retitle(`$(pulse) ${path.basename(file.fsPath)} median ${formatValue(answer.fileNs, answer.measure ?? 'time')} (${runCount(answer.runs)})`,
-        `leanscope: last capture of ${path.basename(file.fsPath)}: the median of ${runCount(answer.runs)} (session ${outcome.session}). Click to open the viewer.`);
+        `leanscope: last capture of ${path.basename(file.fsPath)}: the median of ${runCount(answer.runs)} (the runs are kept in ${outcome.session}). Click to open the viewer.${note ? `\n\n${note}.` : ''}`);
     }
   } catch (e) { fail('annotating', e); }
 }

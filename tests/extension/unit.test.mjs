@@ -499,7 +499,7 @@ test('times and shares read as the CodeLens shows them (as the CLI and the viewe
     assert.equal(formatNs(850_000), '850 µs');
     assert.equal(formatNs(999), '999 ns');
     // The self time in the unit of the total, with that unit's decimals.
-    assert.equal(lensTitle(1_240_000_000, 310_000_000, 0.38), '1.240 s · self 0.310 s · 38% of file');
+    assert.equal(lensTitle(1_240_000_000, 310_000_000, 0.38), '1.240 s · self 0.310 s · 38% of file wall time');
     assert.equal(lensTitle(1_240_000_000, null, null), '1.240 s');
     assert.equal(formatShare(0.001), '<1%');
     assert.equal(formatShare(0), '0%');
@@ -537,10 +537,10 @@ test('line annotations: bars proportional to the longest line, heat by quarter, 
     };
     const c = x.module('annotations').computeAnnotations(answer);
     assert.deepEqual(c.lines.map((l) => [l.line, l.text, l.barPx, l.heat]), [[2, '8.0 ms (8%)', x.module('annotations').BAR_MAX_PX, 4], [5, '2.0 ms (2%)', 30, 1]]);
-    assert.match(c.lines[0].hover, /line 3: 8\.0 ms inclusive · self 2\.0 ms · 8% of file · 1 event/);
+    assert.match(c.lines[0].hover, /line 3: 8\.0 ms inclusive · self 2\.0 ms · 8% of file wall time · 1 event/);
     assert.match(c.lines[0].hover, /\| `` omega `x` `` \| Elab\.step · tactic \| 8\.0 ms \| 2\.0 ms \| 0 \| matched \|/);
     // A declaration with no recorded time gets no lens (no time is not zero).
-    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, nameLine: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file', headroomHover: [], runHover: [] }]);
+    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, nameLine: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file wall time', headroomHover: [], runHover: [] }]);
   } finally { await x.dispose(); }
 });
 
@@ -576,7 +576,7 @@ test('a recording measured in heartbeats reads in heartbeats in the editor, neve
     assert.equal(formatHeartbeats(3_210_000), '3.21 M hb');
     assert.equal(formatHeartbeats(150_000_000_000), '150 G hb');
     assert.equal(formatValue(12_400, 'time'), '12 µs');
-    assert.equal(lensTitle(12_400, 3_100, 0.5, 'heartbeats'), '12.4 k hb · self 3.10 k hb · 50% of file');
+    assert.equal(lensTitle(12_400, 3_100, 0.5, 'heartbeats'), '12.4 k hb · self 3.10 k hb · 50% of file heartbeats');
     const op = { class: 'Elab.step', label: 'simp', kind: 'tactic', inclusiveNs: 52_000, selfNs: 4_000, thread: 0, range: null, rangeKind: 'exact' };
     const answer = {
       stale: false, sourceSha256: 'a'.repeat(64), measure: 'heartbeats', fileNs: 104_000, shareBasis: 'traced',
@@ -587,9 +587,9 @@ test('a recording measured in heartbeats reads in heartbeats in the editor, neve
     };
     const c = x.module('annotations').computeAnnotations(answer);
     assert.equal(c.lines[0].text, '52.0 k hb (50%)');
-    assert.match(c.lines[0].hover, /line 1: 52\.0 k hb inclusive · self 4\.00 k hb · 50% of file/);
+    assert.match(c.lines[0].hover, /line 1: 52\.0 k hb inclusive · self 4\.00 k hb · 50% of file heartbeats/);
     assert.match(c.lines[0].hover, /\| `simp` \| Elab\.step · tactic \| 52\.0 k hb \| 4\.00 k hb \| 0 \| exact \|/);
-    assert.equal(c.lenses[0].title, '52.0 k hb · self 4.00 k hb · 50% of file');
+    assert.equal(c.lenses[0].title, '52.0 k hb · self 4.00 k hb · 50% of file heartbeats');
     for (const text of [c.lines[0].text, c.lines[0].hover, c.lenses[0].title]) assert.doesNotMatch(text, /\b(ms|µs|ns|s)\b/);
   } finally { await x.dispose(); }
 });
@@ -607,7 +607,7 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
     assert.equal(spreadText({ runs: 3, median: 2_000, min: 1_000, max: 3_000 }, 'heartbeats'), 'median of 3 runs · min–max 1.00 k hb–3.00 k hb');
     assert.equal(spreadText({ runs: 2, median: 400, min: 300, max: 500 }, 'time', 4), 'median of 2 of 4 runs · min–max 300 ns–500 ns');
     assert.equal(runCount(1), '1 run');
-    assert.equal(lensTitle(25_000, 22_500, 1, 'heartbeats', 4), 'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file');
+    assert.equal(lensTitle(25_000, 22_500, 1, 'heartbeats', 4), 'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file heartbeats');
     const op = { class: 'Elab.command', label: 'theorem a', kind: 'command', inclusiveNs: 30_000, selfNs: 27_000, thread: 0, range: null, rangeKind: 'exact' };
     const range = { start: { line: 1, character: 0 }, end: { line: 2, character: 9 } };
     const answer = {
@@ -629,7 +629,7 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
     const c = x.module('annotations').computeAnnotations(answer);
     assert.deepEqual(c.lines.map((l) => l.text), ['median 25.0 k hb (100%)', 'median 400 hb (2%)']);
     const hover = c.lines[0].hover;
-    assert.match(hover, /line 2: 25\.0 k hb inclusive · self 22\.5 k hb · 100% of file · 1 event in the median run/);
+    assert.match(hover, /line 2: 25\.0 k hb inclusive · self 22\.5 k hb · 100% of file heartbeats · 1 event in the median run/);
     assert.match(hover, /inclusive: median of 4 runs · min–max 10\.0 k hb–50\.0 k hb · IQR 17\.5 k hb–35\.0 k hb/);
     assert.match(hover, /self: median of 4 runs · min–max 9\.00 k hb–45\.0 k hb · IQR 15\.8 k hb–31\.5 k hb/);
     assert.match(hover, /Operations of the median run:\n\n\| operation \|/);
@@ -638,8 +638,8 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
     assert.match(c.lines[1].hover, /0 events in the median run\n\ninclusive: median of 2 of 4 runs · min–max 300 hb–500 hb$/m);
     assert.doesNotMatch(c.lines[1].hover, /\| operation \|/);
     assert.deepEqual(c.lenses.map((l) => l.title), [
-      'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file',
-      'median 900 hb (1 of 4 runs) · self 900 hb · 4% of file',
+      'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file heartbeats',
+      'median 900 hb (1 of 4 runs) · self 900 hb · 4% of file heartbeats',
     ]);
     for (const l of c.lines) assert.doesNotMatch(l.hover + l.text, /\b(ms|µs|ns|s)\b/);
     // A recording's answer reads exactly as before: no "median".
@@ -647,7 +647,7 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
       lines: answer.lines.map(({ spread, ...l }) => l), declarations: answer.declarations.map(({ spread, ...d }) => d) });
     assert.equal(once.lines[0].text, '25.0 k hb (100%)');
     assert.doesNotMatch(once.lines[0].hover, /median/);
-    assert.equal(once.lenses[0].title, '25.0 k hb · self 22.5 k hb · 100% of file');
+    assert.equal(once.lenses[0].title, '25.0 k hb · self 22.5 k hb · 100% of file heartbeats');
   } finally { await x.dispose(); }
 });
 
@@ -874,4 +874,57 @@ test('text that fits: line times and bars in one column, capped; the headroom wa
   assert.equal(shortWarning({ maxHeartbeats: { ...use(0.875, 400000), bumpNotNeeded: false } }, 0.8), '⚠ 88%');
   assert.equal(shortWarning({ maxHeartbeats: { ...use(0.6, 100000), bumpNotNeeded: false }, synthInstance: { ...use(0.9, 10000), instance: 'Inhabited Nat' } }, 0.8), '⚠ instance 90%');
   assert.equal(shortWarning({ maxHeartbeats: { ...use(0.5, 100000), bumpNotNeeded: false } }, 0.8), undefined);
+});
+
+test('numbers that explain themselves: every share names its denominator, parallel shares say so, where the time went, plurals, missing data', () => {
+  const stub = createVscodeStub({});
+  const { shareDenominator, parallelNote, accountLine, plural, lensTitle } = extensionModule('format', stub.vscode);
+  const { computeAnnotations, fileNote, lineHover, HOVER_LEGEND } = extensionModule('annotations', stub.vscode);
+  assert.equal(shareDenominator('elapsed', 'time'), 'of file wall time');
+  assert.equal(shareDenominator('traced', 'time'), 'of traced time');
+  assert.equal(shareDenominator('elapsed', 'heartbeats'), 'of file heartbeats');
+  assert.equal(plural(1, 'call'), '1 call');
+  assert.equal(plural(2, 'call'), '2 calls');
+  assert.equal(plural(1, 'file'), '1 file');
+  // Shares that add past 100 %: the declarations ran on several threads.
+  assert.equal(parallelNote(2.7, 5), 'ran on 5 threads; shares add to more than 100%');
+  assert.equal(parallelNote(1.004, 5), undefined, '100 % after rounding fits');
+  assert.equal(parallelNote(0.32, 3), undefined);
+  assert.equal(lensTitle(68e6, 1e6, 0.45, 'time', undefined, undefined, 'of file wall time', parallelNote(2.7, 5)),
+    '68.0 ms · self 1.0 ms · 45% of file wall time (ran on 5 threads; shares add to more than 100%)');
+  // Where the file's time went, one line.
+  const account = { fileNs: 151.7e6, basis: 'elapsed', importsNs: 118e6, tracedNs: 31.2e6, untracedNs: 2.5e6, overrunNs: 0, declarationShareSum: 0.32, threads: 3 };
+  assert.equal(accountLine(account), 'where the file\'s 151.7 ms of wall time (Lean\'s elapsed time) went: imports 118.0 ms · traced elaboration 31.2 ms · untraced 2.5 ms');
+  assert.equal(accountLine({ ...account, importsNs: undefined, tracedNs: 180e6, untracedNs: 0, overrunNs: 28.3e6 }),
+    'where the file\'s 151.7 ms of wall time (Lean\'s elapsed time) went: imports not reported · traced elaboration 180.0 ms, together 28.3 ms more than it: work ran on several threads at once');
+  const decl = (name, line, share) => ({ index: line, name, kind: 'theorem', range: { start: { line, character: 0 }, end: { line, character: 9 } },
+    selectionRange: { start: { line, character: 8 }, end: { line, character: 9 } }, generated: false, events: 1, totalNs: share * 151.7e6, selfNs: 0, share, selfShare: 0 });
+  const answer = { stale: false, sourceSha256: '', fileNs: 151.7e6, shareBasis: 'elapsed', measure: 'time', lines: [],
+    declarations: [decl('a', 1, 0.45), decl('b', 2, 0.45)], account: { ...account, declarationShareSum: 0.9 } };
+  let c = computeAnnotations(answer);
+  assert.ok(c.lenses.every((l) => l.title.endsWith('45% of file wall time')), c.lenses.map((l) => l.title).join(' | '));
+  assert.equal(c.fileNote, accountLine(account));
+  const parallel = { ...answer, account: { ...account, declarationShareSum: 2.7, threads: 5 } };
+  c = computeAnnotations(parallel);
+  assert.ok(c.lenses.every((l) => l.title.endsWith('45% of file wall time (ran on 5 threads; shares add to more than 100%)')), c.lenses.map((l) => l.title).join(' | '));
+  assert.equal(fileNote(parallel), `${accountLine(account)}; the declarations ran on 5 threads: their shares add to 270%, more than 100%`);
+  // A traced basis (no elapsed time) says so.
+  assert.ok(computeAnnotations({ ...answer, shareBasis: 'traced' }).lenses[0].title.endsWith('45% of traced time'));
+  // The hover: the denominator, plurals, and its columns in plain words.
+  const op = { class: 'Elab.async', label: 'elaborating proof of a', kind: 'other', inclusiveNs: 5e6, selfNs: 1e6, thread: 2, range: null, rangeKind: 'inherited' };
+  const hover = lineHover({ line: 1, events: 1, totalNs: 5e6, selfNs: 1e6, share: 0.033, selfShare: 0.007, top: [op] }, 'time', undefined, 'of file wall time');
+  assert.match(hover, /3% of file wall time · 1 event\n/);
+  assert.ok(hover.endsWith(HOVER_LEGEND));
+  assert.match(HOVER_LEGEND, /`Elab\.async`: work Lean ran as a task/);
+  assert.match(HOVER_LEGEND, /inherited \(from the step around it\)/);
+  assert.match(HOVER_LEGEND, /\*thread\* is the number of the thread it ran on/);
+  // Missing heartbeat data: said as missing, never `0 hb · 0% of maxHeartbeats`.
+  const noHb = { ...answer, measure: 'heartbeats', fileNs: 0, lines: [{ line: 1, events: 1, totalNs: 0, selfNs: 0, share: null, selfShare: null, top: [] }],
+    declarations: [{ ...decl('a', 1, 0), totalNs: 0, share: null, headroom: { maxHeartbeats: { limit: 200000, from: 'default', heartbeats: 0, share: 0, default: 200000, bumpNotNeeded: false } } }] };
+  c = computeAnnotations(noHb);
+  assert.equal(c.noData, true);
+  assert.deepEqual(c.lines, []);
+  assert.equal(c.lenses[0].title, 'no heartbeat data (Lean reported none for this file)');
+  assert.ok(!JSON.stringify(c).includes('0 hb'), JSON.stringify(c));
+  assert.ok(!JSON.stringify(c).includes('0% of maxHeartbeats'));
 });

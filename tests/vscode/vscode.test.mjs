@@ -117,7 +117,8 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     for (const d of decls) {
       const total = d.durationMs * 1e6;
       const head = `${formatNs(total)} · self ${formatValue(d.selfMs * 1e6, 'time', total)} · `;
-      assert.ok(lenses.some((l) => l.startsWith(head) && / of file$/.test(l)), `${d.name}: ${head}… in ${lenses.join(' | ')}`);
+      // The share names its denominator: Lean's elapsed time for the file, imports included.
+      assert.ok(lenses.some((l) => l.startsWith(head) && / of file wall time$/.test(l)), `${d.name}: ${head}… in ${lenses.join(' | ')}`);
     }
     // Line times after the lines: `double` is one line, whose time is the
     // declaration's.
@@ -155,6 +156,19 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
       return box ? { left: box.left, right: box.right } : null;
     }));
     assert.ok(boxes[4].left - boxes[3].right >= 6, `gap between self and thread: ${JSON.stringify(boxes.slice(3, 5))}`);
+    // The columns in plain words under the table.
+    assert.match(text, /inherited \(from the step around it\)/);
+    await page.keyboard.press('Escape');
+    // The file's first line: where its time went, as `leanscope info` accounts it.
+    await vs.goToLine(1);
+    await vs.run('Show or Focus Hover');
+    const first = page.locator('.monaco-hover .hover-contents', { hasText: 'where the file' }).first();
+    await first.waitFor({ timeout: STEP_MS });
+    const info = leanscope('info', recording);
+    const imports = /imports ([\d.]+ m?s)/.exec(info);
+    assert.ok(imports, info);
+    assert.match(await first.innerText(), new RegExp(`where the file's [\\d.]+ ms of wall time \\(Lean's elapsed time\\) went: imports ${imports[1].replace('.', '\\.')}`));
+    await vs.screenshot('hover-first-line');
     await page.keyboard.press('Escape');
   });
 

@@ -17,7 +17,9 @@ use tower_lsp_server::jsonrpc::Error;
 use super::errors;
 use super::recordings::Loaded;
 use super::uri::path_or_uri;
-use super::wire::{DeclarationJson, FileTimeJson, HeadroomJson, LineJson};
+use super::wire::{DeclarationJson, FileAccountJson, FileTimeJson, HeadroomJson, LineJson};
+use recording::model::annotations::Parallelism;
+use recording::model::time_account;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -129,6 +131,9 @@ pub struct Fresh {
     /// A recording Lean did not finish: why it was stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<String>,
+    /// Where the file's time went, and how the declarations' shares add up
+    /// (a repeated capture's file: the median run's).
+    pub account: FileAccountJson,
 }
 
 #[derive(Debug, Serialize)]
@@ -182,6 +187,10 @@ pub fn answer(loaded: &Loaded, text: &str, opts: HeadroomOptions) -> Annotations
         lines: a.lines.iter().map(LineJson::from).collect(),
         declarations,
         partial: header.stop.as_ref().map(|s| s.detail.clone()),
+        account: FileAccountJson::new(
+            &time_account(&loaded.recording),
+            Parallelism::of(&loaded.recording, a.declarations.iter().map(|d| d.share)),
+        ),
     })
 }
 
@@ -228,6 +237,13 @@ pub fn over_runs(
         lines: a.lines.iter().map(LineJson::from).collect(),
         declarations,
         partial: None,
+        account: FileAccountJson::new(
+            &time_account(&shown.recording),
+            Parallelism::of(
+                &shown.recording,
+                a.declarations.iter().map(|d| d.annotation.share),
+            ),
+        ),
     })
 }
 
