@@ -747,6 +747,6 @@ test('A failed capture (no lake on PATH): the notification offers Open Settings 
     await page.waitForFunction(() => /Lake Path/.test(document.querySelector('.settings-editor')?.innerText || ''), null, { timeout: STEP_MS });
   } catch (e) { await vs.screenshot('FAILED-capture-failed-settings'); throw e; }
   // Remote settings: a remote window's User settings leave machine settings out.
-  assert.match(await page.locator('.settings-editor .settings-tabs-widget .action-item.checked').first().innerText(), /Remote/);
+  assert.match(await page.locator('.settings-editor .settings-tabs-widget .checked').first().innerText(), /Remote/);
   await vs.screenshot('capture-failed-settings');
 });
