@@ -562,8 +562,8 @@ export class AnnotationController implements vscode.Disposable {
     const file = pos.line === 0 ? e.computed.fileNote : undefined;
     if (!l && !d && !file) return undefined;
     const parts: string[] = [];
+    if (l?.stale || d?.stale || (file && e.failure !== undefined)) parts.push(staleNote(e.failure));
     if (file) parts.push(`**leanscope** · ${file}`);
-    if (l?.stale || d?.stale) parts.push(staleNote(e.failure));
     if (l) parts.push(l.ann.hover);
     if (d && d.lens.headroomHover.length) parts.push(d.lens.headroomHover.join(''));
     if (d && d.lens.runHover.length) parts.push(d.lens.runHover.join(''));

@@ -87,18 +87,18 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
       const d = timed[i];
       assert.equal(lens.range.start.line, d.range.start.line);
       assert.equal(lens.command.title, x.module('format').lensTitle(d.totalNs, d.selfNs, d.share));
-      assert.match(lens.command.title, /^(\d+(\.\d+)?) (s|ms|µs|ns) · self \d+(\.\d+)? \3 · (<1|\d+)% of file$/, 'the self time in the unit of the total');
+      assert.match(lens.command.title, /^(\d+(\.\d+)?) (s|ms|µs|ns) · self \d+(\.\d+)? \3 · (<1|\d+)% of file wall time$/, 'the self time in the unit of the total');
       assert.equal(lens.command.command, 'leanscope.showViewer');
       assert.deepEqual(lens.command.arguments[0], { recording: result.recording, source: editor.document.uri.toString(), declaration: d.name });
     });
     // The values the fixture's replayed Lean run implies (the viewer shows
     // the same: le_double 14.1 ms, self 2.6 ms).
     assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
-      '4 5.1 ms · self 5.1 ms · 3% of file',
-      '6 10.0 ms · self 2.2 ms · 7% of file',
-      '10 9.8 ms · self 2.2 ms · 6% of file',
-      '15 14.1 ms · self 2.6 ms · 9% of file',
-      '22 10.7 ms · self 4.2 ms · 7% of file',
+      '4 5.1 ms · self 5.1 ms · 3% of file wall time',
+      '6 10.0 ms · self 2.2 ms · 7% of file wall time',
+      '10 9.8 ms · self 2.2 ms · 6% of file wall time',
+      '15 14.1 ms · self 2.6 ms · 9% of file wall time',
+      '22 10.7 ms · self 4.2 ms · 7% of file wall time',
     ]);
     assert.deepEqual(texts.map((t) => `${t.range.start.line} ${t.renderOptions.after.contentText}`), [
       '4 5.1 ms (3%)', '6 10.0 ms (7%)', '7 7.9 ms (5%)', '8 6.2 ms (4%)', '10 9.8 ms (6%)', '12 7.6 ms (5%)',
@@ -271,18 +271,18 @@ test('Profile File with leanscope.profile.repeat = 4: a one-file session of its 
     ]);
     // Hover: the median with its spread over the 4 runs, the median run's operations.
     const hover = x.test.hover(editor.document, 8, 3).contents[0].value;
-    assert.match(hover, /line 9: 6\.2 ms inclusive · self 6\.2 ms · 4% of file · 1 event in the median run/);
+    assert.match(hover, /line 9: 6\.2 ms inclusive · self 6\.2 ms · 4% of file wall time · 1 event in the median run/);
     assert.match(hover, /inclusive: median of 4 runs · min–max 6\.2 ms–6\.2 ms · IQR 6\.2 ms–6\.2 ms/);
     assert.match(hover, /Operations of the median run:/);
     assert.match(hover, /\| `omega` \| Elab\.step · tactic \| .* \| matched \|/);
     // CodeLens: the median and the run count; it opens the session.
     const lenses = x.test.codeLenses(editor.document);
     assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
-      '4 median 5.1 ms (4 runs) · self 5.1 ms · 3% of file',
-      '6 median 10.0 ms (4 runs) · self 2.2 ms · 7% of file',
-      '10 median 9.8 ms (4 runs) · self 2.2 ms · 6% of file',
-      '15 median 14.1 ms (4 runs) · self 2.6 ms · 9% of file',
-      '22 median 10.7 ms (4 runs) · self 4.2 ms · 7% of file',
+      '4 median 5.1 ms (4 runs) · self 5.1 ms · 3% of file wall time',
+      '6 median 10.0 ms (4 runs) · self 2.2 ms · 7% of file wall time',
+      '10 median 9.8 ms (4 runs) · self 2.2 ms · 6% of file wall time',
+      '15 median 14.1 ms (4 runs) · self 2.6 ms · 9% of file wall time',
+      '22 median 10.7 ms (4 runs) · self 4.2 ms · 7% of file wall time',
     ]);
     assert.deepEqual(lenses[3].command.arguments[0], { session: out.session, source: editor.document.uri.toString(), declaration: 'Demo.Clean.le_double' });
     // The session in the viewer; the status bar says median and runs.
