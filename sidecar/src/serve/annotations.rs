@@ -102,7 +102,7 @@ impl AnnotationsParams {
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum AnnotationsAnswer {
-    Fresh(Fresh),
+    Fresh(Box<Fresh>),
     Stale(Stale),
 }
 
@@ -176,7 +176,7 @@ pub fn answer(loaded: &Loaded, text: &str, opts: HeadroomOptions) -> Annotations
         .map(|d| d.time.map(|t| t.total_ns))
         .collect();
     add_headroom(&mut declarations, &loaded.recording, &counts, opts);
-    AnnotationsAnswer::Fresh(Fresh {
+    AnnotationsAnswer::Fresh(Box::new(Fresh {
         stale: false,
         source_sha256: loaded.recording.header.source_sha256.clone(),
         measure: loaded.recording.header.measure.as_str(),
@@ -191,7 +191,7 @@ pub fn answer(loaded: &Loaded, text: &str, opts: HeadroomOptions) -> Annotations
             &time_account(&loaded.recording),
             Parallelism::of(&loaded.recording, a.declarations.iter().map(|d| d.share)),
         ),
-    })
+    }))
 }
 
 /// Each declaration's headroom, in a heartbeat recording (`counts`: each declaration's
@@ -226,7 +226,7 @@ pub fn over_runs(
         .map(|d| d.annotation.time.map(|t| t.total_ns))
         .collect();
     add_headroom(&mut declarations, &shown.recording, &counts, opts);
-    AnnotationsAnswer::Fresh(Fresh {
+    AnnotationsAnswer::Fresh(Box::new(Fresh {
         stale: false,
         source_sha256: shown.recording.header.source_sha256.clone(),
         measure: shown.recording.header.measure.as_str(),
@@ -244,7 +244,7 @@ pub fn over_runs(
                 a.declarations.iter().map(|d| d.annotation.share),
             ),
         ),
-    })
+    }))
 }
 
 #[cfg(test)]
