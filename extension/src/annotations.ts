@@ -3,9 +3,9 @@
 // The numbers come from the sidecar; this file only lays them out.
 import * as vscode from 'vscode';
 import type { AnnotationSource, Declaration, FreshAnnotations, LineBar, Operation } from './protocol';
-import { formatBytes, formatShare, formatValue, lensTitle, runCount, spreadText } from './format';
+import { accountLine, formatBytes, formatShare, formatValue, lensTitle, parallelNote, plural, runCount, shareDenominator, spreadText } from './format';
 import type { Measure } from './format';
-import { hoverHeadroom, lensHeadroom, overThreshold } from './headroom';
+import { hoverHeadroom, lensHeadroom, overThreshold, shortWarning } from './headroom';
 import { HeadroomProblems } from './headroomProblems';
 import { headroomSettings } from './settings';
 import { LineMap, mapLines, splitLines } from './staleLines';
@@ -13,6 +13,37 @@ import { LEAN_EXTENSION_ID } from './leanExtension';
 
 /** The widest line bar, in pixels (the longest line of the file). */
 export const BAR_MAX_PX = 120;
+/** Line times and bars start in one column: after the longest timed line,
+ * but never further right than this many characters (a longer line's time
+ * follows its own end), so that long lines do not push every time off-screen. */
+export const ALIGN_MAX_COLUMN = 80;
+/** Space between the longest line (or the bar's full width) and the time, in characters. */
+export const ALIGN_GAP_CH = 2;
+
+/** How wide a line is drawn, in characters of a monospace font: tabs to the
+ * next tab stop; characters outside the BMP (emoji, `𝔽`) count once. */
+export function displayWidth(text: string, tabSize: number): number {
+  let w = 0;
+  for (const ch of text) w = ch === '\t' ? w + tabSize - (w % tabSize) : w + 1;
+  return w;
+}
+
+/** The column the times start at, from the widths of the timed lines. */
+export function alignColumn(widths: number[]): number {
+  const fitting = widths.filter((w) => w <= ALIGN_MAX_COLUMN);
+  return (fitting.length ? Math.max(...fitting) : 0) + ALIGN_GAP_CH;
+}
+
+/** The left margins of a line's bar and time (CSS) that start them in
+ * `column` after a line `width` characters wide: the bar after the padding,
+ * the time after the bar's full width (`bar`: a bar is drawn), so bars and
+ * times each form one column. A line past `column` gets the gap only. */
+export function alignedMargins(width: number, column: number, barPx: number, bar: boolean): { bar: string; text: string } {
+  const pad = Math.max(ALIGN_GAP_CH, column - width);
+  return bar
+    ? { bar: `0 0 0 ${pad}ch`, text: `0 0 0 ${BAR_MAX_PX - barPx + 8}px` }
+    : { bar: '0', text: `0 0 0 ${pad}ch` };
+}
 /** Heat levels of the gutter mark (media/heat-1.svg … heat-N.svg). */
 export const HEAT_LEVELS = 4;
 
@@ -39,7 +70,8 @@ export interface LensAnnotation {
   index: number;
   title: string;
   /** The warning after the declaration's line when a limit's share is at or
-   * over the threshold (`⚠ 85% of maxHeartbeats 200000`), else none. */
+   * over the threshold, short (`⚠ 85%`, `⚠ 85% · instance 90%`), else none; the
+   * hover of the line and the Problems entry say it whole. */
   warning?: string;
   /** Its limits, in the hover of its first line. */
   headroomHover: string[];
@@ -50,6 +82,32 @@ export interface LensAnnotation {
 export interface ComputedAnnotations {
   lines: LineAnnotation[];
   lenses: LensAnnotation[];
+  /** Where the file's time went, and how its declarations' shares add up:
+   * in the hover of the file's first line and the status bar's tooltip. */
+  fileNote?: string;
+  /** A heartbeat capture in which Lean reported no heartbeats: the numbers are
+   * missing, not zero. */
+  noData?: boolean;
+}
+
+/** The line under a hover's table that says what its columns mean, in plain
+ * words (docs/vscode.md, "Reading the hover", says the same at length). */
+export const HOVER_LEGEND = '*class* is the trace class Lean gave the step (`Elab.async`: work Lean ran as a task, a proof on a worker thread),'
+  + ' *kind* what the step is (command, tactic, term, other); *inclusive* counts what it called, *self* does not;'
+  + ' *thread* is the number of the thread it ran on (proofs run on worker threads);'
+  + ' *range* says how its place is known: exact (Lean gave it), matched (found by its text), inherited (from the step around it).';
+
+/** Where the file's time went and, when the declarations ran in parallel, that
+ * their shares add past 100 % (`undefined` without an account). */
+export function fileNote(answer: FreshAnnotations): string | undefined {
+  const a = answer.account;
+  if (!a) return undefined;
+  const measure: Measure = answer.measure ?? 'time';
+  const sum = a.declarationShareSum !== undefined ? formatShare(a.declarationShareSum) : null;
+  const parallel = parallelNote(a.declarationShareSum, a.threads);
+  const on = a.threads > 1 ? `ran on ${plural(a.threads, 'thread')}` : 'ran in parallel';
+  return accountLine(a, measure) + (parallel && sum ? `; the declarations ${on}: their shares add to ${sum}, more than 100%` : '')
+    + (answer.runs !== undefined ? ` (the median run, of ${plural(answer.runs, 'run')})` : '');
 }
 
 function code(s: string): string {
@@ -84,12 +142,12 @@ function operationRow(op: Operation, measure: Measure): string {
  * heartbeats for a recording measured in them). Over the runs of a repeated
  * capture (`runs`), the totals are medians, with their spread, and the
  * events and operations are the median run's. */
-export function lineHover(bar: LineBar, measure: Measure = 'time', runs?: number): string {
+export function lineHover(bar: LineBar, measure: Measure = 'time', runs?: number, denominator = shareDenominator('elapsed', measure)): string {
   const share = formatShare(bar.share);
   const over = bar.spread !== undefined;
   const head = `**leanscope** · line ${bar.line + 1}: ${formatValue(bar.totalNs, measure)} inclusive · self ${formatValue(bar.selfNs, measure)}`
-    + (share !== null ? ` · ${share} of file` : '')
-    + ` · ${bar.events} event${bar.events === 1 ? '' : 's'}${over ? ' in the median run' : ''}`;
+    + (share !== null ? ` · ${share} ${denominator}` : '')
+    + ` · ${plural(bar.events, 'event')}${over ? ' in the median run' : ''}`;
   const spread = bar.spread
     ? ['', `inclusive: ${spreadText(bar.spread.total, measure, runs)}`, '', `self: ${spreadText(bar.spread.self, measure, runs)}`]
     : [];
@@ -102,6 +160,7 @@ export function lineHover(bar: LineBar, measure: Measure = 'time', runs?: number
     `| operation | class · kind | inclusive | self | ${NBSP}thread | range |`,
     '|---|---|---:|---:|:---:|---|',
     ...bar.top.map((op) => operationRow(op, measure)),
+    '', HOVER_LEGEND,
   ].join('\n');
 }
 
@@ -111,6 +170,22 @@ export function lineHover(bar: LineBar, measure: Measure = 'time', runs?: number
 export function computeAnnotations(answer: FreshAnnotations, threshold = 0.8): ComputedAnnotations {
   const measure: Measure = answer.measure ?? 'time';
   const runs = answer.runs;
+  const denominator = shareDenominator(answer.shareBasis === 'traced' ? 'traced' : 'elapsed', measure);
+  const parallel = parallelNote(answer.account?.declarationShareSum, answer.account?.threads);
+  // A heartbeat capture with no heartbeats at all: Lean reported none
+  // (not zero work), so nothing is shown as a number.
+  const noData = measure === 'heartbeats' && answer.fileNs === 0;
+  if (noData) {
+    return {
+      lines: [],
+      lenses: answer.declarations.filter((d) => d.totalNs !== null).map((d): LensAnnotation => ({
+        line: d.range.start.line, endLine: d.range.end.line, nameLine: d.selectionRange.start.line, declaration: d.name, index: d.index,
+        title: 'no heartbeat data (Lean reported none for this file)', headroomHover: [], runHover: runHover(d, answer.partial),
+      })),
+      fileNote: 'no heartbeat data: Lean reported no heartbeats for this file (a capture in time shows where its time went)',
+      noData,
+    };
+  }
   const maxNs = answer.lines.reduce((m, l) => Math.max(m, l.totalNs), 0);
   const lines = answer.lines.map((l): LineAnnotation => {
     const ratio = maxNs > 0 ? l.totalNs / maxNs : 0;
@@ -121,7 +196,7 @@ export function computeAnnotations(answer: FreshAnnotations, threshold = 0.8): C
       text: share !== null ? `${value} (${share})` : value,
       barPx: Math.max(1, Math.round(ratio * BAR_MAX_PX)),
       heat: Math.min(HEAT_LEVELS, Math.max(1, Math.ceil(ratio * HEAT_LEVELS))),
-      hover: lineHover(l, measure, runs),
+      hover: lineHover(l, measure, runs, denominator),
     };
   });
   const lenses = answer.declarations
@@ -135,15 +210,16 @@ export function computeAnnotations(answer: FreshAnnotations, threshold = 0.8): C
         declaration: d.name,
         index: d.index,
         title: (runs !== undefined
-          ? lensTitle(d.totalNs as number, d.selfNs, d.share, measure, d.spread?.total.runs ?? runs, runs)
-          : lensTitle(d.totalNs as number, d.selfNs, d.share, measure)) + (d.headroom ? lensHeadroom(d.headroom, threshold) : '')
+          ? lensTitle(d.totalNs as number, d.selfNs, d.share, measure, d.spread?.total.runs ?? runs, runs, denominator, parallel)
+          : lensTitle(d.totalNs as number, d.selfNs, d.share, measure, undefined, undefined, denominator, parallel))
+          + (d.headroom ? lensHeadroom(d.headroom, threshold) : '')
           + (d.inFlight ? ' · unfinished' : ''),
-        ...(over.length ? { warning: `⚠ ${over.join('; ')}` } : {}),
+        ...(over.length && d.headroom ? { warning: shortWarning(d.headroom, threshold) } : {}),
         headroomHover: hoverHeadroom(d, threshold),
         runHover: runHover(d, answer.partial),
       };
     });
-  return { lines, lenses };
+  return { lines, lenses, fileNote: fileNote(answer) };
 }
 
 /** What is drawn of an entry over a buffer: each line annotation and lens
@@ -289,6 +365,9 @@ export class AnnotationController implements vscode.Disposable {
   /** What a document is annotated from (to fetch again): a recording or a session's file. */
   sourceOf(uri: vscode.Uri): AnnotationSource | undefined { return this.entries.get(uri.toString())?.source; }
 
+  /** Where the file's time went (the status bar's tooltip says it too). */
+  fileNoteOf(uri: vscode.Uri): string | undefined { return this.entries.get(uri.toString())?.computed.fileNote; }
+
   /** The answer a document is drawn from (its runs, spreads). */
   answerOf(uri: vscode.Uri): FreshAnnotations | undefined { return this.entries.get(uri.toString())?.answer; }
 
@@ -323,7 +402,7 @@ export class AnnotationController implements vscode.Disposable {
     const computed = computeAnnotations(answer, headroomSettings().threshold);
     this.entries.set(key, { source: from, answer, computed, recorded: text, fresh: text === doc.getText(), doc, version: doc.version });
     this.enabled = true;
-    this.problems.show(doc.uri, answer.declarations, headroomSettings());
+    this.problems.show(doc.uri, computed.noData ? [] : answer.declarations, headroomSettings());
     this.redrawDocument(doc);
     return true;
   }
@@ -392,7 +471,7 @@ export class AnnotationController implements vscode.Disposable {
     for (const [key, e] of this.entries) {
       e.computed = computeAnnotations(e.answer, settings.threshold);
       e.layout = undefined;
-      if (this.enabled) this.problems.show(vscode.Uri.parse(key), e.answer.declarations, settings);
+      if (this.enabled) this.problems.show(vscode.Uri.parse(key), e.computed.noData ? [] : e.answer.declarations, settings);
     }
     this.redrawAll();
   }
@@ -434,24 +513,30 @@ export class AnnotationController implements vscode.Disposable {
       const doc = editor.document;
       const lineCount = doc.lineCount;
       const layout = this.layoutOf(e, doc);
+      // One column for the times (and bars): after the longest timed line.
+      const tabSize = typeof editor.options?.tabSize === 'number' ? editor.options.tabSize : 4;
+      const width = (line: number): number => displayWidth(doc.lineAt(line).text, tabSize);
+      const column = alignColumn(layout.lines.filter((x) => x.at < lineCount).map((x) => width(x.at)));
       for (const { at: line, ann: l, stale: old } of layout.lines) {
         if (line >= lineCount) continue;
         const end = doc.lineAt(line).range.end;
         const at = new vscode.Range(end, end);
+        const margins = alignedMargins(width(line), column, l.barPx, style === 'bars' && !old);
         if (old) {
           // Dimmed, without bar or heat: a number of text that is no more.
-          stale.push({ range: at, renderOptions: { after: { contentText: `${l.text} · stale` } } });
+          stale.push({ range: at, renderOptions: { after: { contentText: `${l.text} · stale`, margin: margins.text } } });
           continue;
         }
         if (style === 'bars') {
-          bars.push({ range: at, renderOptions: { after: { contentText: '\u200b', width: `${l.barPx}px` } } });
+          bars.push({ range: at, renderOptions: { after: { contentText: '\u200b', width: `${l.barPx}px`, margin: margins.bar } } });
         }
-        if (style !== 'gutter') texts.push({ range: at, renderOptions: { after: { contentText: l.text } } });
+        if (style !== 'gutter') texts.push({ range: at, renderOptions: { after: { contentText: l.text, margin: margins.text } } });
         heat[l.heat - 1].push({ range: new vscode.Range(line, 0, line, 0) });
       }
       for (const { nameAt: line, lens, stale: old } of layout.lenses) {
         if (!lens.warning || old || line === undefined || line >= lineCount) continue;
         const end = doc.lineAt(line).range.end;
+        // Short (`⚠ 88%`): the hover of the line and Problems say it whole.
         warnings.push({ range: new vscode.Range(end, end), renderOptions: { after: { contentText: lens.warning } } });
       }
     }
@@ -483,9 +568,12 @@ export class AnnotationController implements vscode.Disposable {
     const layout = this.layoutOf(e, doc);
     const l = layout.lines.find((x) => x.at === pos.line);
     const d = layout.lenses.find((x) => (x.at === pos.line || x.nameAt === pos.line) && x.lens.headroomHover.length + x.lens.runHover.length > 0);
-    if (!l && !d) return undefined;
+    // The file's first line: where its time went.
+    const file = pos.line === 0 ? e.computed.fileNote : undefined;
+    if (!l && !d && !file) return undefined;
     const parts: string[] = [];
-    if (l?.stale || d?.stale) parts.push(staleNote(e.failure));
+    if (l?.stale || d?.stale || (file && e.failure !== undefined)) parts.push(staleNote(e.failure));
+    if (file) parts.push(`**leanscope** · ${file}`);
     if (l) parts.push(l.ann.hover);
     if (d && d.lens.headroomHover.length) parts.push(d.lens.headroomHover.join(''));
     if (d && d.lens.runHover.length) parts.push(d.lens.runHover.join(''));

@@ -15,7 +15,7 @@ import { registerMcpServer } from './mcp';
 import { StatusBar, showTrustHint } from './statusBar';
 import { CaptureHistory, LastCapture } from './history';
 import { SessionCapture } from './sessionCapture';
-import { reportFailure, Services } from './services';
+import { reportCaptureFailure, reportFailure, Services } from './services';
 import { viewerSourceResolver } from './sources';
 import { annotateRevealed, followCursor } from './viewerSync';
 import { profileFile } from './commands/profileFile';
@@ -92,7 +92,10 @@ export function activate(context: vscode.ExtensionContext): LeanscopeApi {
   context.subscriptions.push(status);
   showTrustHint(context);
 
-  const services: Services = { sidecar, annotations, viewer, status, history, log, fail: reportFailure(log) };
+  const services: Services = {
+    sidecar, annotations, viewer, status, history, log, fail: reportFailure(log),
+    captureFailed: reportCaptureFailure(log, status, () => output.show(true)),
+  };
   for (const id of COMMANDS) {
     const run = COMMAND_HANDLERS[id] as (services: Services, ...args: any[]) => unknown;
     context.subscriptions.push(vscode.commands.registerCommand(id, (...args: any[]) => run(services, ...args)));

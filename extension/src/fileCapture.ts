@@ -40,6 +40,7 @@ export async function captureFile(services: Services, file: vscode.Uri, options:
   } catch (e) { return { kind: 'failed', error: e }; }
   const lake = describeLake(lakeFor(file));
   log(`capture${options.background ? ' (on save)' : ''} ${file.fsPath} ${JSON.stringify({ ...params, uri: undefined })}; ${lake}`);
+  status.captureStarted();
   let answer: Cancellable<CaptureResult>;
   try {
     answer = options.background
@@ -75,10 +76,17 @@ export async function captureFile(services: Services, file: vscode.Uri, options:
     const doc = await vscode.workspace.openTextDocument(file);
     annotated = await annotations.load(doc, result.recording, captured);
     const drawn = annotations.answerOf(doc.uri);
-    if (annotated && drawn?.measure === 'heartbeats') {
+    const note = annotations.fileNoteOf(doc.uri);
+    const explained = (t: string): string => (note ? `${t}\n\n${note}.` : t);
+    if (annotated && drawn?.measure === 'heartbeats' && drawn.fileNs === 0) {
+      // No heartbeats reported: missing, not zero.
+      status.retitle(`$(pulse) ${name}: no heartbeat data`, explained(tooltip('no heartbeat data')));
+    } else if (annotated && drawn?.measure === 'heartbeats') {
       // A heartbeat capture: the status bar counts heartbeats, as the editor does.
       const hb = formatValue(drawn.fileNs, 'heartbeats');
-      status.retitle(`$(pulse) ${name} ${hb}`, tooltip(`${hb} (Lean's heartbeats; 1 k hb = 1 unit of maxHeartbeats)`));
+      status.retitle(`$(pulse) ${name} ${hb}`, explained(tooltip(`${hb} (Lean's heartbeats; 1 k hb = 1 unit of maxHeartbeats)`)));
+    } else if (annotated) {
+      status.retitle(`$(pulse) ${name} ${time}`, explained(tooltip(time)));
     }
   } catch (e) { return { kind: 'failed', error: e }; }
   if (viewer.current) viewer.show({ kind: 'recording', file: result.recording, source: file });

@@ -4,7 +4,7 @@
 // editor and the viewer print the same number the same way
 // (fixtures/format/values.json pins all three).
 import { formatBytes as formatBytesWithRule, formatRunCount, formatSpread, formatValue as formatWithRule } from '../../viewer-wasm/www/format.js';
-import type { WholeSpread } from './protocol';
+import type { FileAccount, WholeSpread } from './protocol';
 
 /** What a recording's numbers count: nanoseconds, or Lean's heartbeats
  * (`profile --measure heartbeats`). */
@@ -46,15 +46,57 @@ export function spreadText(s: WholeSpread, measure: Measure = 'time', of?: numbe
   return formatSpread(s, measure, of);
 }
 
-/** The CodeLens title: `1.240 s · self 0.310 s · 38% of file` (the self
- * time in the unit of the total); over the runs of a repeated capture
+/** What a share is of, in words: the file's wall time (Lean's elapsed
+ * time, imports included), its traced time (no elapsed time was reported, or
+ * it was shorter than what was recorded), or its heartbeats. */
+export function shareDenominator(basis: 'elapsed' | 'traced' = 'elapsed', measure: Measure = 'time'): string {
+  if (measure === 'heartbeats') return 'of file heartbeats';
+  if (measure === 'untimed') return 'of file trace nodes';
+  return basis === 'elapsed' ? 'of file wall time' : 'of traced time';
+}
+
+/** `1 call`, `2 calls`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Said beside a share when the declarations' shares add past 100 %: they
+ * ran in parallel. `undefined` when they fit. */
+export function parallelNote(shareSum: number | undefined, threads: number | undefined): string | undefined {
+  if (shareSum === undefined || Math.round(shareSum * 100) <= 100) return undefined;
+  const on = threads !== undefined && threads > 1 ? `ran on ${plural(threads, 'thread')}` : 'ran in parallel';
+  return `${on}; shares add to more than 100%`;
+}
+
+/** The CodeLens title: `1.240 s · self 0.310 s · 38% of file wall time`
+ * (the self time in the unit of the total; `denominator` what the share is
+ * of, `parallel` said after it); over the runs of a repeated capture
  * (`runs`, of the capture's `of`), `median 1.240 s (4 runs) · self 0.310 s ·
- * 38% of file`. */
+ * 38% of file wall time`. */
 export function lensTitle(totalNs: number, selfNs: number | null, share: number | null, measure: Measure = 'time',
-  runs?: number, of?: number): string {
+  runs?: number, of?: number, denominator = shareDenominator('elapsed', measure), parallel?: string): string {
   const parts = [runs !== undefined ? `median ${formatValue(totalNs, measure)} (${runCount(runs, of)})` : formatValue(totalNs, measure)];
   if (selfNs !== null) parts.push(`self ${formatValue(selfNs, measure, totalNs)}`);
   const s = formatShare(share);
-  if (s !== null) parts.push(`${s} of file`);
+  if (s !== null) parts.push(`${s} ${denominator}${parallel ? ` (${parallel})` : ''}`);
   return parts.join(' · ');
+}
+
+/** Where a file's time went, in one line: `151.7 ms of wall time: imports
+ * 118.0 ms · traced elaboration 31.2 ms · untraced 2.5 ms`; when the traced
+ * work overlaps (threads at once), by how much it exceeds the wall time. */
+export function accountLine(a: FileAccount, measure: Measure = 'time'): string {
+  const v = (n: number): string => formatValue(n, measure);
+  if (measure === 'heartbeats') {
+    return `the file's ${v(a.fileNs)} are those of its traced steps (Lean counts no heartbeats for imports or for the file as a whole)`;
+  }
+  if (measure === 'untimed') return `the trace has no timings: ${v(a.fileNs)} in all`;
+  const of = a.basis === 'elapsed' ? 'wall time (Lean\'s elapsed time)'
+    : a.basis === 'cumulative' ? 'time (the sum of Lean\'s profiling categories; Lean gave no elapsed time)'
+      : 'time (imports plus traced elaboration; Lean gave no elapsed time)';
+  const imports = a.importsNs !== undefined ? `imports ${v(a.importsNs)}` : 'imports not reported';
+  if (a.overrunNs > 0) {
+    return `where the file's ${v(a.fileNs)} of ${of} went: ${imports} · traced elaboration ${v(a.tracedNs)}, together ${v(a.overrunNs)} more than it: work ran on several threads at once`;
+  }
+  return `where the file's ${v(a.fileNs)} of ${of} went: ${imports} · traced elaboration ${v(a.tracedNs)} · untraced ${v(a.untracedNs)}`;
 }

@@ -60,6 +60,18 @@ export function hoverHeadroom(d: Declaration, threshold: number): string[] {
   return lines.map((l, i) => (i ? `\n\n${l}` : l));
 }
 
+/** The warning after a declaration's line, short enough to fit beside it:
+ * `⚠ 88%` (of its maxHeartbeats), `⚠ instance 91%`, or both; the hover and
+ * Problems say the whole of it. Undefined when nothing is over `threshold`. */
+export function shortWarning(h: Headroom, threshold: number): string | undefined {
+  const out: string[] = [];
+  const m = h.maxHeartbeats;
+  if (m.share !== undefined && m.share >= threshold) out.push(percent(m.share));
+  const s = h.synthInstance;
+  if (s && s.share !== undefined && s.share >= threshold) out.push(`instance ${percent(s.share)}`);
+  return out.length ? `⚠ ${out.join(' · ')}` : undefined;
+}
+
 /** What is at or over `threshold`, in words (empty: nothing). */
 export function overThreshold(h: Headroom, threshold: number): string[] {
   const out: string[] = [];

@@ -67,8 +67,7 @@ export class OnSaveProfiler implements vscode.Disposable {
     log(`on-save capture of ${name} failed: ${why}`);
     // The previous numbers stay, stale, and say why; with none, the status bar does.
     const kept = annotations.markFailed(uri, why);
-    status.show(`$(error) ${name}: capture failed`, `leanscope: the on-save capture of ${name} failed: ${why}${kept ? ' The previous annotations are kept, marked stale.' : ''}`,
-      { title: 'Show Output', command: 'workbench.action.output.toggleOutput' });
+    status.failed(`$(error) ${name}: capture failed`, `leanscope: the on-save capture of ${name} failed: ${why}${kept ? ' The previous annotations are kept, marked stale.' : ''}`);
   }
 
   private showState(state: SchedulerState): void {

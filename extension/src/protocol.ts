@@ -64,6 +64,17 @@ export interface FreshAnnotations {
   lines: LineBar[]; declarations: Declaration[];
   /** A recording Lean did not finish: why it was stopped. */
   partial?: string;
+  /** Where the file's time went, and how the declarations' shares add up
+   * (a repeated capture's file: the median run's). Absent from older sidecars. */
+  account?: FileAccount;
+}
+/** `leanscope info`'s time account of a file, with the declarations' share sum. */
+export interface FileAccount {
+  fileNs: number; basis: 'elapsed' | 'cumulative' | 'traced';
+  importsNs?: number; tracedNs: number; untracedNs: number; overrunNs: number;
+  /** Over 1: the declarations ran in parallel. */
+  declarationShareSum?: number;
+  threads: number;
 }
 export interface StaleAnnotations { stale: true; recordedSha256: string; bufferSha256: string }
 export type AnnotationsResult = FreshAnnotations | StaleAnnotations;

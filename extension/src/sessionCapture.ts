@@ -72,7 +72,7 @@ async function settledManifest(session: string): Promise<ReturnType<typeof readM
  * inside the project at `root`; `fileParams` are Profile File's. */
 export async function captureSession(services: Services, what: 'folder' | 'project' | 'file', folder: vscode.Uri, root: string,
   fileParams?: CaptureFolderParams): Promise<SessionCapture | undefined> {
-  const { sidecar, viewer, status, history, log, fail } = services;
+  const { sidecar, viewer, status, history, log, captureFailed } = services;
   const label = `${what} ${path.basename(folder.fsPath)}`;
   if (!requireTrust()) return undefined;
   // Profile File asked to save the file already.
@@ -82,6 +82,7 @@ export async function captureSession(services: Services, what: 'folder' | 'proje
   const session = params.output!;
   log(`capture ${label} ${JSON.stringify({ ...params, folder: undefined, file: undefined })}; ${describeLake(lakeFor(folder))}`);
   const shown = new FolderProgress();
+  status.captureStarted();
   let answer;
   try {
     answer = await requestWithProgress<CaptureFolderResult>(sidecar, log, { title: `leanscope: profiling ${label}`, name: 'capture' },
@@ -90,7 +91,7 @@ export async function captureSession(services: Services, what: 'folder' | 'proje
         const u = shown.update(p.message, p.percentage);
         if (u) { progress.report(u); log(`progress: ${u.message}`); }
       });
-  } catch (e) { fail(`profiling ${label}`, e); return undefined; }
+  } catch (e) { captureFailed(`profiling ${label}`, e); return undefined; }
   const { result, cancelled } = answer;
   const manifest = cancelled ? await settledManifest(session) : readManifest(session);
   const counts = result?.counts ?? manifest?.counts ?? { planned: 0, completed: 0, failed: 0 };
@@ -133,8 +134,9 @@ async function annotateSessionFile(services: Services, outcome: SessionCapture, 
     }
     const answer = annotations.answerOf(doc.uri);
     if (answer?.runs !== undefined) {
+      const note = annotations.fileNoteOf(doc.uri);
       status.retitle(`$(pulse) ${path.basename(file.fsPath)} median ${formatValue(answer.fileNs, answer.measure ?? 'time')} (${runCount(answer.runs)})`,
-        `leanscope: last capture of ${path.basename(file.fsPath)}: the median of ${runCount(answer.runs)} (session ${outcome.session}). Click to open the viewer.`);
+        `leanscope: last capture of ${path.basename(file.fsPath)}: the median of ${runCount(answer.runs)} (the runs are kept in ${outcome.session}). Click to open the viewer.${note ? `\n\n${note}.` : ''}`);
     }
   } catch (e) { fail('annotating', e); }
 }

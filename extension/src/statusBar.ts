@@ -6,10 +6,15 @@ import * as vscode from 'vscode';
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
 
+  /** Whether the item shows a failed capture. */
+  private failing = false;
+
   constructor() { this.item.command = 'leanscope.showViewer'; }
 
   /** Shows a capture; clicking runs `command` (by default Show Viewer). */
   show(text: string, tooltip: string, command: string | vscode.Command = 'leanscope.showViewer'): void {
+    this.failing = false;
+    this.item.backgroundColor = undefined;
     this.item.text = text;
     this.item.tooltip = tooltip;
     this.item.command = command;
@@ -20,6 +25,25 @@ export class StatusBar implements vscode.Disposable {
   retitle(text: string, tooltip: string): void {
     this.item.text = text;
     this.item.tooltip = tooltip;
+  }
+
+  /** Shows a failed capture (the error icon in `text`, the error colour,
+ * the message in `tooltip`) until the next capture starts; clicking shows the log. */
+  failed(text: string, tooltip: string): void {
+    this.show(text, tooltip, { title: 'Show Log', command: 'workbench.action.output.toggleOutput' });
+    this.failing = true;
+    this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+  }
+
+  /** Whether the item shows a failed capture now. */
+  get isFailure(): boolean { return this.failing; }
+
+  /** A capture starts: a failure shown goes away. */
+  captureStarted(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.item.backgroundColor = undefined;
+    this.item.hide();
   }
 
   hide(): void { this.item.hide(); }

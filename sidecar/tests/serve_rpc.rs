@@ -470,6 +470,32 @@ fn capture_open_and_annotate_a_file_over_json_rpc() {
     check("annotationsResult", &a);
     assert_eq!(a["stale"], false);
     assert_eq!(a["fileNs"], opened["fileNs"]);
+    // Where the file's time went: `info`'s account; the declarations' shares
+    // summed, and the threads their events ran on (as the model counts them).
+    let account = recording::model::time_account(&rec);
+    assert_eq!(a["account"]["fileNs"].as_u64(), Some(account.file_ns));
+    assert_eq!(a["account"]["basis"], "elapsed");
+    assert_eq!(a["account"]["importsNs"].as_u64(), account.imports_ns);
+    assert_eq!(a["account"]["tracedNs"].as_u64(), Some(account.traced_ns));
+    assert_eq!(
+        a["account"]["untracedNs"].as_u64(),
+        Some(account.untraced_ns)
+    );
+    let shares: f64 = a["declarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["share"].as_f64())
+        .sum();
+    let sum = a["account"]["declarationShareSum"].as_f64().unwrap();
+    assert!((sum - shares).abs() < 1e-9, "{sum} vs {shares}");
+    assert!(
+        sum < 1.0,
+        "Clean.lean's declarations fit in its wall time: {sum}"
+    );
+    let threads: std::collections::BTreeSet<u16> =
+        (0..rec.len() as u32).map(|i| rec.thread(i)).collect();
+    assert_eq!(a["account"]["threads"].as_u64(), Some(threads.len() as u64));
     let file_ns = a["fileNs"].as_f64().unwrap();
     let lines = a["lines"].as_array().unwrap();
     let line = |n: u64| {

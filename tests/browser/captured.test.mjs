@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ROOT, OUT, leanscope, leanscopeBin, tempDir, startView, launchBrowser, fmtNs, fakeLean,
@@ -23,6 +23,9 @@ before(async () => {
   cpSync(join(ROOT, 'fixtures/projects/demo'), project, { recursive: true });
   // The 200,000-node file is the capture benchmark's; it adds nothing here.
   rmSync(join(project, 'Demo/Huge.lean'));
+  // A file the fake toolchain has no recorded output for: it fails, and the
+  // viewer lists the failure (the demo's own files all have one).
+  writeFileSync(join(project, 'Unrecorded.lean'), 'theorem unrecorded : True := trivial\n');
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   for (const name of ['lake', 'lean']) symlinkSync(fakeLean(), join(bin, name));
@@ -54,9 +57,9 @@ async function rowData(page, selector) {
 }
 
 test('a captured project session shows what leanscope query reports', async () => {
-  // The demo's root module has no recorded output: it fails, the rest is captured.
+  // Unrecorded.lean has no recorded output: it fails, the rest (the demo's root module too) is captured.
   assert.equal(manifest.status, 'partial');
-  assert.deepEqual(manifest.counts, { planned: 7, completed: 6, failed: 1 });
+  assert.deepEqual(manifest.counts, { planned: 8, completed: 7, failed: 1 });
 
   const page = await browser.newPage();
   const errors = [];
@@ -64,7 +67,7 @@ test('a captured project session shows what leanscope query reports', async () =
   await page.goto(view.url);
   await page.waitForFunction(() => document.querySelectorAll('#folder-list li').length > 0);
   assert.equal(await page.textContent('#session-status'), 'partial');
-  const failed = await page.textContent('#problems .problem[data-path="Demo.lean"]');
+  const failed = await page.textContent('#problems .problem[data-path="Unrecorded.lean"]');
   assert.match(failed, /failed/);
 
   // Folders: the viewer's totals are the sums query computes.

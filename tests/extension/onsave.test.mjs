@@ -131,7 +131,7 @@ test('stale annotations: laid out over the edited buffer; a failure makes all st
   const c = computeAnnotations(answer);
   // Heartbeats in the line text and the lens, raw with k/M (1 k hb = 1 unit of maxHeartbeats).
   assert.deepEqual(c.lines.map((l) => l.text), ['12.0 M hb (50%)', '850 hb (1%)']);
-  assert.equal(c.lenses[0].title, '12.0 M hb · self 12.0 M hb · 50% of file');
+  assert.equal(c.lenses[0].title, '12.0 M hb · self 12.0 M hb · 50% of file heartbeats');
   const map = mapLines(['def f := 1', '', 'def g := 2'], ['def f := 1', '', 'def g := 3']);
   const l = layoutAnnotations(c, map, false);
   assert.deepEqual(l.lines.map((x) => [x.at, x.stale]), [[0, false], [2, true]]);
@@ -186,8 +186,10 @@ test('headroom: the share of the limit in force, where it was set, the warning a
 
   // The CodeLens and the warning decoration's text.
   const c = computeAnnotations({ stale: false, sourceSha256: '', fileNs: 1, shareBasis: 'elapsed', measure: 'heartbeats', lines: [], declarations: [decl('Demo.slow', hot)] }, 0.8);
-  assert.equal(c.lenses[0].title, '340 M hb · self 0.00 M hb · 100% of file · 85% of maxHeartbeats 400000');
-  assert.equal(c.lenses[0].warning, '⚠ 85% of maxHeartbeats 400000 (`set_option maxHeartbeats 400000 in` on line 12)');
+  assert.equal(c.lenses[0].title, '340 M hb · self 0.00 M hb · 100% of file heartbeats · 85% of maxHeartbeats 400000');
+  // Short after the line; the hover says it whole (and Problems, above).
+  assert.equal(c.lenses[0].warning, '⚠ 85%');
+  assert.ok(c.lenses[0].headroomHover.join('').includes('⚠ over the warning threshold of 80%: 85% of maxHeartbeats 400000 (`set_option maxHeartbeats 400000 in` on line 12)'));
 });
 
 test('settings: leanscope.measure heartbeats sends measure and thresholdHeartbeats, never thresholdMs; on-save and headroom settings', () => {

@@ -87,18 +87,18 @@ test('Profile File through the packaged sidecar: decorations, CodeLens, hovers, 
       const d = timed[i];
       assert.equal(lens.range.start.line, d.range.start.line);
       assert.equal(lens.command.title, x.module('format').lensTitle(d.totalNs, d.selfNs, d.share));
-      assert.match(lens.command.title, /^(\d+(\.\d+)?) (s|ms|µs|ns) · self \d+(\.\d+)? \3 · (<1|\d+)% of file$/, 'the self time in the unit of the total');
+      assert.match(lens.command.title, /^(\d+(\.\d+)?) (s|ms|µs|ns) · self \d+(\.\d+)? \3 · (<1|\d+)% of file wall time$/, 'the self time in the unit of the total');
       assert.equal(lens.command.command, 'leanscope.showViewer');
       assert.deepEqual(lens.command.arguments[0], { recording: result.recording, source: editor.document.uri.toString(), declaration: d.name });
     });
     // The values the fixture's replayed Lean run implies (the viewer shows
     // the same: le_double 14.1 ms, self 2.6 ms).
     assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
-      '4 5.1 ms · self 5.1 ms · 3% of file',
-      '6 10.0 ms · self 2.2 ms · 7% of file',
-      '10 9.8 ms · self 2.2 ms · 6% of file',
-      '15 14.1 ms · self 2.6 ms · 9% of file',
-      '22 10.7 ms · self 4.2 ms · 7% of file',
+      '4 5.1 ms · self 5.1 ms · 3% of file wall time',
+      '6 10.0 ms · self 2.2 ms · 7% of file wall time',
+      '10 9.8 ms · self 2.2 ms · 6% of file wall time',
+      '15 14.1 ms · self 2.6 ms · 9% of file wall time',
+      '22 10.7 ms · self 4.2 ms · 7% of file wall time',
     ]);
     assert.deepEqual(texts.map((t) => `${t.range.start.line} ${t.renderOptions.after.contentText}`), [
       '4 5.1 ms (3%)', '6 10.0 ms (7%)', '7 7.9 ms (5%)', '8 6.2 ms (4%)', '10 9.8 ms (6%)', '12 7.6 ms (5%)',
@@ -271,18 +271,18 @@ test('Profile File with leanscope.profile.repeat = 4: a one-file session of its 
     ]);
     // Hover: the median with its spread over the 4 runs, the median run's operations.
     const hover = x.test.hover(editor.document, 8, 3).contents[0].value;
-    assert.match(hover, /line 9: 6\.2 ms inclusive · self 6\.2 ms · 4% of file · 1 event in the median run/);
+    assert.match(hover, /line 9: 6\.2 ms inclusive · self 6\.2 ms · 4% of file wall time · 1 event in the median run/);
     assert.match(hover, /inclusive: median of 4 runs · min–max 6\.2 ms–6\.2 ms · IQR 6\.2 ms–6\.2 ms/);
     assert.match(hover, /Operations of the median run:/);
     assert.match(hover, /\| `omega` \| Elab\.step · tactic \| .* \| matched \|/);
     // CodeLens: the median and the run count; it opens the session.
     const lenses = x.test.codeLenses(editor.document);
     assert.deepEqual(lenses.map((l) => `${l.range.start.line} ${l.command.title}`), [
-      '4 median 5.1 ms (4 runs) · self 5.1 ms · 3% of file',
-      '6 median 10.0 ms (4 runs) · self 2.2 ms · 7% of file',
-      '10 median 9.8 ms (4 runs) · self 2.2 ms · 6% of file',
-      '15 median 14.1 ms (4 runs) · self 2.6 ms · 9% of file',
-      '22 median 10.7 ms (4 runs) · self 4.2 ms · 7% of file',
+      '4 median 5.1 ms (4 runs) · self 5.1 ms · 3% of file wall time',
+      '6 median 10.0 ms (4 runs) · self 2.2 ms · 7% of file wall time',
+      '10 median 9.8 ms (4 runs) · self 2.2 ms · 6% of file wall time',
+      '15 median 14.1 ms (4 runs) · self 2.6 ms · 9% of file wall time',
+      '22 median 10.7 ms (4 runs) · self 4.2 ms · 7% of file wall time',
     ]);
     assert.deepEqual(lenses[3].command.arguments[0], { session: out.session, source: editor.document.uri.toString(), declaration: 'Demo.Clean.le_double' });
     // The session in the viewer; the status bar says median and runs.
@@ -455,9 +455,19 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.deepEqual(x.api.lastSession(), out);
 
     // Profile Project from the Command Palette, with Demo/Clean.lean active:
-    // the project holding it (lean-toolchain), all its files, Demo.lean
-    // included, for which the fake toolchain has no recorded output: it
-    // fails, the others are kept, and the user is told how many failed.
+    // the project holding it (lean-toolchain), all its files, the root
+    // module Demo.lean included, and Unrecorded.lean, for which the fake
+    // toolchain has no recorded output: it fails, the others are kept, and
+    // the user is told how many failed.
+    // First the demo as it is: Profile Folder of its root, the root module
+    // Demo.lean included (it has its recorded output, fixtures/lean-output/root), ends complete.
+    const whole = await x.test.commands.get('leanscope.profileFolder')(x.vscode.Uri.file(w.project));
+    assert.ok(whole, x.test.log.errors.join('\n'));
+    assert.equal(whole.status, 'complete');
+    assert.deepEqual(manifestOf(whole.session).counts, { planned: 8, completed: 8, failed: 0 });
+    assert.equal(manifestOf(whole.session).files.find((f) => f.path === 'Demo.lean').status, 'ok');
+    assert.deepEqual(x.test.log.warnings, [], 'nothing failed');
+    fs.writeFileSync(w.file('Unrecorded.lean'), 'theorem unrecorded : True := trivial\n');
     await x.test.openEditor(w.file('Demo/Clean.lean'));
     x.test.settings['leanscope.outputDirectory'] = 'profiles';
     const proj = await x.test.commands.get('leanscope.profileProject')();
@@ -466,17 +476,17 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.match(path.basename(proj.session), /^demo-\d{8}T\d{6}Z$/);
     const pm = manifestOf(proj.session);
     assert.equal(pm.status, 'partial');
-    assert.deepEqual(pm.counts, { planned: 8, completed: 7, failed: 1 });
+    assert.deepEqual(pm.counts, { planned: 9, completed: 8, failed: 1 });
     assert.deepEqual(pm.target, { kind: 'project', path: '' });
     assert.deepEqual(m.target, { kind: 'folder', path: 'Demo' });
     const failed = pm.files.filter((f) => f.status === 'failed');
-    assert.deepEqual(failed.map((f) => f.path), ['Demo.lean']);
-    assert.match(failed[0].error, /no recorded Lean output for Demo\.lean/);
+    assert.deepEqual(failed.map((f) => f.path), ['Unrecorded.lean']);
+    assert.match(failed[0].error, /no recorded Lean output for Unrecorded\.lean/);
     assert.deepEqual(proj.counts, pm.counts);
     assert.equal(x.test.lastProgress().options.title, 'leanscope: profiling project demo');
-    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('8/8 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
-    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 8 files failed to capture in project demo; the other 7 files are in the session. The viewer lists each failure with Lean\'s error.']);
-    assert.equal(status.text, '$(pulse) demo 7/8 files (1 failed)');
+    assert.equal(x.test.lastProgress().reports.at(-1).message.startsWith('9/9 '), true, x.test.lastProgress().reports.map((r) => r.message).join('\n'));
+    assert.deepEqual(x.test.log.warnings, ['leanscope: 1 of 9 files failed to capture in project demo; the other 8 files are in the session. The viewer lists each failure with Lean\'s error.']);
+    assert.equal(status.text, '$(pulse) demo 8/9 files (1 failed)');
     assert.deepEqual(status.command.arguments, [{ session: proj.session }]);
     assert.deepEqual(x.api.viewer.current, { kind: 'session', file: path.join(proj.session, 'session.json') });
     assert.deepEqual(x.test.panels.at(-1).options.localResourceRoots.map((u) => u.fsPath), [path.join(x.context.extensionPath, 'media'), proj.session]);
@@ -490,7 +500,11 @@ test('Profile Folder and Profile Project through the packaged sidecar: per-file 
     assert.doesNotMatch(x.test.log.errors.at(-1), /--lake/);
     assert.match(x.test.log.errors.at(-1), /Install Lean with elan .*, or set the setting leanscope\.lakePath to your lake \(in a remote window .* Remote settings/);
     assert.equal(fs.readdirSync(path.join(w.dir, 'profiles')).length, 1, 'no session for a capture that could not start');
-    assert.equal(status.text, '$(pulse) demo 7/8 files (1 failed)', 'the status bar keeps the last capture');
+    // The status bar shows the failure (in the error colour) until the next capture starts.
+    assert.equal(status.text, '$(error) leanscope: profiling folder Demo failed');
+    assert.equal(status.backgroundColor?.id, 'statusBarItem.errorBackground');
+    assert.match(status.tooltip, /cannot find lake/);
+    assert.deepEqual(x.test.log.errorItems.at(-1), ['Open Settings', 'Show Log']);
   } finally {
     await x.dispose();
     w.cleanup();

@@ -16,16 +16,20 @@ const CONTEXT_KEYS = new Set([
   'isWorkspaceTrusted', 'editorLangId', 'workspaceFolderCount', 'false', 'true',
 ]);
 
+/** A token of a when-clause: a regular expression literal (the right side
+ * of `=~`, which may hold `(`, `|` and `)`), an operator, or a word. */
+const WHEN_TOKEN = /\s*(\/(?:\\.|[^/\\])*\/[gimsuy]*|==|!=|=~|&&|\|\||!|\(|\)|[^\s()!=~&|]+)/g;
+
 /** Parses a when-clause (the subset VS Code documents: `!`, `&&`, `||`,
- * `==`, `!=`, parentheses) and returns the keys it reads; throws on bad syntax. */
+ * `==`, `!=`, `=~ /regex/`, parentheses) and returns the keys it reads; throws on bad syntax. */
 function parseWhen(src) {
-  const tokens = src.match(/\s*(==|!=|&&|\|\||!|\(|\)|[^\s()!=&|]+)/g)?.map((t) => t.trim()) ?? [];
+  const tokens = src.match(WHEN_TOKEN)?.map((t) => t.trim()) ?? [];
   if (tokens.join('').replace(/\s/g, '') !== src.replace(/\s/g, '')) throw new Error(`cannot tokenize ${src}`);
   let i = 0;
   const keys = [];
   const peek = () => tokens[i];
   const take = (t) => { if (tokens[i] !== t) throw new Error(`expected ${t} at ${i} in ${src}`); i++; };
-  const isOp = (t) => ['==', '!=', '&&', '||', '!', '(', ')'].includes(t);
+  const isOp = (t) => ['==', '!=', '=~', '&&', '||', '!', '(', ')'].includes(t);
   function primary() {
     if (peek() === '(') { take('('); or(); take(')'); return; }
     const key = tokens[i++];
@@ -35,6 +39,11 @@ function parseWhen(src) {
       i++;
       const v = tokens[i++];
       if (v === undefined || isOp(v)) throw new Error(`expected a value after a comparison in ${src}`);
+    } else if (peek() === '=~') {
+      i++;
+      const v = tokens[i++];
+      if (v === undefined || !/^\/.*\/[gimsuy]*$/.test(v)) throw new Error(`expected /regex/ after =~ in ${src}`);
+      regexOf(v);
     }
   }
   function unary() { if (peek() === '!') { i++; unary(); } else primary(); }
@@ -45,11 +54,17 @@ function parseWhen(src) {
   return keys;
 }
 
+/** The RegExp of a `/source/flags` literal. */
+function regexOf(literal) {
+  const end = literal.lastIndexOf('/');
+  return new RegExp(literal.slice(1, end), literal.slice(end + 1));
+}
+
 /** Evaluates a when-clause (the same subset) in `ctx`: a key alone is
  * truthy, `==`/`!=` compare as VS Code does (values as strings). */
 function evalWhen(src, ctx) {
   parseWhen(src); // syntax first
-  const tokens = src.match(/\s*(==|!=|&&|\|\||!|\(|\)|[^\s()!=&|]+)/g).map((t) => t.trim());
+  const tokens = src.match(WHEN_TOKEN).map((t) => t.trim());
   let i = 0;
   const value = (k) => (k === 'true' ? true : k === 'false' ? false : ctx[k]);
   function primary() {
@@ -60,6 +75,12 @@ function evalWhen(src, ctx) {
       const want = tokens[i++];
       const eq = String(value(key)) === want;
       return op === '==' ? eq : !eq;
+    }
+    if (tokens[i] === '=~') {
+      i++;
+      // VS Code matches the key's value as a string; an unset key never matches.
+      const v = value(key);
+      return v !== undefined && regexOf(tokens[i++]).test(String(v));
     }
     return !!value(key);
   }
@@ -81,18 +102,25 @@ test('when-clause evaluator follows VS Code on the subset the manifest uses', ()
   assert.equal(evalWhen('x == .lean || n != 0', { x: '.txt', n: 2 }), true);
   assert.equal(evalWhen('(a || b) && c', { b: true, c: true }), true);
   assert.equal(evalWhen('false', {}), false);
+  assert.equal(evalWhen('s =~ /^(file|vscode-remote)$/ && a', { s: 'vscode-remote', a: true }), true);
+  assert.equal(evalWhen('s =~ /^(file|vscode-remote)$/', { s: 'vscode-vfs' }), false);
+  assert.equal(evalWhen('s =~ /^(file|vscode-remote)$/', {}), false);
 });
 
 test('menus: Profile Folder on folders in the Explorer, Profile Project in the Command Palette', () => {
   const folder = { explorerResourceIsFolder: true, resourceScheme: 'file', resourceExtname: '', resourceFilename: 'Demo', isWorkspaceTrusted: true };
   const leanFile = { explorerResourceIsFolder: false, resourceScheme: 'file', resourceExtname: '.lean', resourceFilename: 'Clean.lean', isWorkspaceTrusted: true };
-  const remoteFolder = { ...folder, resourceScheme: 'vscode-vfs' };
+  const virtualFolder = { ...folder, resourceScheme: 'vscode-vfs' };
+  // code-server, SSH, WSL and dev containers: the window's resources are `vscode-remote`.
+  const remoteFolder = { ...folder, resourceScheme: 'vscode-remote' };
   assert.deepEqual(shown('explorer/context', folder), ['leanscope.profileFolder']);
+  assert.deepEqual(shown('explorer/context', remoteFolder), ['leanscope.profileFolder'], 'a remote window\'s folder');
   assert.deepEqual(shown('explorer/context', leanFile), ['leanscope.profileFile']);
-  assert.deepEqual(shown('explorer/context', remoteFolder), [], 'only local folders can be captured');
+  assert.deepEqual(shown('explorer/context', virtualFolder), [], 'a virtual file system\'s folder cannot be captured');
   assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'session.json', resourceExtname: '.json' }), ['leanscope.openRecording', 'leanscope.compareWithBaseline']);
   // Compare with Baseline: a local recording, or a session through its manifest.
   assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'Clean.lsrec', resourceExtname: '.lsrec' }), ['leanscope.openRecording', 'leanscope.compareWithBaseline']);
+  assert.deepEqual(shown('explorer/context', { resourceScheme: 'vscode-remote', resourceFilename: 'Clean.lsrec', resourceExtname: '.lsrec' }), ['leanscope.openRecording', 'leanscope.compareWithBaseline']);
   assert.deepEqual(shown('explorer/context', { resourceScheme: 'vscode-vfs', resourceFilename: 'Clean.lsrec', resourceExtname: '.lsrec' }), ['leanscope.openRecording']);
   assert.deepEqual(shown('explorer/context', { resourceScheme: 'file', resourceFilename: 'summary.json', resourceExtname: '.json' }), []);
   // Command Palette: hidden entries are those whose clause is false there.
@@ -117,6 +145,8 @@ test('when-clause parser accepts good clauses and rejects broken ones', () => {
   assert.throws(() => parseWhen('resourceExtname == '));
   assert.throws(() => parseWhen('a && && b'));
   assert.throws(() => parseWhen('(a || b'));
+  assert.deepEqual(parseWhen('resourceScheme =~ /^(file|vscode-remote)$/ && a'), ['resourceScheme', 'a']);
+  assert.throws(() => parseWhen('resourceScheme =~ file'));
 });
 
 test('manifest: commands, menus and when-clauses are consistent', () => {
@@ -142,7 +172,7 @@ test('manifest: commands, menus and when-clauses are consistent', () => {
   assert.equal(c.commands.find((x) => x.command === 'leanscope.profileFile').icon, '$(pulse)');
   // Explorer: a .lean file and folders.
   assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFile' && /resourceExtname == \.lean/.test(m.when)));
-  assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFolder' && m.when === 'explorerResourceIsFolder && resourceScheme == file'));
+  assert.ok(c.menus['explorer/context'].some((m) => m.command === 'leanscope.profileFolder' && m.when === 'explorerResourceIsFolder && resourceScheme =~ /^(file|vscode-remote)$/'));
   // Capture commands need trust; viewing does not.
   for (const id of ['leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject']) {
     assert.equal(c.commands.find((x) => x.command === id).enablement, 'isWorkspaceTrusted', id);
@@ -529,11 +559,16 @@ test('Profile Folder and Profile Project: trust, a local folder, a Lean project,
     assert.equal(x.test.lastProgress().options.cancellable, true);
     assert.match(x.test.log.errors.at(-1), /^leanscope: profiling project proj failed: The leanscope sidecar was not found at \/nonexistent\/leanscope/);
     assert.ok(x.test.log.output.some((l) => l.includes(`capture project proj {"project":true,"thresholdMs":10,"output":"${path.join(ws, 'proj/.leanscope/sessions/proj-')}`)), x.test.log.output.join('\n'));
+    // No capture: the status bar shows the failure, and its notification the two buttons.
+    assert.equal(x.test.statusItems[0].visible, true);
+    assert.equal(x.test.statusItems[0].text, '$(error) leanscope: profiling project proj failed');
+    assert.equal(x.test.statusItems[0].backgroundColor?.id, 'statusBarItem.errorBackground');
+    assert.deepEqual(x.test.log.errorItems.at(-1), ['Open Settings', 'Show Log']);
     // A .lean file (an editor title menu, such as the Lean 4 extension's ∀
     // menu, passes the editor's file): its folder is profiled.
     await run('leanscope.profileFolder', x.vscode.Uri.file(lean));
     assert.match(x.test.log.errors.at(-1), new RegExp(`^leanscope: profiling folder ${path.basename(path.dirname(lean))} failed: `));
-    assert.equal(x.test.statusItems[0].visible, false, 'no capture, nothing in the status bar');
+    assert.equal(x.test.statusItems[0].text, `$(error) leanscope: profiling folder ${path.basename(path.dirname(lean))} failed`);
   } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });
 
@@ -560,7 +595,7 @@ test('times and shares read as the CodeLens shows them (as the CLI and the viewe
     assert.equal(formatNs(850_000), '850 µs');
     assert.equal(formatNs(999), '999 ns');
     // The self time in the unit of the total, with that unit's decimals.
-    assert.equal(lensTitle(1_240_000_000, 310_000_000, 0.38), '1.240 s · self 0.310 s · 38% of file');
+    assert.equal(lensTitle(1_240_000_000, 310_000_000, 0.38), '1.240 s · self 0.310 s · 38% of file wall time');
     assert.equal(lensTitle(1_240_000_000, null, null), '1.240 s');
     assert.equal(formatShare(0.001), '<1%');
     assert.equal(formatShare(0), '0%');
@@ -598,10 +633,10 @@ test('line annotations: bars proportional to the longest line, heat by quarter, 
     };
     const c = x.module('annotations').computeAnnotations(answer);
     assert.deepEqual(c.lines.map((l) => [l.line, l.text, l.barPx, l.heat]), [[2, '8.0 ms (8%)', x.module('annotations').BAR_MAX_PX, 4], [5, '2.0 ms (2%)', 30, 1]]);
-    assert.match(c.lines[0].hover, /line 3: 8\.0 ms inclusive · self 2\.0 ms · 8% of file · 1 event/);
+    assert.match(c.lines[0].hover, /line 3: 8\.0 ms inclusive · self 2\.0 ms · 8% of file wall time · 1 event/);
     assert.match(c.lines[0].hover, /\| `` omega `x` `` \| Elab\.step · tactic \| 8\.0 ms \| 2\.0 ms \| 0 \| matched \|/);
     // A declaration with no recorded time gets no lens (no time is not zero).
-    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, nameLine: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file', headroomHover: [], runHover: [] }]);
+    assert.deepEqual(c.lenses, [{ line: 1, endLine: 3, nameLine: 1, declaration: 'a', index: 0, title: '8.0 ms · self 0.0 ms · 8% of file wall time', headroomHover: [], runHover: [] }]);
   } finally { await x.dispose(); }
 });
 
@@ -637,7 +672,7 @@ test('a recording measured in heartbeats reads in heartbeats in the editor, neve
     assert.equal(formatHeartbeats(3_210_000), '3.21 M hb');
     assert.equal(formatHeartbeats(150_000_000_000), '150 G hb');
     assert.equal(formatValue(12_400, 'time'), '12 µs');
-    assert.equal(lensTitle(12_400, 3_100, 0.5, 'heartbeats'), '12.4 k hb · self 3.10 k hb · 50% of file');
+    assert.equal(lensTitle(12_400, 3_100, 0.5, 'heartbeats'), '12.4 k hb · self 3.10 k hb · 50% of file heartbeats');
     const op = { class: 'Elab.step', label: 'simp', kind: 'tactic', inclusiveNs: 52_000, selfNs: 4_000, thread: 0, range: null, rangeKind: 'exact' };
     const answer = {
       stale: false, sourceSha256: 'a'.repeat(64), measure: 'heartbeats', fileNs: 104_000, shareBasis: 'traced',
@@ -648,9 +683,9 @@ test('a recording measured in heartbeats reads in heartbeats in the editor, neve
     };
     const c = x.module('annotations').computeAnnotations(answer);
     assert.equal(c.lines[0].text, '52.0 k hb (50%)');
-    assert.match(c.lines[0].hover, /line 1: 52\.0 k hb inclusive · self 4\.00 k hb · 50% of file/);
+    assert.match(c.lines[0].hover, /line 1: 52\.0 k hb inclusive · self 4\.00 k hb · 50% of file heartbeats/);
     assert.match(c.lines[0].hover, /\| `simp` \| Elab\.step · tactic \| 52\.0 k hb \| 4\.00 k hb \| 0 \| exact \|/);
-    assert.equal(c.lenses[0].title, '52.0 k hb · self 4.00 k hb · 50% of file');
+    assert.equal(c.lenses[0].title, '52.0 k hb · self 4.00 k hb · 50% of file heartbeats');
     for (const text of [c.lines[0].text, c.lines[0].hover, c.lenses[0].title]) assert.doesNotMatch(text, /\b(ms|µs|ns|s)\b/);
   } finally { await x.dispose(); }
 });
@@ -668,7 +703,7 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
     assert.equal(spreadText({ runs: 3, median: 2_000, min: 1_000, max: 3_000 }, 'heartbeats'), 'median of 3 runs · min–max 1.00 k hb–3.00 k hb');
     assert.equal(spreadText({ runs: 2, median: 400, min: 300, max: 500 }, 'time', 4), 'median of 2 of 4 runs · min–max 300 ns–500 ns');
     assert.equal(runCount(1), '1 run');
-    assert.equal(lensTitle(25_000, 22_500, 1, 'heartbeats', 4), 'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file');
+    assert.equal(lensTitle(25_000, 22_500, 1, 'heartbeats', 4), 'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file heartbeats');
     const op = { class: 'Elab.command', label: 'theorem a', kind: 'command', inclusiveNs: 30_000, selfNs: 27_000, thread: 0, range: null, rangeKind: 'exact' };
     const range = { start: { line: 1, character: 0 }, end: { line: 2, character: 9 } };
     const answer = {
@@ -690,7 +725,7 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
     const c = x.module('annotations').computeAnnotations(answer);
     assert.deepEqual(c.lines.map((l) => l.text), ['median 25.0 k hb (100%)', 'median 400 hb (2%)']);
     const hover = c.lines[0].hover;
-    assert.match(hover, /line 2: 25\.0 k hb inclusive · self 22\.5 k hb · 100% of file · 1 event in the median run/);
+    assert.match(hover, /line 2: 25\.0 k hb inclusive · self 22\.5 k hb · 100% of file heartbeats · 1 event in the median run/);
     assert.match(hover, /inclusive: median of 4 runs · min–max 10\.0 k hb–50\.0 k hb · IQR 17\.5 k hb–35\.0 k hb/);
     assert.match(hover, /self: median of 4 runs · min–max 9\.00 k hb–45\.0 k hb · IQR 15\.8 k hb–31\.5 k hb/);
     assert.match(hover, /Operations of the median run:\n\n\| operation \|/);
@@ -699,8 +734,8 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
     assert.match(c.lines[1].hover, /0 events in the median run\n\ninclusive: median of 2 of 4 runs · min–max 300 hb–500 hb$/m);
     assert.doesNotMatch(c.lines[1].hover, /\| operation \|/);
     assert.deepEqual(c.lenses.map((l) => l.title), [
-      'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file',
-      'median 900 hb (1 of 4 runs) · self 900 hb · 4% of file',
+      'median 25.0 k hb (4 runs) · self 22.5 k hb · 100% of file heartbeats',
+      'median 900 hb (1 of 4 runs) · self 900 hb · 4% of file heartbeats',
     ]);
     for (const l of c.lines) assert.doesNotMatch(l.hover + l.text, /\b(ms|µs|ns|s)\b/);
     // A recording's answer reads exactly as before: no "median".
@@ -708,7 +743,7 @@ test('over the runs of a repeated capture: medians, min–max and IQR in hovers,
       lines: answer.lines.map(({ spread, ...l }) => l), declarations: answer.declarations.map(({ spread, ...d }) => d) });
     assert.equal(once.lines[0].text, '25.0 k hb (100%)');
     assert.doesNotMatch(once.lines[0].hover, /median/);
-    assert.equal(once.lenses[0].title, '25.0 k hb · self 22.5 k hb · 100% of file');
+    assert.equal(once.lenses[0].title, '25.0 k hb · self 22.5 k hb · 100% of file heartbeats');
   } finally { await x.dispose(); }
 });
 
@@ -861,4 +896,131 @@ test('a sidecar that exits before answering initialize gives its status and stde
     ]);
     assert.deepEqual(x.test.log.warnings, [], 'not reported as a death and restart');
   } finally { await x.dispose(); fs.rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('a failed capture: Open Settings and Show Log in its notification, the failure in the status bar until the next capture', async () => {
+  const stub = createVscodeStub({});
+  const { reportCaptureFailure, settingFor, settingsCommand, OPEN_SETTINGS, SHOW_LOG } = extensionModule('services', stub.vscode);
+  const { StatusBar } = extensionModule('statusBar', stub.vscode);
+  const status = new StatusBar();
+  const item = stub.test.statusItems[0];
+  const lines = [];
+  let logShown = 0;
+  const failed = reportCaptureFailure((l) => lines.push(l), status, () => { logShown++; });
+  // A missing lake, as the sidecar answers it (an error with its kind).
+  const noLake = Object.assign(new Error('no lake found on PATH or in ~/.elan/bin (ELAN_HOME) or pass --lake PATH'), { code: -32001, kind: 'noLake' });
+  stub.test.answerErrors(OPEN_SETTINGS);
+  failed('profiling Clean.lean', noLake);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(stub.test.log.errors.length, 1);
+  assert.match(stub.test.log.errors[0], /^leanscope: profiling Clean\.lean failed: no lake found/);
+  assert.deepEqual(stub.test.log.errorItems[0], ['Open Settings', 'Show Log']);
+  // Open Settings: the settings editor at the lake setting.
+  assert.deepEqual(stub.test.log.executed, [['workbench.action.openSettings', { query: 'leanscope.lakePath' }]]);
+  assert.match(lines[0], /profiling Clean\.lean failed: no lake found/);
+  // The status bar: the error icon and colour, the message in the tooltip, a click shows the log.
+  assert.equal(item.visible, true);
+  assert.equal(item.text, '$(error) leanscope: profiling Clean.lean failed');
+  assert.equal(item.backgroundColor?.id, 'statusBarItem.errorBackground');
+  assert.match(item.tooltip, /no lake found/);
+  assert.equal(item.command.command, 'workbench.action.output.toggleOutput');
+  assert.equal(status.isFailure, true);
+  // Show Log: the output channel.
+  stub.test.answerErrors(SHOW_LOG);
+  failed('profiling folder Demo', new Error('the sidecar could not start'));
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(logShown, 1);
+  assert.equal(settingFor(new Error('the sidecar could not start')), 'leanscope.sidecarPath');
+  // In a remote window the machine settings are in the Remote settings (User settings leave them out).
+  assert.equal(settingsCommand('ssh-remote'), 'workbench.action.openRemoteSettings');
+  assert.equal(settingsCommand(undefined), 'workbench.action.openSettings');
+  // The next capture starts: the failure goes.
+  status.captureStarted();
+  assert.equal(item.visible, false);
+  assert.equal(item.backgroundColor, undefined);
+  assert.equal(status.isFailure, false);
+  // A capture shown after it has no error colour.
+  status.show('$(pulse) Clean.lean 12.0 ms', 'last capture');
+  assert.equal(item.backgroundColor, undefined);
+});
+
+test('text that fits: line times and bars in one column, capped; the headroom warning short after the line', () => {
+  const stub = createVscodeStub({});
+  const { displayWidth, alignColumn, alignedMargins, ALIGN_MAX_COLUMN, ALIGN_GAP_CH, BAR_MAX_PX } = extensionModule('annotations', stub.vscode);
+  const { shortWarning } = extensionModule('headroom', stub.vscode);
+  assert.equal(displayWidth('\tab', 4), 6);
+  assert.equal(displayWidth('a\tb', 4), 5);
+  assert.equal(displayWidth('𝔽_refl', 4), 6, 'a character outside the BMP counts once');
+  // The column: after the longest timed line that fits under the cap.
+  assert.equal(alignColumn([10, 40, 25]), 40 + ALIGN_GAP_CH);
+  assert.equal(alignColumn([10, ALIGN_MAX_COLUMN + 50]), 10 + ALIGN_GAP_CH, 'a very long line does not push every time right');
+  assert.equal(alignColumn([]), ALIGN_GAP_CH);
+  // Bars start in the column; times after the bars' full width: both aligned.
+  const a = alignedMargins(10, 42, 30, true);
+  const b = alignedMargins(40, 42, 120, true);
+  assert.equal(a.bar, '0 0 0 32ch');
+  assert.equal(b.bar, '0 0 0 2ch');
+  assert.equal(a.text, `0 0 0 ${BAR_MAX_PX - 30 + 8}px`);
+  assert.equal(b.text, `0 0 0 ${BAR_MAX_PX - 120 + 8}px`);
+  // 10 + 32 ch + 30 px + (98 px) = 40 + 2 ch + 120 px + 8 px: the same place.
+  assert.equal(alignedMargins(10, 42, 30, false).text, '0 0 0 32ch', 'text only: the time in the column');
+  assert.equal(alignedMargins(200, 42, 30, false).text, `0 0 0 ${ALIGN_GAP_CH}ch`, 'a line past the column: after its end');
+  // The warning: short.
+  const use = (share, limit) => ({ limit, from: 'in', line: 3, heartbeats: share * limit * 1000, share, default: 200000 });
+  assert.equal(shortWarning({ maxHeartbeats: { ...use(0.875, 400000), bumpNotNeeded: false } }, 0.8), '⚠ 88%');
+  assert.equal(shortWarning({ maxHeartbeats: { ...use(0.6, 100000), bumpNotNeeded: false }, synthInstance: { ...use(0.9, 10000), instance: 'Inhabited Nat' } }, 0.8), '⚠ instance 90%');
+  assert.equal(shortWarning({ maxHeartbeats: { ...use(0.5, 100000), bumpNotNeeded: false } }, 0.8), undefined);
+});
+
+test('numbers that explain themselves: every share names its denominator, parallel shares say so, where the time went, plurals, missing data', () => {
+  const stub = createVscodeStub({});
+  const { shareDenominator, parallelNote, accountLine, plural, lensTitle } = extensionModule('format', stub.vscode);
+  const { computeAnnotations, fileNote, lineHover, HOVER_LEGEND } = extensionModule('annotations', stub.vscode);
+  assert.equal(shareDenominator('elapsed', 'time'), 'of file wall time');
+  assert.equal(shareDenominator('traced', 'time'), 'of traced time');
+  assert.equal(shareDenominator('elapsed', 'heartbeats'), 'of file heartbeats');
+  assert.equal(plural(1, 'call'), '1 call');
+  assert.equal(plural(2, 'call'), '2 calls');
+  assert.equal(plural(1, 'file'), '1 file');
+  // Shares that add past 100 %: the declarations ran on several threads.
+  assert.equal(parallelNote(2.7, 5), 'ran on 5 threads; shares add to more than 100%');
+  assert.equal(parallelNote(1.004, 5), undefined, '100 % after rounding fits');
+  assert.equal(parallelNote(0.32, 3), undefined);
+  assert.equal(lensTitle(68e6, 1e6, 0.45, 'time', undefined, undefined, 'of file wall time', parallelNote(2.7, 5)),
+    '68.0 ms · self 1.0 ms · 45% of file wall time (ran on 5 threads; shares add to more than 100%)');
+  // Where the file's time went, one line.
+  const account = { fileNs: 151.7e6, basis: 'elapsed', importsNs: 118e6, tracedNs: 31.2e6, untracedNs: 2.5e6, overrunNs: 0, declarationShareSum: 0.32, threads: 3 };
+  assert.equal(accountLine(account), 'where the file\'s 151.7 ms of wall time (Lean\'s elapsed time) went: imports 118.0 ms · traced elaboration 31.2 ms · untraced 2.5 ms');
+  assert.equal(accountLine({ ...account, importsNs: undefined, tracedNs: 180e6, untracedNs: 0, overrunNs: 28.3e6 }),
+    'where the file\'s 151.7 ms of wall time (Lean\'s elapsed time) went: imports not reported · traced elaboration 180.0 ms, together 28.3 ms more than it: work ran on several threads at once');
+  const decl = (name, line, share) => ({ index: line, name, kind: 'theorem', range: { start: { line, character: 0 }, end: { line, character: 9 } },
+    selectionRange: { start: { line, character: 8 }, end: { line, character: 9 } }, generated: false, events: 1, totalNs: share * 151.7e6, selfNs: 0, share, selfShare: 0 });
+  const answer = { stale: false, sourceSha256: '', fileNs: 151.7e6, shareBasis: 'elapsed', measure: 'time', lines: [],
+    declarations: [decl('a', 1, 0.45), decl('b', 2, 0.45)], account: { ...account, declarationShareSum: 0.9 } };
+  let c = computeAnnotations(answer);
+  assert.ok(c.lenses.every((l) => l.title.endsWith('45% of file wall time')), c.lenses.map((l) => l.title).join(' | '));
+  assert.equal(c.fileNote, accountLine(account));
+  const parallel = { ...answer, account: { ...account, declarationShareSum: 2.7, threads: 5 } };
+  c = computeAnnotations(parallel);
+  assert.ok(c.lenses.every((l) => l.title.endsWith('45% of file wall time (ran on 5 threads; shares add to more than 100%)')), c.lenses.map((l) => l.title).join(' | '));
+  assert.equal(fileNote(parallel), `${accountLine(account)}; the declarations ran on 5 threads: their shares add to 270%, more than 100%`);
+  // A traced basis (no elapsed time) says so.
+  assert.ok(computeAnnotations({ ...answer, shareBasis: 'traced' }).lenses[0].title.endsWith('45% of traced time'));
+  // The hover: the denominator, plurals, and its columns in plain words.
+  const op = { class: 'Elab.async', label: 'elaborating proof of a', kind: 'other', inclusiveNs: 5e6, selfNs: 1e6, thread: 2, range: null, rangeKind: 'inherited' };
+  const hover = lineHover({ line: 1, events: 1, totalNs: 5e6, selfNs: 1e6, share: 0.033, selfShare: 0.007, top: [op] }, 'time', undefined, 'of file wall time');
+  assert.match(hover, /3% of file wall time · 1 event\n/);
+  assert.ok(hover.endsWith(HOVER_LEGEND));
+  assert.match(HOVER_LEGEND, /`Elab\.async`: work Lean ran as a task/);
+  assert.match(HOVER_LEGEND, /inherited \(from the step around it\)/);
+  assert.match(HOVER_LEGEND, /\*thread\* is the number of the thread it ran on/);
+  // Missing heartbeat data: said as missing, never `0 hb · 0% of maxHeartbeats`.
+  const noHb = { ...answer, measure: 'heartbeats', fileNs: 0, lines: [{ line: 1, events: 1, totalNs: 0, selfNs: 0, share: null, selfShare: null, top: [] }],
+    declarations: [{ ...decl('a', 1, 0), totalNs: 0, share: null, headroom: { maxHeartbeats: { limit: 200000, from: 'default', heartbeats: 0, share: 0, default: 200000, bumpNotNeeded: false } } }] };
+  c = computeAnnotations(noHb);
+  assert.equal(c.noData, true);
+  assert.deepEqual(c.lines, []);
+  assert.equal(c.lenses[0].title, 'no heartbeat data (Lean reported none for this file)');
+  assert.ok(!JSON.stringify(c).includes('0 hb'), JSON.stringify(c));
+  assert.ok(!JSON.stringify(c).includes('0% of maxHeartbeats'));
 });

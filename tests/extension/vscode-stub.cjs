@@ -60,7 +60,7 @@ class CancellationTokenSource {
 }
 
 function createVscodeStub(options = {}) {
-  const log = { errors: [], warnings: [], infos: [], statusMessages: [], progress: [], output: [], modal: [], dialogs: [] };
+  const log = { errors: [], errorItems: [], warnings: [], infos: [], statusMessages: [], progress: [], output: [], modal: [], dialogs: [], shownOutput: 0, executed: [] };
   const settings = { ...(options.settings || {}) };
   const commands = new Map();
   const codeLensProviders = [];
@@ -76,6 +76,8 @@ function createVscodeStub(options = {}) {
   const statusItems = [];
   const diagnosticCollections = [];
   let dialogAnswers = [];
+  // What the next error notifications' buttons answer (`undefined`: dismissed).
+  let errorAnswers = [];
   let progressTokens = [];
 
   function lines(text) { return text.split(/\r\n|\n/); }
@@ -110,7 +112,7 @@ function createVscodeStub(options = {}) {
     activeTextEditor: undefined,
     get visibleTextEditors() { return editors.filter((e) => e.visible !== false); },
     createOutputChannel(name) {
-      const ch = { name, appendLine: (l) => log.output.push(l), append: (l) => log.output.push(l), show() {}, dispose() {}, clear() {} };
+      const ch = { name, appendLine: (l) => log.output.push(l), append: (l) => log.output.push(l), show() { log.shownOutput++; }, dispose() {}, clear() {} };
       return ch;
     },
     createTextEditorDecorationType(options) {
@@ -122,11 +124,15 @@ function createVscodeStub(options = {}) {
       // (alignment, priority) or (id, alignment, priority), as in VS Code.
       const id = typeof args[0] === 'string' ? args.shift() : undefined;
       const [alignment, priority] = args;
-      const item = { id, name: undefined, alignment, priority, text: '', tooltip: '', command: undefined, visible: false, show() { this.visible = true; }, hide() { this.visible = false; }, dispose() {} };
+      const item = { id, name: undefined, alignment, priority, text: '', tooltip: '', command: undefined, backgroundColor: undefined, visible: false, show() { this.visible = true; }, hide() { this.visible = false; }, dispose() {} };
       statusItems.push(item);
       return item;
     },
-    async showErrorMessage(msg) { log.errors.push(msg); return undefined; },
+    async showErrorMessage(msg, ...items) {
+      log.errors.push(msg);
+      log.errorItems.push(items.filter((i) => typeof i === 'string'));
+      return errorAnswers.shift();
+    },
     async showWarningMessage(msg, ...rest) {
       log.warnings.push(msg);
       if (rest[0] && rest[0].modal) { log.modal.push(msg); return dialogAnswers.shift(); }
@@ -226,6 +232,8 @@ function createVscodeStub(options = {}) {
       return new Disposable(() => commands.delete(id));
     },
     async executeCommand(id, ...args) {
+      // VS Code's own commands: recorded, as the workbench would run them.
+      if (id.startsWith('workbench.')) { log.executed.push([id, ...args]); return undefined; }
       const fn = commands.get(id);
       if (!fn) throw new Error(`command '${id}' not found`);
       return fn(...args);
@@ -262,6 +270,8 @@ function createVscodeStub(options = {}) {
     /** Saves a document (its text to disk), as the user does. */
     async save(doc) { await doc.save(); events.saveText.fire(doc); },
     answerDialogs(...answers) { dialogAnswers = answers; },
+    /** The buttons the next error notifications are answered with. */
+    answerErrors(...answers) { errorAnswers = answers; },
     /** Opens a document in a visible editor, as if the user opened it. */
     async openEditor(file) {
       const doc = await workspace.openTextDocument(Uri.file(file));

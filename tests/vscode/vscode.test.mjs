@@ -118,7 +118,8 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
     for (const d of decls) {
       const total = d.durationMs * 1e6;
       const head = `${formatNs(total)} · self ${formatValue(d.selfMs * 1e6, 'time', total)} · `;
-      assert.ok(lenses.some((l) => l.startsWith(head) && / of file$/.test(l)), `${d.name}: ${head}… in ${lenses.join(' | ')}`);
+      // The share names its denominator: Lean's elapsed time for the file, imports included.
+      assert.ok(lenses.some((l) => l.startsWith(head) && / of file wall time$/.test(l)), `${d.name}: ${head}… in ${lenses.join(' | ')}`);
     }
     // Line times after the lines: `double` is one line, whose time is the
     // declaration's.
@@ -156,6 +157,19 @@ test('Profile File, annotations, hover, viewer ↔ editor, Profile Folder, Compa
       return box ? { left: box.left, right: box.right } : null;
     }));
     assert.ok(boxes[4].left - boxes[3].right >= 6, `gap between self and thread: ${JSON.stringify(boxes.slice(3, 5))}`);
+    // The columns in plain words under the table.
+    assert.match(text, /inherited \(from the step around it\)/);
+    await page.keyboard.press('Escape');
+    // The file's first line: where its time went, as `leanscope info` accounts it.
+    await vs.goToLine(1);
+    await vs.run('Show or Focus Hover');
+    const first = page.locator('.monaco-hover .hover-contents', { hasText: 'where the file' }).first();
+    await first.waitFor({ timeout: STEP_MS });
+    const info = leanscope('info', recording);
+    const imports = /imports ([\d.]+ m?s)/.exec(info);
+    assert.ok(imports, info);
+    assert.match(await first.innerText(), new RegExp(`where the file's [\\d.]+ ms of wall time \\(Lean's elapsed time\\) went: imports ${imports[1].replace('.', '\\.')}`));
+    await vs.screenshot('hover-first-line');
     await page.keyboard.press('Escape');
   });
 
@@ -648,7 +662,8 @@ test('Headroom in heartbeats: the share in the CodeLens, the warning under set_o
       if (Date.now() > deadline) throw new Error(`no warning on line ${needs + 1}: ${JSON.stringify(d)}`);
       await page.waitForTimeout(100);
     }
-    assert.ok(d.some((x) => x.text === `⚠ 88% of maxHeartbeats 400000 (\`set_option maxHeartbeats 400000 in\` on line ${inLine + 1})`), JSON.stringify(d));
+    // Short after the line; the hover and Problems say it whole.
+    assert.ok(d.some((x) => x.text === '⚠ 88%'), JSON.stringify(d));
     const all = await vs.lineDecorations();
     assert.ok(!(all[lineOf(/^def small/)] ?? []).some((x) => x.text.startsWith('⚠ ')), 'no warning at 10 %');
     await vs.goToLine(needs + 1);
@@ -656,6 +671,7 @@ test('Headroom in heartbeats: the share in the CodeLens, the warning under set_o
     const hover = page.locator('.monaco-hover .hover-contents', { hasText: 'maxHeartbeats:' }).first();
     await hover.waitFor({ timeout: STEP_MS });
     assert.match(await hover.innerText(), /maxHeartbeats: used 350 M hb = 88% of maxHeartbeats 400000, set by set_option maxHeartbeats 400000 in on line \d+ \(default 200000\)/);
+    assert.ok((await hover.innerText()).includes(`over the warning threshold of 80%: 88% of maxHeartbeats 400000 (set_option maxHeartbeats 400000 in on line ${inLine + 1})`), await hover.innerText());
     await vs.screenshot('headroom-warning');
     await page.keyboard.press('Escape');
   });
@@ -803,4 +819,60 @@ test('Beside the Lean 4 extension: leanscope in its ∀ menu, Profile File from 
     assert.equal(marks.glyphs, 0, JSON.stringify(marks));
     assert.ok(marks.borders >= seen.lenses.length, JSON.stringify(marks));
   });
+});
+
+test('The Explorer\'s folder context menu runs Profile Folder in a remote window (code-server\'s resources are vscode-remote)', async () => {
+  const w = makeWorkspace();
+  const vs = await start(w);
+  const { page } = vs;
+  // Once the extension host has read the manifest (its menus with it).
+  await vs.paletteEntries('leanscope:', 'leanscope: Profile Folder');
+  await vs.watchNotifications();
+  const row = page.locator('.explorer-folders-view .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: /^Demo$/ }) }).first();
+  await row.waitFor({ timeout: STEP_MS });
+  await row.click({ button: 'right' });
+  const item = page.locator('.monaco-menu .action-item', { hasText: /^Profile Folder$/ }).first();
+  await item.waitFor({ timeout: STEP_MS });
+  await vs.screenshot('explorer-context-menu');
+  await item.click();
+  const status = await vs.waitForStatus(/Demo \d+\/\d+ files/);
+  const [session] = w.sessions();
+  assert.ok(session, 'a session was written');
+  const manifest = JSON.parse(fs.readFileSync(path.join(session, 'session.json'), 'utf8'));
+  assert.deepEqual(manifest.target, { kind: 'folder', path: 'Demo' });
+  assert.equal(manifest.counts.failed, 0, JSON.stringify(manifest.counts));
+  assert.equal(manifest.status, 'complete');
+  assert.match(status, new RegExp(`Demo ${manifest.counts.completed}/${manifest.counts.planned} files`));
+});
+
+test('A failed capture (no lake on PATH): the notification offers Open Settings and Show Log, the status bar shows the failure; Open Settings opens the lake setting', async () => {
+  const w = makeWorkspace();
+  // No lake anywhere: not on PATH (the fake's link removed), no setting, no elan in the test's HOME.
+  fs.rmSync(path.join(w.bin, 'lake'));
+  const vs = await start(w, { settings: { 'leanscope.lakePath': '' } });
+  const { page } = vs;
+  await vs.openFile('Demo/Clean.lean');
+  await vs.paletteEntries('leanscope:', 'leanscope: Profile File');
+  await vs.run('leanscope: Profile File');
+  const toast = page.locator('.notification-toast', { hasText: /leanscope: profiling Clean\.lean failed/ }).first();
+  await toast.waitFor({ timeout: STEP_MS });
+  assert.match(await toast.innerText(), /lake/);
+  const status = await vs.waitForStatus(/leanscope: profiling Clean\.lean failed/);
+  assert.match(status, /profiling Clean\.lean failed/);
+  // The item in the error colour, its tooltip the message.
+  const item = page.locator('.statusbar-item', { hasText: 'profiling Clean.lean failed' }).first();
+  assert.match(await item.getAttribute('class'), /error-kind|has-background-color/);
+  await vs.screenshot('capture-failed');
+  const buttons = await toast.locator('.monaco-button').allInnerTexts();
+  assert.ok(buttons.includes('Open Settings') && buttons.includes('Show Log'), buttons.join(', '));
+  await toast.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+  // The settings editor, searching for the lake setting.
+  await page.locator('.settings-editor').first().waitFor({ timeout: STEP_MS });
+  try {
+    await page.waitForFunction(() => /Lake Path/.test(document.querySelector('.settings-editor')?.innerText || ''), null, { timeout: STEP_MS });
+  } catch (e) { await vs.screenshot('FAILED-capture-failed-settings'); throw e; }
+  // Remote settings: a remote window's User settings leave machine settings out.
+  assert.match(await page.locator('.settings-editor .settings-tabs-widget .checked').first().innerText(), /Remote/);
+  await vs.screenshot('capture-failed-settings');
 });

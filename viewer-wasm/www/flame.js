@@ -9,7 +9,7 @@
 // back and all (Backspace, 0) zoom out.
 import { $ } from './dom.js';
 import { state, debug } from './state.js';
-import { formatCount, formatPercent } from './format.js';
+import { formatCount, formatCountOf, formatPercent } from './format.js';
 import { fmtNs } from './measure.js';
 import { call } from './worker-client.js';
 import { showBanner } from './banner.js';
@@ -209,7 +209,7 @@ function tipText(i) {
   const key = graph.keys[a[i * 6 + 2]];
   const label = a[i * 6 + 1] === 0 ? 'all work' : (key ? key[1] : '');
   const total = a[i * 6 + 3];
-  return `${label}\ntotal ${fmtNs(total)} · self ${fmtNs(a[i * 6 + 4])} · ${formatCount(a[i * 6 + 5])} calls · ${formatPercent(graph.allNs ? total / graph.allNs : 0)} of all`;
+  return `${label}\ntotal ${fmtNs(total)} · self ${fmtNs(a[i * 6 + 4])} · ${formatCountOf(a[i * 6 + 5], 'call')} · ${formatPercent(graph.allNs ? total / graph.allNs : 0)} of all`;
 }
 
 function hover(i, x, y) {

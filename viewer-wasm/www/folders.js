@@ -57,13 +57,13 @@ export function renderCrumbs() {
 
 export function renderFolder() {
   const f = state.folder;
-  $('folder-total').textContent = `${f.node.path || 'session'} · ${fmtNs(f.node.totalNs)} · ${f.node.files} files`;
+  $('folder-total').textContent = `${f.node.path || 'session'} · ${fmtNs(f.node.totalNs)} · ${f.node.files} file${f.node.files === 1 ? '' : 's'}`;
   const list = $('folder-list');
   list.replaceChildren();
   for (const c of f.children) {
     const cls = [c.isFile ? 'file' : 'folder', c.status || ''].join(' ');
     const status = c.isFile && c.status !== 'ok' ? el('span', { class: 'badge', text: c.status }) : null;
-    const extra = c.isFile ? null : el('span', { class: 'path', text: `${c.files} files${c.failed ? `, ${c.failed} failed` : ''}` });
+    const extra = c.isFile ? null : el('span', { class: 'path', text: `${c.files} file${c.files === 1 ? '' : 's'}${c.failed ? `, ${c.failed} failed` : ''}` });
     const li = el('li', {
       class: cls, title: c.error || c.path,
       dataset: { node: c.node, path: c.path, totalNs: c.totalNs, file: c.file ?? '' },

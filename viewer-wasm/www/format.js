@@ -107,6 +107,17 @@ export function formatCount(n) {
 }
 
 /**
+ * A count with its noun, singular for one: `1 call`, `1,204 calls`, `1 file`.
+ * @param {number} n
+ * @param {string} one
+ * @param {string} [many]
+ * @returns {string}
+ */
+export function formatCountOf(n, one, many = `${one}s`) {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/**
  * A share (0.123) as a percentage with one decimal (`12.3%`); `—` for none.
  * @param {number|null|undefined} share
  * @returns {string}

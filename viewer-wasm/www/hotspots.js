@@ -8,7 +8,7 @@
 // and line. All numbers come from the worker (recording::hotspots).
 import { $, el } from './dom.js';
 import { state, debug } from './state.js';
-import { formatCount, formatPercent } from './format.js';
+import { formatCount, formatCountOf, formatPercent } from './format.js';
 import { fmtNs } from './measure.js';
 import { call } from './worker-client.js';
 import { timeCells } from './row-parts.js';
@@ -42,7 +42,7 @@ export async function listHotSpots(fileScope, under) {
       ? 'Loading the index…'
       : 'This session was captured before hot spots were indexed; open a file to see its hot spots.';
   } else {
-    scope = `${r.matched} of ${r.keys} kinds of work in ${under || 'the session'} (session index: ${r.files} files)`;
+    scope = `${r.matched} of ${r.keys} kinds of work in ${under || 'the session'} (session index: ${formatCountOf(r.files, 'file')})`;
   }
   if (r.matched > r.rows.length) scope += `, the first ${r.rows.length} listed`;
   if (r.otherHolds > 0) scope += ` · (other) holds ${formatCount(r.otherHolds)} keys past the limit`;
@@ -73,7 +73,7 @@ function hotRow(x, fileScope) {
   },
   el('span', { class: 'name' }, toggle, el('span', { class: 'badge', text: x.class }), ` ${x.name || ''}`),
   timeCells(x.totalNs, x.selfNs),
-  el('span', { class: 'muted calls', text: `${formatCount(x.count)} calls${fileScope ? '' : ` · ${formatCount(x.files)} files`}` }),
+  el('span', { class: 'muted calls', text: `${formatCountOf(x.count, 'call')}${fileScope ? '' : ` · ${formatCountOf(x.files, 'file')}`}` }),
   tree);
   const act = () => (fileScope ? showSandwich(x.key) : showSessionKey(x));
   let open = false;
@@ -103,7 +103,7 @@ export async function showSandwich(key) {
   if (state.file !== k) return;
   const box = el('div', { dataset: { kind: 'hotspot', key, totalNs: v.totalNs, selfNs: v.selfNs, count: v.count } });
   box.append(el('h3', { text: v.label }));
-  box.append(el('div', { class: 'muted', text: `total ${fmtNs(v.totalNs)} · self ${fmtNs(v.selfNs)} · ${formatCount(v.count)} calls · ${formatPercent(v.allNs ? v.totalNs / v.allNs : 0)} of all work` }));
+  box.append(el('div', { class: 'muted', text: `total ${fmtNs(v.totalNs)} · self ${fmtNs(v.selfNs)} · ${formatCountOf(v.count, 'call')} · ${formatPercent(v.allNs ? v.totalNs / v.allNs : 0)} of all work` }));
   const head = v.callers[0];
   box.append(el('div', { class: 'muted sandwich-title', text: 'Callers (who calls it, widest first)' }),
     treeList(head ? head.children : [], v.totalNs, 'callers'));
@@ -173,7 +173,7 @@ function occurrenceList(occ) {
 function showSessionKey(x) {
   const box = el('div', { dataset: { kind: 'hotspot', label: x.label, totalNs: x.totalNs, selfNs: x.selfNs } });
   box.append(el('h3', { text: x.label }));
-  box.append(el('div', { class: 'muted', text: `total ${fmtNs(x.totalNs)} · self ${fmtNs(x.selfNs)} · ${formatCount(x.count)} calls in ${formatCount(x.files)} files (from the session index). Open a file for its callers, callees and occurrences.` }));
+  box.append(el('div', { class: 'muted', text: `total ${fmtNs(x.totalNs)} · self ${fmtNs(x.selfNs)} · ${formatCountOf(x.count, 'call')} in ${formatCountOf(x.files, 'file')} (from the session index). Open a file for its callers, callees and occurrences.` }));
   box.append(placesList(x));
   renderDetails(box);
 }

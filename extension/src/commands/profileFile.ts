@@ -13,7 +13,7 @@ import { Services } from '../services';
 /** Profiles `arg` (from the Explorer or the editor title), else the active
  * editor's file, after asking to save it if it has unsaved changes. */
 export async function profileFile(services: Services, arg?: vscode.Uri): Promise<CaptureResult | SessionCapture | undefined> {
-  const { fail } = services;
+  const { captureFailed } = services;
   const file = arg instanceof vscode.Uri ? arg : vscode.window.activeTextEditor?.document.uri;
   if (!file) { void vscode.window.showErrorMessage('leanscope: open a .lean file (or pick one in the Explorer) to profile it.'); return undefined; }
   if (file.scheme !== 'file' || !file.fsPath.endsWith('.lean')) {
@@ -37,7 +37,7 @@ export async function profileFile(services: Services, arg?: vscode.Uri): Promise
     return captureSession(services, 'file', file, root, repeatedFileParams(file, root, repeat, warmup));
   }
   const outcome = await captureFile(services, file);
-  if (outcome.kind === 'failed') { fail(`profiling ${path.basename(file.fsPath)}`, outcome.error); return undefined; }
+  if (outcome.kind === 'failed') { captureFailed(`profiling ${path.basename(file.fsPath)}`, outcome.error); return undefined; }
   if (outcome.kind === 'cancelled') {
     void vscode.window.showInformationMessage('leanscope: capture cancelled; Lean was stopped and nothing was written.');
     return undefined;

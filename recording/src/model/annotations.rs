@@ -197,6 +197,35 @@ fn operation(rec: &Recording, i: u32) -> Operation {
     }
 }
 
+/// How the declarations of a file share its time: what their shares add up
+/// to, and on how many threads the recorded work ran. With proofs elaborated
+/// on worker threads at once, declarations' shares of the file's wall time
+/// add up to more than 1; an editor says so beside them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Parallelism {
+    /// The sum of the declarations' shares of the file (`None` when none has one).
+    pub share_sum: Option<f64>,
+    /// The distinct threads of the recorded events (0 for an empty recording).
+    pub threads: u32,
+}
+
+impl Parallelism {
+    /// The parallelism of `rec` with its declarations' `shares`.
+    pub fn of(rec: &Recording, shares: impl IntoIterator<Item = Option<f64>>) -> Parallelism {
+        let mut share_sum: Option<f64> = None;
+        for s in shares.into_iter().flatten() {
+            share_sum = Some(share_sum.unwrap_or(0.0) + s);
+        }
+        let mut seen: Vec<u16> = (0..rec.len() as u32).map(|i| rec.thread(i)).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        Parallelism {
+            share_sum,
+            threads: seen.len() as u32,
+        }
+    }
+}
+
 /// The first line of `label`, trimmed, cut to [`OPERATION_LABEL_MAX_CHARS`].
 pub fn short_label(label: &str) -> String {
     let first = label.lines().next().unwrap_or("").trim();
@@ -217,6 +246,28 @@ pub fn short_label(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parallelism_sums_the_declarations_shares_and_counts_threads() {
+        let bytes = crate::synth::synthetic_bytes(&crate::synth::SynthParams {
+            seed: 7,
+            events: 2_000,
+            threads: 3,
+        })
+        .unwrap();
+        let rec = Recording::from_bytes(&bytes).unwrap();
+        let a = annotations(&rec);
+        let p = Parallelism::of(&rec, a.declarations.iter().map(|d| d.share));
+        assert_eq!(p.threads, 3);
+        let want: f64 = a.declarations.iter().filter_map(|d| d.share).sum();
+        assert!((p.share_sum.unwrap() - want).abs() < 1e-12);
+        // No shares: no sum (missing, not zero).
+        assert_eq!(Parallelism::of(&rec, [None, None]).share_sum, None);
+        assert_eq!(
+            Parallelism::of(&rec, [Some(0.45), Some(0.45), Some(0.45)]).share_sum,
+            Some(0.45 + 0.45 + 0.45)
+        );
+    }
 
     #[test]
     fn labels_keep_their_first_line_within_the_limit() {

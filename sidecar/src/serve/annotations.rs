@@ -17,7 +17,9 @@ use tower_lsp_server::jsonrpc::Error;
 use super::errors;
 use super::recordings::Loaded;
 use super::uri::path_or_uri;
-use super::wire::{DeclarationJson, FileTimeJson, HeadroomJson, LineJson};
+use super::wire::{DeclarationJson, FileAccountJson, FileTimeJson, HeadroomJson, LineJson};
+use recording::model::annotations::Parallelism;
+use recording::model::time_account;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -100,7 +102,7 @@ impl AnnotationsParams {
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub enum AnnotationsAnswer {
-    Fresh(Fresh),
+    Fresh(Box<Fresh>),
     Stale(Stale),
 }
 
@@ -129,6 +131,9 @@ pub struct Fresh {
     /// A recording Lean did not finish: why it was stopped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<String>,
+    /// Where the file's time went, and how the declarations' shares add up
+    /// (a repeated capture's file: the median run's).
+    pub account: FileAccountJson,
 }
 
 #[derive(Debug, Serialize)]
@@ -171,7 +176,7 @@ pub fn answer(loaded: &Loaded, text: &str, opts: HeadroomOptions) -> Annotations
         .map(|d| d.time.map(|t| t.total_ns))
         .collect();
     add_headroom(&mut declarations, &loaded.recording, &counts, opts);
-    AnnotationsAnswer::Fresh(Fresh {
+    AnnotationsAnswer::Fresh(Box::new(Fresh {
         stale: false,
         source_sha256: loaded.recording.header.source_sha256.clone(),
         measure: loaded.recording.header.measure.as_str(),
@@ -182,7 +187,11 @@ pub fn answer(loaded: &Loaded, text: &str, opts: HeadroomOptions) -> Annotations
         lines: a.lines.iter().map(LineJson::from).collect(),
         declarations,
         partial: header.stop.as_ref().map(|s| s.detail.clone()),
-    })
+        account: FileAccountJson::new(
+            &time_account(&loaded.recording),
+            Parallelism::of(&loaded.recording, a.declarations.iter().map(|d| d.share)),
+        ),
+    }))
 }
 
 /// Each declaration's headroom, in a heartbeat recording (`counts`: each declaration's
@@ -217,7 +226,7 @@ pub fn over_runs(
         .map(|d| d.annotation.time.map(|t| t.total_ns))
         .collect();
     add_headroom(&mut declarations, &shown.recording, &counts, opts);
-    AnnotationsAnswer::Fresh(Fresh {
+    AnnotationsAnswer::Fresh(Box::new(Fresh {
         stale: false,
         source_sha256: shown.recording.header.source_sha256.clone(),
         measure: shown.recording.header.measure.as_str(),
@@ -228,7 +237,14 @@ pub fn over_runs(
         lines: a.lines.iter().map(LineJson::from).collect(),
         declarations,
         partial: None,
-    })
+        account: FileAccountJson::new(
+            &time_account(&shown.recording),
+            Parallelism::of(
+                &shown.recording,
+                a.declarations.iter().map(|d| d.annotation.share),
+            ),
+        ),
+    }))
 }
 
 #[cfg(test)]

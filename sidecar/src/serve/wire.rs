@@ -4,7 +4,10 @@
 //! (0 to 1, `null` when the file's time is zero).
 
 use recording::headroom::{DeclarationHeadroom, MaxHeartbeatsHeadroom, SynthInstanceHeadroom};
-use recording::model::annotations::{DeclarationAnnotation, FileShare, LineAnnotation, Operation};
+use recording::model::annotations::{
+    DeclarationAnnotation, FileShare, LineAnnotation, Operation, Parallelism,
+};
+use recording::model::{AccountBasis, TimeAccount};
 use recording::repeats::{DeclarationOverRuns, LineOverRuns, WholeSpread, WholeTimeSpread};
 use recording::{Diagnostic, SourceRange};
 use serde::Serialize;
@@ -25,6 +28,53 @@ pub struct FileTimeJson {
     /// `elapsed` (Lean's elapsed time, imports included) or `traced` (the
     /// union of everything recorded).
     pub share_basis: &'static str,
+}
+
+/// Where the file's time went (`recording::model::time_account`): imports,
+/// traced elaboration and the untraced rest of `fileNs`, and how the
+/// declarations' shares relate to it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileAccountJson {
+    /// The time split: Lean's elapsed time, else the sum of its cumulative
+    /// categories, else imports plus traced elaboration (`basis`).
+    pub file_ns: u64,
+    /// `elapsed`, `cumulative` or `traced`.
+    pub basis: &'static str,
+    /// The import phase, when Lean or the recording said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imports_ns: Option<u64>,
+    /// The union of every recorded event other than the imports, all threads.
+    pub traced_ns: u64,
+    /// `fileNs − imports − traced` when not negative.
+    pub untraced_ns: u64,
+    /// By how much imports plus traced elaboration exceed `fileNs` (work on
+    /// several threads at once); 0 when they fit.
+    pub overrun_ns: u64,
+    /// The sum of the declarations' shares (over 1: they ran in parallel).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declaration_share_sum: Option<f64>,
+    /// The distinct threads the recorded events ran on.
+    pub threads: u32,
+}
+
+impl FileAccountJson {
+    pub fn new(a: &TimeAccount, p: Parallelism) -> Self {
+        FileAccountJson {
+            file_ns: a.file_ns,
+            basis: match a.basis {
+                AccountBasis::Elapsed => "elapsed",
+                AccountBasis::Cumulative => "cumulative",
+                AccountBasis::Traced => "traced",
+            },
+            imports_ns: a.imports_ns,
+            traced_ns: a.traced_ns,
+            untraced_ns: a.untraced_ns,
+            overrun_ns: a.overrun_ns,
+            declaration_share_sum: p.share_sum,
+            threads: p.threads,
+        }
+    }
 }
 
 impl From<&FileShare> for FileTimeJson {
