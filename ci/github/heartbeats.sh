@@ -113,7 +113,7 @@ session_of() {
   fi
   # No `.hb.json` at all: a toolchain older than the feature, not a failure.
   if [ -z "$(find "$dir/.lake/build/lib/lean" -name '*.hb.json' -print -quit 2>/dev/null)" ]; then
-    stop not_run "The $side build has no .hb.json file, so it has no heartbeats to compare: its Lean predates them (leanscope's words below name the release that writes them)." "$ws/logs/from-build-$side.log"
+    stop not_run "The $side build has no .hb.json file, so it has no heartbeats to compare: its Lean predates them (leanscope's words below name the Lean that writes them)." "$ws/logs/from-build-$side.log"
   fi
   stop error "leanscope could not read the $side build's heartbeats." "$ws/logs/from-build-$side.log"
 }

@@ -463,6 +463,24 @@ class HeartbeatModeTest(ActionCase):
         )
         self.assertEqual(job.outputs["regressions"], "0")
 
+    def test_the_checkouts_dependencies_are_linked_only_for_the_same_manifest(self):
+        manifest = '{"version": "1.1.0", "packagesDir": ".lake/packages", "packages": []}\n'
+        p = self.project(
+            {"lake-manifest.json": manifest.replace("[]", '[{"name": "dep"}]')},
+            base_files={**HB_BASE, "lake-manifest.json": manifest},
+        )
+        # What `lake exe cache get` leaves in the checkout (the head).
+        (p.repo / ".lake/packages/dep").mkdir(parents=True)
+        job = p.run(hb_json=True, measure="heartbeats")
+        self.assertEqual(job.outputs["state"], "complete", job.summary + job.logs)
+        temp = Path(job.outputs["report"]).parent.parent
+        [base_wt] = temp.glob("leanscope-heartbeats-base-*")
+        [head_wt] = temp.glob("leanscope-heartbeats-head-*")
+        # The head pins the checkout's dependencies: linked; the base pins others: not.
+        self.assertTrue((head_wt / ".lake/packages").is_symlink())
+        self.assertEqual((head_wt / ".lake/packages").resolve(), (p.repo / ".lake/packages").resolve())
+        self.assertFalse((base_wt / ".lake/packages").exists())
+
     def test_a_toolchain_without_hb_json_is_named(self):
         p = self.project({"Demo/Slow.lean": hb_decls([("slow", 6_000, 700)])})
         job = p.run(hb_json=False, measure="heartbeats")
@@ -485,6 +503,21 @@ class HeartbeatModeTest(ActionCase):
         self.assertEqual(job.outputs["state"], "error", job.summary + job.logs)
         self.assert_summary_says(job, "The build of head", "failed")
         self.assertIn("logs", {Path(f).name for f in job.artifact})
+
+    def test_a_build_past_timeout_build_says_so(self):
+        p = self.project({"Demo/Slow.lean": hb_decls([("slow", 1, 1)])}, base_files=HB_BASE)
+        # A lake whose build never ends (the fake toolchain's always does).
+        slow = p.tmp / "slow-lake"
+        slow.mkdir()
+        (slow / "lake").write_text("#!/bin/sh\nexec sleep 60\n")
+        (slow / "lake").chmod(0o755)
+        env = p.env(hb_json=True)
+        env["PATH"] = f"{slow}:{env['PATH']}"
+        inputs = {"leanscope": str(LEANSCOPE), "measure": "heartbeats", "timeout-build": "1"}
+        job = run_action(p.repo, p.event(), inputs, env=env, temp_root=p.tmp)
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "error", job.summary + job.logs)
+        self.assert_summary_says(job, "The build of base", "did not finish within 1 s (timeout-build)")
 
     def test_an_unknown_measure_is_refused(self):
         p = self.project({"Demo/Slow.lean": decls([("slow", 60)])})
