@@ -21,3 +21,4 @@ pub mod json_stream;
 pub mod limits;
 #[cfg(unix)]
 pub mod process_tree;
+pub mod protocol;

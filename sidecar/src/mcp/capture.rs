@@ -6,10 +6,6 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use recording::Measure;
-use schemars::JsonSchema;
-use serde::Deserialize;
-
 use super::call::Call;
 use super::ToolError;
 use crate::capture::process::RunError;
@@ -18,70 +14,7 @@ use crate::capture::{
     capture_file, default_threshold, CaptureError, CaptureRequest, CaptureResult, Progress,
     RunOptions,
 };
-
-/// What Lean measures each step by.
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum MeasureArg {
-    /// The clock (the default).
-    #[default]
-    Time,
-    /// Lean's heartbeats (`trace.profiler.useHeartbeats`): the same on every machine and run.
-    Heartbeats,
-}
-
-impl From<MeasureArg> for Measure {
-    fn from(m: MeasureArg) -> Measure {
-        match m {
-            MeasureArg::Time => Measure::Time,
-            MeasureArg::Heartbeats => Measure::Heartbeats,
-        }
-    }
-}
-
-/// The arguments `profile_file` and `profile_declaration` share.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CaptureArgs {
-    /// The Lean file: an absolute path, or relative to the server's root folder.
-    pub file: String,
-    /// `time` (default) or `heartbeats`.
-    #[serde(default)]
-    pub measure: MeasureArg,
-    /// Steps below this are not recorded: milliseconds (default 10), or heartbeats with
-    /// measure `heartbeats` (default 1000000).
-    pub threshold: Option<u64>,
-    /// Rows of each list (default 10, at most 200).
-    pub limit: Option<usize>,
-    /// The project's lake (default: `--lake`, then lake on PATH, then ~/.elan/bin/lake).
-    pub lake: Option<String>,
-    /// Stop Lean after this many seconds.
-    pub timeout_seconds: Option<u64>,
-}
-
-/// How to capture, as the tools take it.
-pub struct How {
-    pub measure: Measure,
-    pub threshold: Option<u64>,
-    pub lake: Option<String>,
-    pub timeout_seconds: Option<u64>,
-}
-
-impl CaptureArgs {
-    /// The row limit, checked, and how to capture.
-    pub fn how(&self) -> Result<(usize, How), ToolError> {
-        let limit = super::bounds::limit(self.limit).map_err(ToolError::new)?;
-        Ok((
-            limit,
-            How {
-                measure: self.measure.into(),
-                threshold: self.threshold,
-                lake: self.lake.clone(),
-                timeout_seconds: self.timeout_seconds,
-            },
-        ))
-    }
-}
+pub use leanscope::protocol::mcp_tools::How;
 
 /// The largest `timeoutSeconds`.
 pub const MAX_TIMEOUT_SECONDS: u64 = 24 * 3600;

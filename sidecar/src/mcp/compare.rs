@@ -7,39 +7,13 @@ use std::collections::BTreeMap;
 
 use recording::compare::{Metric, Tolerance};
 use recording::summary::GroupBy;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::call::Call;
 use super::resources::source;
 use super::{bounds, Reply, ToolError};
 use crate::commands::compare::diff_document;
-
-pub const NAME: &str = "compare";
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Params {
-    /// The baseline: a recording, a session directory, another profiler's file or a summary
-    /// JSON (a path or a leanscope:// resource URI).
-    pub baseline: String,
-    /// The candidate, of the same kinds.
-    pub candidate: String,
-    /// What to compare (default `total_ns`; also `self_ns`, `count`, `mean_ns`, `median_ns`, ...).
-    pub metric: Option<String>,
-    /// A change smaller than this (in the metric's unit) is no change (default 0).
-    #[serde(default)]
-    pub absolute_tolerance: u64,
-    /// A change smaller than this percentage of the baseline is no change (default 0).
-    #[serde(default)]
-    pub relative_tolerance_percent: f64,
-    /// Rows by `declaration`, `name`, `class`, `file`, ... (default: declaration where there are
-    /// declarations).
-    pub group_by: Option<String>,
-    /// Matched rows returned, largest changes first (default 10, at most 200).
-    pub limit: Option<usize>,
-}
+pub use leanscope::protocol::mcp_tools::compare::{Params, NAME};
 
 pub fn tool() -> rmcp::model::Tool {
     super::tool::<Params>(

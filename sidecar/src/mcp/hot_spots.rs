@@ -2,47 +2,13 @@
 //! by class: `leanscope top --json`'s document (`crate::hot_spots::answer`).
 
 use recording::hotspots::By;
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 use super::call::Call;
 use super::resources::source;
 use super::{bounds, Reply, ToolError};
 use crate::commands::top::DEFAULT_DEPTH;
 use crate::hot_spots::{answer, TopError, TopSpec};
-
-pub const NAME: &str = "hot_spots";
-
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ByArg {
-    /// The kind of work and its normalised label (default).
-    #[default]
-    Key,
-    /// The kind of work only (Lean's trace class).
-    Class,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Params {
-    /// A recording (.lsrec), another profiler's file, or a session directory: a path or a
-    /// leanscope:// resource URI.
-    pub source: String,
-    /// Group by `key` (default) or `class`.
-    #[serde(default)]
-    pub by: ByArg,
-    /// Order by total time instead of self time.
-    #[serde(default)]
-    pub by_total: bool,
-    /// Only keys whose class starts with one of these (for example `Meta.synthInstance`).
-    #[serde(default)]
-    pub classes: Vec<String>,
-    /// A session's files under this project-relative folder.
-    pub folder: Option<String>,
-    /// Rows (default 10, at most 200).
-    pub limit: Option<usize>,
-}
+pub use leanscope::protocol::mcp_tools::hot_spots::{ByArg, Params, NAME};
 
 pub fn tool() -> rmcp::model::Tool {
     super::tool::<Params>(

@@ -5,7 +5,6 @@
 //! nothing is computed twice. Every result is bounded (`bounds.rs`); every failure is a
 //! tool error (`isError: true`) that says what to do, and the server keeps serving.
 
-mod bounds;
 mod call;
 mod capture;
 mod compare;
@@ -24,17 +23,18 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    Implementation, JsonObject, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
     ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use call::Call;
+use leanscope::protocol::mcp_bounds as bounds;
+use leanscope::protocol::mcp_tools::{read_call, ToolCall};
 use state::State;
 
 /// How long the process waits, once the client is gone, for stopped work to end.
@@ -72,35 +72,6 @@ fn tool<P: JsonSchema + 'static>(name: &'static str, description: &'static str) 
     )
 }
 
-/// A tool's arguments, or a tool error that names what is wrong. A field the input schema
-/// does not list is refused (the schemas say `additionalProperties: false`).
-fn arguments<P: DeserializeOwned + JsonSchema + 'static>(
-    name: &str,
-    args: Option<JsonObject>,
-) -> Result<P, ToolError> {
-    let args = args.unwrap_or_default();
-    let schema = rmcp::handler::server::common::schema_for_type::<P>();
-    let known = schema.get("properties").and_then(Value::as_object);
-    if let Some(unknown) = args
-        .keys()
-        .find(|k| known.is_some_and(|p| !p.contains_key(*k)))
-    {
-        let expected: Vec<String> = known
-            .into_iter()
-            .flat_map(|p| p.keys().map(|k| format!("`{k}`")))
-            .collect();
-        return Err(ToolError::new(format!(
-            "bad arguments for {name}: unknown field `{unknown}`, expected one of {}",
-            expected.join(", ")
-        )));
-    }
-    serde_json::from_value(Value::Object(args)).map_err(|e| {
-        ToolError::new(format!(
-            "bad arguments for {name}: {e}. The tool's input schema (tools/list) gives the names and types."
-        ))
-    })
-}
-
 fn tools() -> Vec<Tool> {
     vec![
         profile_file::tool(),
@@ -118,19 +89,13 @@ struct Server {
 
 impl Server {
     async fn dispatch(&self, call: &Call, p: CallToolRequestParams) -> Result<Reply, ToolError> {
-        let args = p.arguments;
-        match p.name.as_ref() {
-            profile_file::NAME => profile_file::call(call, arguments(profile_file::NAME, args)?).await,
-            profile_declaration::NAME => {
-                profile_declaration::call(call, arguments(profile_declaration::NAME, args)?).await
-            }
-            query::NAME => query::call(call, arguments(query::NAME, args)?).await,
-            hot_spots::NAME => hot_spots::call(call, arguments(hot_spots::NAME, args)?).await,
-            compare::NAME => compare::call(call, arguments(compare::NAME, args)?).await,
-            revisions::NAME => revisions::call(call, arguments(revisions::NAME, args)?).await,
-            other => Err(ToolError::new(format!(
-                "there is no tool {other:?}; the tools are profile_file, profile_declaration, query, hot_spots, compare and revisions"
-            ))),
+        match read_call(&p.name, p.arguments).map_err(ToolError::new)? {
+            ToolCall::ProfileFile(p) => profile_file::call(call, p).await,
+            ToolCall::ProfileDeclaration(p) => profile_declaration::call(call, p).await,
+            ToolCall::Query(p) => query::call(call, p).await,
+            ToolCall::HotSpots(p) => hot_spots::call(call, p).await,
+            ToolCall::Compare(p) => compare::call(call, p).await,
+            ToolCall::Revisions(p) => revisions::call(call, p).await,
         }
     }
 }

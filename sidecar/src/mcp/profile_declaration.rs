@@ -5,30 +5,16 @@
 
 use recording::model::{declaration_times, tactic_rows};
 use recording::Recording;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::call::Call;
-use super::capture::{self, CaptureArgs};
+use super::capture;
 use super::report::{self, amount, bounded, unit};
 use super::{Reply, ToolError};
-
-pub const NAME: &str = "profile_declaration";
+pub use leanscope::protocol::mcp_tools::profile_declaration::{Params, NAME};
 
 /// Declarations named in a "not found" message, at most.
 const NAMES_LISTED: usize = 20;
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(extend("additionalProperties" = false))]
-pub struct Params {
-    /// The declaration's name: its full name (`Demo.Clean.double_add`) or its last
-    /// components (`double_add`, `Clean.double_add`).
-    pub declaration: String,
-    #[serde(flatten)]
-    pub capture: CaptureArgs,
-}
 
 pub fn tool() -> rmcp::model::Tool {
     super::tool::<Params>(
@@ -136,7 +122,7 @@ fn breakdown(rec: &Recording, d: usize, limit: usize) -> Value {
 }
 
 pub async fn call(call: &Call, p: Params) -> Result<Reply, ToolError> {
-    let (limit, how) = p.capture.how()?;
+    let (limit, how) = p.capture.how().map_err(ToolError::new)?;
     let req = capture::request(call, &p.capture.file, &how)?;
     let r = capture::run(call, req, how.timeout_seconds).await?;
     let path = r.recording.clone();

@@ -4,29 +4,15 @@
 
 use std::time::Duration;
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::json;
 
 use super::call::Call;
-use super::capture::{self, CaptureArgs, How};
+use super::capture::{self, How};
 use super::resources::uri_of_session;
 use super::{query, report, Reply, ToolError};
 use crate::capture::{timestamp, PROJECT_DIR};
 use crate::session::engine::{plan_file, run_new, SessionEvent, SessionOptions};
-
-pub const NAME: &str = "profile_file";
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(extend("additionalProperties" = false))]
-pub struct Params {
-    #[serde(flatten)]
-    pub capture: CaptureArgs,
-    /// Capture the file this many times (after one discarded warm-up run) into a session
-    /// and report medians; 1 (default) captures once into a recording.
-    pub repeat: Option<u32>,
-}
+pub use leanscope::protocol::mcp_tools::profile_file::{Params, NAME};
 
 pub fn tool() -> rmcp::model::Tool {
     super::tool::<Params>(
@@ -39,7 +25,7 @@ pub fn tool() -> rmcp::model::Tool {
 }
 
 pub async fn call(call: &Call, p: Params) -> Result<Reply, ToolError> {
-    let (limit, how) = p.capture.how()?;
+    let (limit, how) = p.capture.how().map_err(ToolError::new)?;
     let req = capture::request(call, &p.capture.file, &how)?;
     let max = recording::limits::MAX_REPEATS;
     match p.repeat {

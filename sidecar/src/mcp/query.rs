@@ -4,54 +4,13 @@
 use std::path::Path;
 
 use recording::session::{QueryKind, QuerySpec, SortBy};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::call::Call;
 use super::resources::source;
 use super::{bounds, Reply, ToolError};
 use crate::commands::query::{answer, SourceError};
-
-pub const NAME: &str = "query";
-
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    File,
-    Folder,
-    #[default]
-    Declaration,
-    Tactic,
-}
-
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Sort {
-    /// Inclusive time (default).
-    #[default]
-    Total,
-    /// Self time.
-    #[serde(rename = "self")]
-    SelfTime,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Params {
-    /// A recording (.lsrec) or a session directory: a path, or a leanscope:// resource URI.
-    pub source: String,
-    /// What to list (default `declaration`).
-    #[serde(default)]
-    pub kind: Kind,
-    /// Order by `total` (default) or `self` time.
-    #[serde(default)]
-    pub sort: Sort,
-    /// Rows (default 10, at most 200).
-    pub limit: Option<usize>,
-    /// Only rows under this project-relative path (whole components).
-    pub path: Option<String>,
-}
+pub use leanscope::protocol::mcp_tools::query::{Kind, Params, Sort, NAME};
 
 pub fn tool() -> rmcp::model::Tool {
     super::tool::<Params>(

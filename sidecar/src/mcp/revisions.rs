@@ -5,8 +5,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::json;
 
 use super::call::Call;
@@ -17,29 +15,7 @@ use crate::revisions::plan::{plan, PlanRequest, DEFAULT_MAX_FILES};
 use crate::revisions::profile::{diff_of_workspace, side_session};
 use crate::revisions::report::{Side, State};
 use crate::revisions::run::{run, RunRequest, DEFAULT_TIMEOUTS_S};
-
-pub const NAME: &str = "revisions";
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Params {
-    /// Any folder inside the Git repository (absolute, or relative to the server's root).
-    pub repo: String,
-    /// The base revision; what is measured is its merge base with head.
-    pub base: String,
-    /// The revision under test (default `HEAD`).
-    pub head: Option<String>,
-    /// Measure both sides (build them in sandboxes and capture the changed files);
-    /// default false: only plan.
-    #[serde(default)]
-    pub run: bool,
-    /// Samples per file and side when running (default 1).
-    pub repeat: Option<u64>,
-    /// The lake to run with (default: lake on PATH, then ~/.elan/bin/lake).
-    pub lake: Option<String>,
-    /// Stop a file's capture after this many seconds (default 300).
-    pub timeout_file_seconds: Option<u64>,
-}
+pub use leanscope::protocol::mcp_tools::revisions::{Params, NAME};
 
 pub fn tool() -> rmcp::model::Tool {
     super::tool::<Params>(

@@ -32,10 +32,10 @@ use tower_service::Service;
 use super::backend::Backend;
 use super::capture::Captures;
 use super::errors;
-use super::framing::{self, Frame, FramingError};
-use super::message::{self, Incoming};
 use crate::capture::CancelToken;
 use leanscope::limits::{MAX_CONCURRENT_REQUESTS, MAX_WAITING_REQUESTS};
+use leanscope::protocol::json_rpc::{self as message, Incoming};
+use leanscope::protocol::lsp_framing::{self as framing, Frame, FramingError};
 
 /// Methods whose handler stops its own work when cancelled and answers
 /// `-32800` only once it has.

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Id, Request, Response};
 
-use leanscope::limits::MAX_MESSAGE_BYTES;
+use crate::limits::MAX_MESSAGE_BYTES;
 
 #[derive(Debug)]
 pub enum Incoming {

@@ -6,7 +6,7 @@
 //! [`Frame::TooLarge`]. A header block that cannot be understood leaves no
 //! way to find the next message: [`FramingError`].
 
-use leanscope::limits::{MAX_HEADER_BYTES, MAX_MESSAGE_BYTES};
+use crate::limits::{MAX_HEADER_BYTES, MAX_MESSAGE_BYTES};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt};
 
 /// One message as framed on the input.
