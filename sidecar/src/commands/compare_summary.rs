@@ -138,12 +138,13 @@ fn signed_count(delta: i128) -> String {
     }
 }
 
-/// A change in basis points as a percentage (`+12.34 %`); `—` without a base.
-fn percent(change_bps: Option<i64>) -> String {
+/// A change in basis points as a percentage (`+12.34 %`), signed as `delta` is (a change below
+/// a hundredth of a percent is still `+0.00 %`, not `0.00 %`); `—` without a base.
+fn percent(change_bps: Option<i64>, delta: i128) -> String {
     match change_bps {
         None => "—".into(),
         Some(b) => {
-            let sign = match b.signum() {
+            let sign = match delta.signum() {
                 1 => "+",
                 -1 => "−",
                 _ => "",
@@ -170,7 +171,7 @@ fn rule(t: &Tolerance) -> String {
         format!(
             "A declaration is flagged when its heartbeats grew by more than {} and by more than {} of its base count.",
             count(t.absolute),
-            percent(Some(i64::try_from(t.relative_bps).unwrap_or(i64::MAX))).trim_start_matches('+')
+            percent(Some(i64::try_from(t.relative_bps).unwrap_or(i64::MAX)), 0)
         )
     }
 }
@@ -211,7 +212,7 @@ pub fn summary(c: &HeartbeatComparison, labels: &Labels) -> String {
                 count(m.baseline),
                 count(m.candidate),
                 signed_count(m.delta),
-                percent(m.change_bps),
+                percent(m.change_bps, m.delta),
                 verdict(m.status)
             ));
         }
@@ -319,7 +320,7 @@ fn files(s: &mut String, f: &Comparison) {
             side(*b),
             side(*h),
             signed_count(*delta),
-            percent(*bps)
+            percent(*bps, *delta)
         ));
     }
     if rows.len() > DETAIL_ROWS {
@@ -498,8 +499,10 @@ mod tests {
         assert_eq!(count(320_000_000), "320,000,000");
         assert_eq!(signed_count(-1_500), "−1,500");
         assert_eq!(signed_count(0), "0");
-        assert_eq!(percent(Some(5)), "+0.05 %");
-        assert_eq!(percent(Some(-12_345)), "−123.45 %");
-        assert_eq!(percent(None), "—");
+        assert_eq!(percent(Some(5), 1), "+0.05 %");
+        assert_eq!(percent(Some(0), 1), "+0.00 %");
+        assert_eq!(percent(Some(0), 0), "0.00 %");
+        assert_eq!(percent(Some(-12_345), -7), "−123.45 %");
+        assert_eq!(percent(None, 3), "—");
     }
 }
