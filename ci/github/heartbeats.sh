@@ -46,6 +46,12 @@ stop() {
   exit 0
 }
 
+for flag in "flag-heartbeats-increase=${INPUT_FLAG_HEARTBEATS_INCREASE:-}" "flag-heartbeats-bps=${INPUT_FLAG_HEARTBEATS_BPS:-}"; do
+  case "${flag#*=}" in
+    '' | *[!0-9]*) stop not_run "The ${flag%%=*} input is '${flag#*=}'; give a whole number (0 flags any increase)." ;;
+  esac
+done
+
 need_git=false
 [ -z "${INPUT_BASE_BUILD:-}" ] && need_git=true
 [ -z "${INPUT_HEAD_BUILD:-}" ] && need_git=true
@@ -141,6 +147,11 @@ code=0
   --json "$ws/comparison.json" \
   --baseline-label "$(label base "$base_commit" "${INPUT_BASE_BUILD:-}")" \
   --candidate-label "$(label head "$head_commit" "${INPUT_HEAD_BUILD:-}")" \
-  --summary "$ws/report.md" --outputs "$GITHUB_OUTPUT" || code=$?
+  --summary "$ws/report.md" --outputs "$GITHUB_OUTPUT" 2>"$ws/logs/compare.err" || code=$?
+if [ ! -s "$ws/report.md" ]; then
+  # leanscope stopped before it could say anything (a bad argument).
+  stop error "leanscope compare failed (exit $code)." "$ws/logs/compare.err"
+fi
+cat "$ws/logs/compare.err" >&2
 cat "$ws/report.md" >>"$GITHUB_STEP_SUMMARY"
 printf 'workspace=%s\nexit-code=%s\n' "$ws" "$code" >>"$GITHUB_OUTPUT"

@@ -519,11 +519,15 @@ class HeartbeatModeTest(ActionCase):
         self.assertEqual(job.outputs["state"], "error", job.summary + job.logs)
         self.assert_summary_says(job, "The build of base", "did not finish within 1 s (timeout-build)")
 
-    def test_an_unknown_measure_is_refused(self):
+    def test_an_unknown_measure_or_flag_is_refused(self):
         p = self.project({"Demo/Slow.lean": decls([("slow", 60)])})
         job = p.run(measure="instructions")
         self.assertEqual(job.outputs["state"], "not_run", job.logs)
         self.assert_summary_says(job, "give time or heartbeats")
+        job = p.run(measure="heartbeats", **{"flag-heartbeats-bps": "1.5"})
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "not_run", job.logs)
+        self.assert_summary_says(job, "flag-heartbeats-bps input is", "1.5", "whole number")
 
 
 if __name__ == "__main__":
