@@ -9,6 +9,7 @@ import { hoverHeadroom, lensHeadroom, overThreshold } from './headroom';
 import { HeadroomProblems } from './headroomProblems';
 import { headroomSettings } from './settings';
 import { LineMap, mapLines, splitLines } from './staleLines';
+import { LEAN_EXTENSION_ID } from './leanExtension';
 
 /** The widest line bar, in pixels (the longest line of the file). */
 export const BAR_MAX_PX = 120;
@@ -227,12 +228,21 @@ export class AnnotationController implements vscode.Disposable {
       after: { margin: '0 0 0 0.5em', color: new vscode.ThemeColor('editorCodeLens.foreground') },
     });
     this.heatTypes = [];
+    // Beside the Lean 4 extension the glyph margin is shared: VS Code draws
+    // the gutter icons of one line as one element with both decorations'
+    // classes, so one icon hides the other (Lean's progress and diagnostic
+    // marks, vscode-lean4/src/taskgutter.ts). There the heat mark is a
+    // border at the left of the line instead (docs/vscode.md).
+    const besideLean = vscode.extensions?.getExtension(LEAN_EXTENSION_ID) !== undefined;
     for (let level = 1; level <= HEAT_LEVELS; level++) {
+      const color = `rgba(230, 120, 0, ${(0.25 * level).toFixed(2)})`;
+      const mark: vscode.DecorationRenderOptions = besideLean
+        ? { isWholeLine: true, borderStyle: 'solid', borderColor: color, borderWidth: '0 0 0 3px' }
+        : { gutterIconPath: vscode.Uri.joinPath(context.extensionUri, 'media', `heat-${level}.svg`), gutterIconSize: 'contain' };
       this.heatTypes.push(vscode.window.createTextEditorDecorationType({
-        gutterIconPath: vscode.Uri.joinPath(context.extensionUri, 'media', `heat-${level}.svg`),
-        gutterIconSize: 'contain',
+        ...mark,
         overviewRulerLane: vscode.OverviewRulerLane.Right,
-        overviewRulerColor: `rgba(230, 120, 0, ${(0.25 * level).toFixed(2)})`,
+        overviewRulerColor: color,
       }));
     }
     // Stale line text: dimmed (the attachment has no opacity of its own;

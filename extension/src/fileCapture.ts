@@ -11,6 +11,7 @@ import { captureParams } from './settings';
 import { formatNs, formatValue } from './format';
 import { Cancellable, requestCancellable, requestWithProgress } from './progress';
 import { Services } from './services';
+import { describeLake, lakeFor } from './leanExtension';
 
 /** How the capture runs: by default under a notification (Cancel in it);
  * `background`: no notification or pop-up, cancelled by its token. */
@@ -37,7 +38,8 @@ export async function captureFile(services: Services, file: vscode.Uri, options:
     captured = fs.readFileSync(file.fsPath, 'utf8');
     if (params.output) fs.mkdirSync(path.dirname(params.output), { recursive: true });
   } catch (e) { return { kind: 'failed', error: e }; }
-  log(`capture${options.background ? ' (on save)' : ''} ${file.fsPath} ${JSON.stringify({ ...params, uri: undefined })}`);
+  const lake = describeLake(lakeFor(file));
+  log(`capture${options.background ? ' (on save)' : ''} ${file.fsPath} ${JSON.stringify({ ...params, uri: undefined })}; ${lake}`);
   let answer: Cancellable<CaptureResult>;
   try {
     answer = options.background
@@ -55,7 +57,7 @@ export async function captureFile(services: Services, file: vscode.Uri, options:
   history.recorded({ recording: result.recording, source: file, result });
   log(`recorded ${result.recording}: ${result.events} events, ${result.declarations} declarations, status ${result.status}${result.notes.length ? `; notes: ${result.notes.join(' | ')}` : ''}`);
   const tooltip = (what: string): string => `leanscope: last capture of ${result.module}${options.background ? ' (on save)' : ''}: ${what}`
-    + ` (${result.events} events, ${result.declarations} declarations${result.errors ? `, ${result.errors} errors` : ''}). Click to open the viewer.`;
+    + ` (${result.events} events, ${result.declarations} declarations${result.errors ? `, ${result.errors} errors` : ''}; ${lake}). Click to open the viewer.`;
   const time = result.elapsedNs !== null ? formatNs(result.elapsedNs) : `${result.leanWallMs} ms (wall)`;
   status.show(`$(pulse) ${name} ${time}`, tooltip(time));
   if (result.status === 'stopped' && result.stop) {

@@ -2,11 +2,13 @@
 // (`vscode.lm.registerMcpServerDefinitionProvider`, VS Code 1.101 and later),
 // the extension provides one stdio server definition per workspace folder,
 // run with the workspace's settings (the sidecar binary of
-// `leanscope.sidecarPath`, `--lake` from `leanscope.lakePath`). On older
+// `leanscope.sidecarPath`, `--lake` from `leanscope.lakePath` or, with the
+// Lean 4 extension installed, the lake its rule finds: leanExtension.ts). On older
 // VS Code (such as code-server 1.100) the API is missing and nothing is
 // registered; docs/vscode.md says what a user sees then.
 import * as vscode from 'vscode';
 import { sidecarBinary } from './settings';
+import { lakeFor } from './leanExtension';
 
 /** The provider's id, as `contributes.mcpServerDefinitionProviders` names it. */
 export const MCP_PROVIDER_ID = 'leanscope.mcp';
@@ -33,7 +35,7 @@ export interface McpServerSpec {
 export function mcpServerSpecs(extensionPath: string): McpServerSpec[] {
   const folders = vscode.workspace.workspaceFolders ?? [];
   return folders.map((f) => {
-    const lake = (vscode.workspace.getConfiguration('leanscope', f.uri).get<string>('lakePath', '') || '').trim();
+    const { lake } = lakeFor(f.uri);
     const args = ['mcp', '--root', f.uri.fsPath];
     if (lake) args.push('--lake', lake);
     return { label: `leanscope (${f.name})`, command: sidecarBinary(extensionPath), args, cwd: f.uri };
@@ -57,7 +59,8 @@ export function registerMcpServer(context: vscode.ExtensionContext): vscode.Disp
     }),
   };
   const watch = vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration('leanscope.lakePath') || e.affectsConfiguration('leanscope.sidecarPath')) changed.fire();
+    if (e.affectsConfiguration('leanscope.lakePath') || e.affectsConfiguration('leanscope.sidecarPath')
+      || e.affectsConfiguration('lean4.envPathExtensions')) changed.fire();
   });
   const folders = vscode.workspace.onDidChangeWorkspaceFolders?.(() => changed.fire());
   const registration = register.call(api.lm, MCP_PROVIDER_ID, provider);

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { CaptureFolderParams, CaptureFolderResult, METHODS, SessionManifestStatus } from './protocol';
 import { FolderProgress, readManifest } from './sessions';
 import { folderCaptureParams } from './settings';
+import { describeLake, lakeFor } from './leanExtension';
 import { formatValue, runCount } from './format';
 import { requestWithProgress } from './progress';
 import { Services } from './services';
@@ -79,7 +80,7 @@ export async function captureSession(services: Services, what: 'folder' | 'proje
   const params = fileParams ?? folderCaptureParams(folder, root, what === 'project');
   if (what === 'file') fs.mkdirSync(path.dirname(params.output!), { recursive: true });
   const session = params.output!;
-  log(`capture ${label} ${JSON.stringify({ ...params, folder: undefined, file: undefined })}`);
+  log(`capture ${label} ${JSON.stringify({ ...params, folder: undefined, file: undefined })}; ${describeLake(lakeFor(folder))}`);
   const shown = new FolderProgress();
   let answer;
   try {

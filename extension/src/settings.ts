@@ -6,6 +6,7 @@ import { resolveSidecarBinary } from './sidecar';
 import { CaptureFolderParams, CaptureParams, CaptureSettings, CompareSettings } from './protocol';
 import { sessionDirectory, stamp } from './sessions';
 import type { Measure } from './format';
+import { lakeFor } from './leanExtension';
 
 function config(): vscode.WorkspaceConfiguration { return vscode.workspace.getConfiguration('leanscope'); }
 
@@ -22,8 +23,10 @@ export function measureSetting(): Measure {
 
 /** What every capture takes from the settings: measure, threshold, lake and
  * timeout. With heartbeats the threshold is `thresholdHeartbeats` (the
- * sidecar refuses `thresholdMs` with them). */
-export function captureSettings(): CaptureSettings {
+ * sidecar refuses `thresholdMs` with them). `lake`: `leanscope.lakePath`,
+ * else, with the Lean 4 extension installed, the one its rule finds for
+ * `near` (leanExtension.ts). */
+export function captureSettings(near?: vscode.Uri): CaptureSettings {
   const c = config();
   const params: CaptureSettings = {};
   if (measureSetting() === 'heartbeats') {
@@ -34,7 +37,7 @@ export function captureSettings(): CaptureSettings {
     const threshold = c.get<number>('thresholdMs', 10);
     if (typeof threshold === 'number' && threshold >= 0) params.thresholdMs = threshold;
   }
-  const lake = (c.get<string>('lakePath', '') || '').trim();
+  const { lake } = lakeFor(near);
   if (lake) params.lake = lake;
   const timeout = c.get<number>('timeoutSeconds', 0);
   if (typeof timeout === 'number' && timeout >= 1) params.timeoutSeconds = Math.floor(timeout);
@@ -90,14 +93,14 @@ export function profileSettings(): { repeat: number; warmup: number } {
 export function repeatedFileParams(file: vscode.Uri, root: string, repeat: number, warmup: number, now = new Date()): CaptureFolderParams {
   const named = path.join(path.dirname(file.fsPath), path.basename(file.fsPath, '.lean'));
   return {
-    file: file.fsPath, repeat, warmup, ...captureSettings(),
+    file: file.fsPath, repeat, warmup, ...captureSettings(file),
     output: sessionDirectory(named, root, outputDirectory(file), now),
   };
 }
 
 /** The parameters of `leanscope/capture` from the settings. */
 export function captureParams(file: vscode.Uri, now = new Date()): CaptureParams {
-  const params: CaptureParams = { uri: file.toString(), ...captureSettings() };
+  const params: CaptureParams = { uri: file.toString(), ...captureSettings(file) };
   const out = outputDirectory(file);
   if (out) params.output = path.join(out, `${path.basename(file.fsPath, '.lean')}-${stamp(now)}.lsrec`);
   return params;
@@ -109,7 +112,7 @@ export function captureParams(file: vscode.Uri, now = new Date()): CaptureParams
  * opened too. */
 export function folderCaptureParams(folder: vscode.Uri, root: string, project: boolean, now = new Date()): CaptureFolderParams {
   return {
-    folder: folder.fsPath, ...(project ? { project: true } : {}), ...captureSettings(),
+    folder: folder.fsPath, ...(project ? { project: true } : {}), ...captureSettings(folder),
     output: sessionDirectory(folder.fsPath, root, outputDirectory(folder), now),
   };
 }

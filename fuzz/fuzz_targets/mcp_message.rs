@@ -5,7 +5,7 @@
 //! the reply bounds.
 #![no_main]
 
-use leanscope::protocol::mcp_bounds::{fit, summary, MAX_STRING_CHARS, MAX_SUMMARY_BYTES};
+use leanscope::protocol::mcp_bounds::{fit, summary, MAX_MCP_STRING_CHARS, MAX_MCP_SUMMARY_BYTES};
 use leanscope::protocol::mcp_tools::read_call;
 use libfuzzer_sys::fuzz_target;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(text) = std::str::from_utf8(data) {
-        assert!(summary(text.to_string()).len() <= MAX_SUMMARY_BYTES);
+        assert!(summary(text.to_string()).len() <= MAX_MCP_SUMMARY_BYTES);
     }
     let Ok(value) = serde_json::from_slice::<Value>(data) else {
         return;
@@ -46,10 +46,10 @@ fuzz_target!(|data: &[u8]| {
     assert_strings_cut(&reply);
 });
 
-/// Every string of a fitted reply is at most MAX_STRING_CHARS characters and the `…`.
+/// Every string of a fitted reply is at most MAX_MCP_STRING_CHARS characters and the `…`.
 fn assert_strings_cut(v: &Value) {
     match v {
-        Value::String(s) => assert!(s.chars().count() <= MAX_STRING_CHARS + 1),
+        Value::String(s) => assert!(s.chars().count() <= MAX_MCP_STRING_CHARS + 1),
         Value::Array(items) => items.iter().for_each(assert_strings_cut),
         Value::Object(o) => o.values().for_each(assert_strings_cut),
         _ => {}

@@ -273,6 +273,36 @@ pub const MAX_BUILD_DEPTH: usize = 64;
 /// rest is read and dropped so the child never blocks).
 pub const MAX_KEPT_STDOUT: usize = 1 << 20;
 
+// ---------------------------------------------------------------------------- agents (MCP)
+
+/// Most rows of each list a tool returns (its `limit` argument at most).
+pub const MAX_MCP_ROWS: usize = 200;
+
+/// A tool's structured result, in bytes of compact JSON, at most (the text summary is separate).
+pub const MAX_MCP_REPLY_BYTES: usize = 32 * 1024;
+
+/// The text summary beside a tool's structured result, at most (cut at a line's end).
+pub const MAX_MCP_SUMMARY_BYTES: usize = 2048;
+
+/// A string of a tool's result (a tactic's text, a message) longer than this many characters is
+/// cut, with `…`.
+pub const MAX_MCP_STRING_CHARS: usize = 300;
+
+/// The largest `timeoutSeconds` a capture tool takes.
+pub const MAX_MCP_TIMEOUT_SECONDS: u64 = 24 * 3600;
+
+/// Paths of recordings and sessions the MCP server remembers having written; the oldest go
+/// first.
+pub const MAX_MCP_REMEMBERED: usize = 1000;
+
+/// Resources listed at most (`resources/list`).
+pub const MAX_MCP_RESOURCES_LISTED: usize = 200;
+
+// ---------------------------------------------------------------------------- hot spots
+
+/// Tree levels a hot-spots document holds at most, whatever the depth asked.
+pub const MAX_HOT_SPOT_DEPTH_SHOWN: usize = 256;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,7 +41,9 @@ pub mod exit {
 #[command(
     name = "leanscope",
     version,
-    about = "Find where Lean 4 spends its time"
+    about = "Find where Lean 4 spends its time",
+    after_help = "Test tools (not listed above): `synth` writes a deterministic synthetic recording, \
+                  `synth-session` a synthetic session, for tests, benchmarks and demos."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -50,30 +52,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write a deterministic synthetic recording (same arguments, same bytes).
-    Synth(commands::synth::Args),
-    /// Print a recording's header facts, counts and validation issues.
-    Info(commands::info::Args),
     /// Capture a Lean file, folder or project: run Lean with profiling on and write recordings.
     Profile(commands::profile::Args),
     /// Serve the viewer for a session or a recording on 127.0.0.1.
     View(commands::view::Args),
     /// Write a static copy of the viewer and a session's data.
     Publish(commands::publish::Args),
-    /// Write a deterministic synthetic session (for tests and demos).
-    SynthSession(commands::synth_session::Args),
-    /// Summarize a recording, session, imported file or summary JSON.
-    Summary(commands::summary::Args),
-    /// Compare a candidate against a baseline with tolerances (exit 1 on a regression).
-    Compare(commands::compare::Args),
-    /// Import another profiler's file (Chrome, Firefox, folded, lean --profile) as a recording.
-    Import(commands::import::Args),
-    /// Export a recording as Chrome trace, speedscope, folded stacks or summary JSON.
-    Export(commands::export::Args),
-    /// Answer JSON-RPC (LSP framing) on stdin/stdout: capture, open, annotations.
-    Serve(commands::serve::Args),
-    /// Serve agents: a Model Context Protocol server on stdio (profile, query, compare tools).
-    Mcp(commands::mcp::Args),
+    /// Print a recording's header facts, counts and validation issues.
+    Info(commands::info::Args),
     /// The slowest files, folders, declarations or tactics of a session or recording.
     Query(commands::query::Args),
     /// What kind of work dominates: hot spots by key (bottom-up table, call tree, callers).
@@ -81,14 +67,32 @@ enum Command {
     /// How close each declaration is to its maxHeartbeats (and synthInstance.maxHeartbeats)
     /// limit: a report for people or CI (--fail).
     Headroom(commands::headroom::Args),
+    /// Summarize a recording, session, imported file or summary JSON.
+    Summary(commands::summary::Args),
+    /// Compare a candidate against a baseline with tolerances (exit 1 on a regression).
+    Compare(commands::compare::Args),
     /// Exact-revision profiling of a change: `plan` lists the .lean files
     /// it touches (from Git objects only); `run` measures both sides.
     Revisions(commands::revisions::Args),
+    /// Import another profiler's file (Chrome, Firefox, folded, lean --profile) as a recording.
+    Import(commands::import::Args),
+    /// Export a recording as Chrome trace, speedscope, folded stacks or summary JSON.
+    Export(commands::export::Args),
+    /// Work on whole sessions: `merge` the shards of a sharded capture into one session.
+    Session(commands::session::Args),
+    /// Answer JSON-RPC (LSP framing) on stdin/stdout: capture, open, annotations.
+    Serve(commands::serve::Args),
+    /// Serve agents: a Model Context Protocol server on stdio (profile, query, compare tools).
+    Mcp(commands::mcp::Args),
     /// What profiling costs: plain `lake env lean FILE` against `leanscope profile FILE`,
     /// interleaved and rotated over repeats, timed by the host.
     Bench(commands::bench::Args),
-    /// Work on whole sessions: `merge` the shards of a sharded capture into one session.
-    Session(commands::session::Args),
+    /// Write a deterministic synthetic recording (same arguments, same bytes).
+    #[command(hide = true)]
+    Synth(commands::synth::Args),
+    /// Write a deterministic synthetic session (for tests and demos).
+    #[command(hide = true)]
+    SynthSession(commands::synth_session::Args),
 }
 
 fn main() -> ExitCode {

@@ -172,3 +172,52 @@ fn a_reader_that_goes_away_ends_the_report_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(stderr.is_empty(), "nothing to say: {stderr}");
 }
+
+/// `leanscope --help` lists the commands in the order a user meets them; the test tools
+/// are not among them but are named after the list, and still answer.
+#[test]
+fn help_lists_the_users_commands_in_order_and_the_test_tools_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = leanscope(&["--help"], dir.path());
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    let listed: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("a Commands: section")
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "profile",
+            "view",
+            "publish",
+            "info",
+            "query",
+            "top",
+            "headroom",
+            "summary",
+            "compare",
+            "revisions",
+            "import",
+            "export",
+            "session",
+            "serve",
+            "mcp",
+            "bench",
+            "help"
+        ],
+        "{help}"
+    );
+    assert!(
+        help.contains("Test tools (not listed above): `synth`"),
+        "{help}"
+    );
+    for tool in ["synth", "synth-session"] {
+        let out = leanscope(&[tool, "--help"], dir.path());
+        assert!(out.status.success(), "{tool}: {}", text(&out.stderr));
+    }
+}

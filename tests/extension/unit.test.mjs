@@ -310,6 +310,97 @@ test('capture parameters come from the settings', async () => {
   } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });
 
+test('lake beside the Lean 4 extension: the setting wins, else lean4.envPathExtensions, elan\'s bin, PATH; without it, leanscope\'s own search', async () => {
+  const { chooseLake } = extensionModule('leanExtension', createVscodeStub({}).vscode);
+  const executables = new Set(['/ext/a/lake', '/home/u/.elan/bin/lake', '/usr/bin/lake', '/ws/rel/lake', 'C:\\tools\\lean\\lake.exe']);
+  const base = {
+    setting: '', leanExtension: true, envPathExtensions: ['/ext/none', '/ext/a'], folder: '/ws',
+    pathVar: '/usr/local/bin:/usr/bin', home: '/home/u', platform: 'linux', isExecutable: (p) => executables.has(p),
+  };
+  // An explicit leanscope.lakePath wins over everything.
+  assert.deepEqual(chooseLake({ ...base, setting: '/opt/lake' }), { lake: '/opt/lake', from: 'the setting leanscope.lakePath' });
+  // The Lean extension's lean4.envPathExtensions, in order, before elan and PATH.
+  assert.deepEqual(chooseLake(base), { lake: '/ext/a/lake', from: "the Lean 4 extension's lean4.envPathExtensions" });
+  // A relative entry is resolved against the workspace folder.
+  assert.equal(chooseLake({ ...base, envPathExtensions: ['rel'] }).lake, '/ws/rel/lake');
+  // None there: ~/.elan/bin (which the Lean extension puts before PATH), then PATH.
+  assert.deepEqual(chooseLake({ ...base, envPathExtensions: [] }), { lake: '/home/u/.elan/bin/lake', from: "elan's bin, as the Lean 4 extension adds it to PATH" });
+  assert.equal(chooseLake({ ...base, envPathExtensions: 'not a list', home: '/nohome' }).lake, '/usr/bin/lake');
+  // elan's bin already on PATH keeps its place there.
+  assert.equal(chooseLake({ ...base, envPathExtensions: [], pathVar: '/usr/bin:/home/u/.elan/bin' }).lake, '/usr/bin/lake');
+  // The Lean extension's PATH has no lake: the sidecar searches, as today.
+  assert.deepEqual(chooseLake({ ...base, envPathExtensions: [], home: '/nohome', pathVar: '/nowhere' }),
+    { from: "leanscope's own search (PATH, then elan): the Lean 4 extension's PATH has no lake" });
+  // Without the Lean extension, its setting is not read: today's rule.
+  assert.deepEqual(chooseLake({ ...base, leanExtension: false }), { from: "leanscope's own search (PATH, then elan)" });
+  // Windows: lake.exe, `;` between PATH entries.
+  assert.equal(chooseLake({ ...base, platform: 'win32', envPathExtensions: ['C:\\tools\\lean'], pathVar: 'C:\\Windows', home: 'C:\\Users\\u' }).lake, 'C:\\tools\\lean\\lake.exe');
+});
+
+test('capture parameters beside the Lean 4 extension: its envPathExtensions\' lake, unless leanscope.lakePath is set; without it, no lake is sent', async () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-ws-'));
+  const tools = path.join(ws, 'lean-tools');
+  fs.mkdirSync(tools);
+  fs.writeFileSync(path.join(tools, 'lake'), '#!/bin/sh\n', { mode: 0o755 });
+  const lean4 = { 'leanprover.lean4': { packageJSON: { name: 'lean4', publisher: 'leanprover', version: '0.0.239' }, exports: {} } };
+  const with4 = activateExtension({ workspaceFolders: [ws], settings: { 'lean4.envPathExtensions': ['lean-tools'] }, stubOptions: { extensions: lean4 } });
+  try {
+    const file = with4.vscode.Uri.file(path.join(ws, 'Demo/Clean.lean'));
+    const { captureParams, folderCaptureParams } = with4.module('settings');
+    assert.equal(captureParams(file).lake, path.join(tools, 'lake'));
+    assert.equal(folderCaptureParams(with4.vscode.Uri.file(path.join(ws, 'Demo')), ws, false).lake, path.join(tools, 'lake'));
+    // The MCP server definition gets the same --lake.
+    const { mcpServerSpecs } = with4.module('mcp');
+    assert.deepEqual(mcpServerSpecs(EXTENSION)[0].args.slice(-2), ['--lake', path.join(tools, 'lake')]);
+    // The setting wins.
+    with4.test.settings['leanscope.lakePath'] = '/opt/elan/bin/lake';
+    assert.equal(captureParams(file).lake, '/opt/elan/bin/lake');
+  } finally { await with4.dispose(); }
+  const without = activateExtension({ workspaceFolders: [ws], settings: { 'lean4.envPathExtensions': ['lean-tools'] } });
+  try {
+    const file = without.vscode.Uri.file(path.join(ws, 'Demo/Clean.lean'));
+    assert.equal(without.module('settings').captureParams(file).lake, undefined, 'no Lean extension: the sidecar finds lake as today');
+  } finally { await without.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
+});
+
+test('the heat mark: a gutter icon; beside the Lean 4 extension, a border at the line\'s left (the glyph margin would merge both extensions\' icons)', async () => {
+  const heat = (x) => x.test.decorationTypes.map((t) => t.options).filter((o) => o.overviewRulerLane === x.vscode.OverviewRulerLane.Right);
+  const alone = activateExtension();
+  try {
+    const types = heat(alone);
+    assert.equal(types.length, 4);
+    for (const [i, o] of types.entries()) {
+      assert.match(o.gutterIconPath.fsPath, new RegExp(`media/heat-${i + 1}\\.svg$`));
+      assert.equal(o.isWholeLine, undefined);
+    }
+  } finally { await alone.dispose(); }
+  const lean4 = { 'leanprover.lean4': { packageJSON: { name: 'lean4', publisher: 'leanprover', version: '0.0.239' }, exports: {} } };
+  const beside = activateExtension({ stubOptions: { extensions: lean4 } });
+  try {
+    const types = heat(beside);
+    assert.equal(types.length, 4);
+    for (const [i, o] of types.entries()) {
+      assert.equal(o.gutterIconPath, undefined, 'nothing in the glyph margin');
+      assert.deepEqual([o.isWholeLine, o.borderStyle, o.borderWidth], [true, 'solid', '0 0 0 3px']);
+      assert.equal(o.borderColor, o.overviewRulerColor);
+      assert.equal(o.borderColor, `rgba(230, 120, 0, ${(0.25 * (i + 1)).toFixed(2)})`);
+    }
+  } finally { await beside.dispose(); }
+});
+
+test('menus: leanscope\'s commands in the Lean 4 extension\'s ∀ menu (lean4.titlebar), for Lean files only', () => {
+  const items = manifest.contributes.menus['lean4.titlebar'];
+  assert.deepEqual(items.map((m) => m.command), ['leanscope.profileFile', 'leanscope.profileFolder', 'leanscope.profileProject',
+    'leanscope.showViewer', 'leanscope.showHotSpots', 'leanscope.toggleAnnotations']);
+  const lean = { resourceLangId: 'lean4', resourceExtname: '.lean', isWorkspaceTrusted: true };
+  assert.deepEqual(shown('lean4.titlebar', lean), items.map((m) => m.command));
+  assert.deepEqual(shown('lean4.titlebar', { resourceLangId: 'markdown', resourceExtname: '.md', isWorkspaceTrusted: true }), []);
+  // Restricted Mode: the viewing commands only.
+  assert.deepEqual(shown('lean4.titlebar', { ...lean, isWorkspaceTrusted: false }), ['leanscope.showViewer', 'leanscope.showHotSpots', 'leanscope.toggleAnnotations']);
+  // One group of their own, after the Lean extension's groups (1_setup … 9_setupError).
+  assert.ok(items.every((m) => /^z_leanscope@\d+$/.test(m.group)), JSON.stringify(items));
+});
+
 test('sidecar path: the setting, else bin/leanscope in the extension', async () => {
   const x = activateExtension();
   try {
@@ -414,8 +505,8 @@ test('Profile Folder and Profile Project: trust, a local folder, a Lean project,
     assert.equal(await run('leanscope.profileFolder'), undefined);
     assert.equal(x.test.log.dialogs.at(-1).canSelectFolders, true);
     assert.equal(x.test.log.errors.length, errors, 'no error for a dialog dismissed');
-    await run('leanscope.profileFolder', x.vscode.Uri.file(lean));
-    assert.equal(x.test.log.errors.at(-1), `leanscope: ${lean} is not a local folder.`);
+    await run('leanscope.profileFolder', x.vscode.Uri.file(path.join(ws, 'missing')));
+    assert.equal(x.test.log.errors.at(-1), `leanscope: ${path.join(ws, 'missing')} is not a local folder.`);
     await run('leanscope.profileFolder', x.vscode.Uri.file(path.join(ws, 'loose')));
     assert.match(x.test.log.errors.at(-1), /loose is not inside a Lean project \(no lean-toolchain, lakefile\.toml or lakefile\.lean in it or above it\)\.$/);
     await run('leanscope.profileProject');
@@ -438,6 +529,10 @@ test('Profile Folder and Profile Project: trust, a local folder, a Lean project,
     assert.equal(x.test.lastProgress().options.cancellable, true);
     assert.match(x.test.log.errors.at(-1), /^leanscope: profiling project proj failed: The leanscope sidecar was not found at \/nonexistent\/leanscope/);
     assert.ok(x.test.log.output.some((l) => l.includes(`capture project proj {"project":true,"thresholdMs":10,"output":"${path.join(ws, 'proj/.leanscope/sessions/proj-')}`)), x.test.log.output.join('\n'));
+    // A .lean file (an editor title menu, such as the Lean 4 extension's ∀
+    // menu, passes the editor's file): its folder is profiled.
+    await run('leanscope.profileFolder', x.vscode.Uri.file(lean));
+    assert.match(x.test.log.errors.at(-1), new RegExp(`^leanscope: profiling folder ${path.basename(path.dirname(lean))} failed: `));
     assert.equal(x.test.statusItems[0].visible, false, 'no capture, nothing in the status bar');
   } finally { await x.dispose(); fs.rmSync(ws, { recursive: true, force: true }); }
 });

@@ -233,6 +233,17 @@ function createVscodeStub(options = {}) {
     async getCommands() { return [...commands.keys()]; },
   };
 
+  // Other installed extensions, by id (`options.extensions`: id → what
+  // `getExtension` answers, e.g. `{ packageJSON, exports }`).
+  const installed = { ...(options.extensions || {}) };
+  const extensions = {
+    getExtension(id) {
+      const e = installed[id];
+      return e ? { id, isActive: true, activate: async () => e.exports, ...e } : undefined;
+    },
+    get all() { return Object.keys(installed).map((id) => extensions.getExtension(id)); },
+  };
+
   const api = {
     Uri, Range, Position, Selection, Disposable, EventEmitter, ThemeColor, MarkdownString, Hover, CodeLens, CancellationTokenSource, Diagnostic,
     DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
@@ -242,12 +253,12 @@ function createVscodeStub(options = {}) {
     ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2 },
     OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
     TextEditorRevealType: { Default: 0, InCenter: 1, InCenterIfOutsideViewport: 2, AtTop: 3 },
-    window, workspace, languages, commands: vscodeCommands,
+    window, workspace, languages, commands: vscodeCommands, extensions,
   };
 
   // Test helpers (not part of the vscode API).
   const test = {
-    log, settings, commands, codeLensProviders, hoverProviders, decorationTypes, documents, editors, panels, statusItems, diagnosticCollections,
+    log, settings, installed, commands, codeLensProviders, hoverProviders, decorationTypes, documents, editors, panels, statusItems, diagnosticCollections,
     /** Saves a document (its text to disk), as the user does. */
     async save(doc) { await doc.save(); events.saveText.fire(doc); },
     answerDialogs(...answers) { dialogAnswers = answers; },

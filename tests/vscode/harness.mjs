@@ -71,10 +71,49 @@ function installedExtensions(env) {
   return dir;
 }
 
+/** The official Lean 4 extension and the one it depends on, as VSIXs built
+ * from their public sources (../shared/vendor, each with a README saying
+ * how; LEANSCOPE_SHARED_DIR names another shared folder). */
+export const SHARED = process.env.LEANSCOPE_SHARED_DIR || path.join(REPO, '../shared');
+export const LEAN_VSIXS = [
+  path.join(SHARED, 'vendor/even-better-toml/even-better-toml-0.21.2.vsix'),
+  path.join(SHARED, 'vendor/vscode-lean4/lean4-0.0.239.vsix'),
+];
+
+/** Why the Lean 4 extension cannot be installed here ('' when it can). */
+export function leanExtensionMissing() {
+  const missing = LEAN_VSIXS.filter((f) => !fs.existsSync(f));
+  return missing.length ? `the Lean 4 extension's VSIXs are missing (${missing.join(', ')}): the shared vendor folder is not beside the repository` : '';
+}
+
+let leanExtensionsDir = null;
+/** leanscope's VSIX with the Lean 4 extension and Even Better TOML, in a
+ * directory of their own (the other tests run without them). */
+function installedWithLean(env) {
+  if (leanExtensionsDir) return leanExtensionsDir;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-vscode-ext-lean-'));
+  const udd = fs.mkdtempSync(path.join(os.tmpdir(), 'leanscope-vscode-udd-'));
+  const args = [CODE_SERVER, '--user-data-dir', udd, '--extensions-dir', dir];
+  for (const v of [vsixPath(), ...LEAN_VSIXS]) args.push('--install-extension', v);
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', env, timeout: STEP_MS * 3 });
+  fs.rmSync(udd, { recursive: true, force: true });
+  const listed = spawnSync(process.execPath, [CODE_SERVER, '--extensions-dir', dir, '--list-extensions', '--show-versions'],
+    { encoding: 'utf8', env, timeout: STEP_MS });
+  for (const id of ['leanscope.leanscope@', 'leanprover.lean4@0.0.239', 'tamasfe.even-better-toml@0.21.2']) {
+    if (r.status !== 0 || !listed.stdout.includes(id)) {
+      throw new Error(`code-server --install-extension of leanscope and the Lean 4 extension failed (status ${r.status}; ${id} not listed): ${r.stdout}\n${r.stderr}\n${listed.stdout}`);
+    }
+  }
+  leanExtensionsDir = dir;
+  return dir;
+}
+
 /** Removes what the run shares (the installed extension). */
 export function cleanupShared() {
   if (extensionsDir) fs.rmSync(extensionsDir, { recursive: true, force: true });
   extensionsDir = null;
+  if (leanExtensionsDir) fs.rmSync(leanExtensionsDir, { recursive: true, force: true });
+  leanExtensionsDir = null;
 }
 
 /** A copy of the demo project, the fake `lake`/`lean`, and the settings
@@ -136,8 +175,10 @@ export function outputChannel(dir, name) {
   return found.map((f) => `${f}:\n${fs.readFileSync(f, 'utf8')}`).join('\n');
 }
 
-/** Starts code-server on the workspace and opens it in Chromium. */
-export async function openVsCode(w, { trusted = true, settings = {}, width = 1600, height = 1000 } = {}) {
+/** Starts code-server on the workspace and opens it in Chromium. With
+ * `leanExtension`, the Lean 4 extension is installed beside leanscope; with
+ * `fakeOnPath: false`, the fake toolchain is not on code-server's PATH. */
+export async function openVsCode(w, { trusted = true, settings = {}, width = 1600, height = 1000, leanExtension = false, fakeOnPath = true } = {}) {
   const home = path.join(w.dir, 'home');
   const udd = path.join(w.dir, 'user-data');
   fs.mkdirSync(path.join(udd, 'Machine'), { recursive: true });
@@ -168,7 +209,7 @@ export async function openVsCode(w, { trusted = true, settings = {}, width = 160
     'window.dialogStyle': 'custom',
   }, null, 2));
   const env = {
-    PATH: `${w.bin}:/usr/bin:/bin`,
+    PATH: fakeOnPath ? `${w.bin}:/usr/bin:/bin` : '/usr/bin:/bin',
     HOME: home,
     XDG_CONFIG_HOME: path.join(home, '.config'),
     XDG_DATA_HOME: path.join(home, '.local/share'),
@@ -176,7 +217,7 @@ export async function openVsCode(w, { trusted = true, settings = {}, width = 160
     LEANSCOPE_FAKE_DELAY_SCALE: w.delayScale,
     ...(w.pidfile ? { LEANSCOPE_FAKE_PIDFILE: w.pids } : {}),
   };
-  const extensions = installedExtensions(env);
+  const extensions = leanExtension ? installedWithLean(env) : installedExtensions(env);
   const port = await freePort();
   const args = [CODE_SERVER, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', udd,
     '--extensions-dir', extensions, '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override',

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createVscodeStub, extensionModule } from '../extension/helpers.mjs';
-import { REPO, makeWorkspace, openVsCode, leanscope, leanscopeBin, cleanupShared, STEP_MS } from './harness.mjs';
+import { REPO, makeWorkspace, openVsCode, leanscope, leanscopeBin, cleanupShared, STEP_MS, leanExtensionMissing, outputChannel } from './harness.mjs';
+import { fakeLean } from '../extension/helpers.mjs';
 
 // The editor's own formatting of times (the rule of the CLI and the viewer
 // too), to compare what is shown with the CLI's numbers of the same recording.
@@ -676,5 +677,130 @@ test('Headroom in heartbeats: the share in the CodeLens, the warning under set_o
     }, bump);
     assert.ok(faded, `line ${bump + 1} faded`);
     await vs.screenshot('headroom-problems');
+  });
+});
+
+/** Each after-line text and CodeLens of the editor: whether it lies in
+ * the editor's visible text area (a long line's time can be scrolled off to
+ * the right), and, there, whether it is on top: the element at its box's
+ * middle is itself or inside it (nothing drawn over it). */
+async function uncovered(page) {
+  return page.evaluate(() => {
+    const out = { texts: [], lenses: [] };
+    const area = document.querySelector('.monaco-editor .lines-content')?.closest('.monaco-scrollable-element')?.getBoundingClientRect();
+    const onTop = (el) => {
+      const r = el.getBoundingClientRect();
+      if (r.width <= 0 || r.height <= 0) return 'empty';
+      if (!area || r.right > area.right || r.left < area.left || r.bottom > area.bottom || r.top < area.top) return 'outside';
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return !!hit && (hit === el || el.contains(hit));
+    };
+    for (const s of document.querySelectorAll('.monaco-editor .view-lines .view-line span')) {
+      const c = getComputedStyle(s, '::after').content;
+      if (c && c !== 'none' && c !== 'normal' && c !== '""' && c !== '"\u200b"') out.texts.push({ text: JSON.parse(c), onTop: onTop(s) });
+    }
+    for (const l of document.querySelectorAll('.monaco-editor .codelens-decoration a')) out.lenses.push({ text: l.textContent, onTop: onTop(l) });
+    return out;
+  });
+}
+
+test('Beside the Lean 4 extension: leanscope in its ∀ menu, Profile File from there with the lake of lean4.envPathExtensions, both extensions\' decorations shown', async (ctx) => {
+  const missing = leanExtensionMissing();
+  if (missing) { ctx.skip(`skipped: ${missing}`); return; }
+  const w = makeWorkspace();
+  // The fake toolchain only in a folder the Lean extension's setting names:
+  // not on PATH, and no leanscope.lakePath.
+  const tools = path.join(w.dir, 'lean-tools');
+  fs.mkdirSync(tools);
+  for (const name of ['lake', 'lean']) fs.symlinkSync(fakeLean(), path.join(tools, name));
+  const vs = await start(w, {
+    leanExtension: true, fakeOnPath: false,
+    settings: { 'leanscope.lakePath': '', 'lean4.envPathExtensions': [tools] },
+  });
+  const { page } = vs;
+  let failures = 0;
+  const t = {
+    test: (name, fn) => ctx.test(name, async () => {
+      try { await fn(); } catch (e) { await vs.screenshot(`FAILED-lean4-${++failures}`).catch(() => {}); throw e; }
+    }),
+  };
+  await vs.openFile('Demo/Clean.lean');
+
+  await t.test('the Lean extension ran the fake lean --version and shows its ∀ menu, with leanscope\'s commands', async () => {
+    // The ∀ menu (the submenu lean4.titlebar, labelled "Lean 4") appears once
+    // the Lean extension found Lean (lean --version through its PATH).
+    const button = page.locator('.editor-actions .action-item [aria-label="Lean 4"]').first();
+    await button.waitFor({ timeout: STEP_MS * 2 });
+    // Its entries for an active Lean (Restart File: `lean4.isLeanFeatureSetActive`)
+    // come once its checks passed: open the menu until they are there.
+    const menu = page.locator('.context-view .monaco-menu').first();
+    const deadline = Date.now() + STEP_MS * 2;
+    let items;
+    // Without elan (the fake toolchain has none) the Lean extension asks
+    // once, in a modal dialog, whether to install it: proceed, as a user
+    // with their own toolchain would.
+    const proceed = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Proceed Regardless' });
+    let dialogs = 0;
+    for (;;) {
+      if (await proceed.isVisible()) { await proceed.click(); dialogs++; }
+      try {
+        await button.click({ timeout: 5000 });
+        await menu.waitFor({ timeout: 5000 });
+        items = (await menu.locator('.action-item .action-label').allInnerTexts()).map((x) => x.trim()).filter(Boolean);
+      } catch (e) {
+        if (Date.now() > deadline) throw e;
+        continue; // a dialog came first
+      }
+      if (items.includes('Restart File') || Date.now() > deadline) break;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(2000);
+    }
+    await vs.screenshot('lean4-menu');
+    for (const c of ['Profile File', 'Profile Folder', 'Profile Project', 'Show Viewer', 'Show Hot Spots', 'Toggle Annotations']) {
+      assert.ok(items.includes(c), `${c} in the ∀ menu: ${items.join(' | ')}`);
+    }
+    // The Lean extension's own entries are there too, those of an active Lean among them.
+    const lean = outputChannel(w.dir, 'Lean: Editor');
+    const notes = await page.locator('.notification-toast .notification-list-item-message').allInnerTexts().catch(() => []);
+    assert.ok(items.includes('Restart File'), `${items.join(' | ')}\nnotifications: ${notes.join(' | ')}\n${lean.slice(-3000)}`);
+    assert.ok(dialogs <= 1, `the elan dialog came ${dialogs} times`);
+  });
+
+  await t.test('Profile File from the ∀ menu captures with the lake the Lean extension\'s setting names', async () => {
+    await page.locator('.context-view .monaco-menu .action-item .action-label', { hasText: /^Profile File$/ }).first().click();
+    await vs.waitForStatus(/Clean\.lean \d/);
+    const [recording] = w.recordings();
+    assert.ok(recording, w.recordingsReport());
+    const log = outputChannel(w.dir, 'leanscope');
+    const lake = path.join(tools, 'lake');
+    assert.ok(log.includes(`"lake":${JSON.stringify(lake)}`), `the capture was sent ${lake}: ${log}`);
+    assert.ok(log.includes(`lake ${lake} (from the Lean 4 extension's lean4.envPathExtensions)`), log);
+    const tip = await page.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: 'Clean.lean' }).first().getAttribute('aria-label');
+    assert.ok(tip !== null);
+    assert.match(leanscope('info', recording), /^lean\s+4\.31\.0 /m, 'the fake lean of the tools folder ran');
+  });
+
+  await t.test('leanscope\'s line times and CodeLenses show, on top, on a Lean file with the Lean extension active', async () => {
+    await page.waitForFunction(() => document.querySelectorAll('.monaco-editor .codelens-decoration').length > 0, null, { timeout: STEP_MS });
+    const seen = await uncovered(page);
+    await vs.screenshot('beside-lean4');
+    // Every CodeLens and every line time in view is drawn on top (the Lean
+    // extension's infoview, opened beside, narrows the editor: the times
+    // after long lines are then scrolled off to the right, not covered).
+    const inView = seen.texts.filter((x) => x.onTop !== 'outside');
+    assert.ok(inView.length >= seen.texts.length / 2 && inView.length > 0, JSON.stringify(seen));
+    assert.ok(seen.lenses.length > 0, JSON.stringify(seen));
+    for (const x of [...inView, ...seen.lenses]) assert.equal(x.onTop, true, `covered: ${JSON.stringify(x)}`);
+    // The heat marks: not in the glyph margin, where VS Code would draw a
+    // line's icons of both extensions as one element (one hiding the other),
+    // but a border at each timed line's left.
+    const marks = await page.evaluate(() => ({
+      glyphs: document.querySelectorAll('.monaco-editor .glyph-margin-widgets > div').length,
+      borders: [...document.querySelectorAll('.monaco-editor .view-overlays > div > div')]
+        .map((d) => getComputedStyle(d))
+        .filter((st) => st.borderLeftWidth === '3px' && /^rgba\(230, 120, 0, /.test(st.borderLeftColor)).length,
+    }));
+    assert.equal(marks.glyphs, 0, JSON.stringify(marks));
+    assert.ok(marks.borders >= seen.lenses.length, JSON.stringify(marks));
   });
 });

@@ -59,7 +59,7 @@ export async function compareRevisions(services: Services, base?: string): Promi
     ignoreFocusOut: true,
   });
   if (!chosen || !chosen.trim()) return undefined;
-  const { lake } = captureSettings();
+  const { lake } = captureSettings(vscode.Uri.file(repo));
   const params: CompareRevisionsParams = { repo, base: chosen.trim(), head: 'HEAD', ...(lake ? { lake } : {}) };
   log(`compareRevisions ${JSON.stringify(params)}`);
   const outcome: RevisionComparison = { params, cancelled: false, progress: [] };

@@ -6,10 +6,16 @@ import { findProjectRoot } from '../sessions';
 import { captureSession, SessionCapture } from '../sessionCapture';
 import { Services } from '../services';
 
-/** Profiles `arg` (a folder from the Explorer), else the active .lean
- * file's folder, else a folder asked for. */
+/** Profiles `arg` (a folder from the Explorer; a .lean file from an editor's
+ * title menu, such as the Lean 4 extension's ∀ menu: its folder), else the
+ * active .lean file's folder, else a folder asked for. */
 export async function profileFolder(services: Services, arg?: vscode.Uri): Promise<SessionCapture | undefined> {
   let folder = arg instanceof vscode.Uri ? arg : undefined;
+  if (folder?.scheme === 'file' && folder.fsPath.endsWith('.lean')) {
+    let isFile = false;
+    try { isFile = fs.statSync(folder.fsPath).isFile(); } catch { /* reported below */ }
+    if (isFile) folder = vscode.Uri.file(path.dirname(folder.fsPath));
+  }
   if (!folder) {
     const active = vscode.window.activeTextEditor?.document.uri;
     if (active?.scheme === 'file' && active.fsPath.endsWith('.lean')) folder = vscode.Uri.file(path.dirname(active.fsPath));

@@ -10,11 +10,10 @@ use serde::Serialize;
 
 use super::key_path;
 use super::TopSpec;
+use leanscope::limits::MAX_HOT_SPOT_DEPTH_SHOWN;
 
 pub const FORMAT: &str = "leanscope-hot-spots";
 pub const VERSION: u32 = 1;
-/// Tree levels a document holds at most, whatever the depth asked.
-pub const MAX_DEPTH_SHOWN: usize = 256;
 
 /// What the source said about itself.
 pub struct Facts {
@@ -314,7 +313,7 @@ fn forest(
     spec: &TopSpec,
 ) -> TreeDoc {
     let shown = &tops[..tops.len().min(spec.limit)];
-    let depth = spec.depth.min(MAX_DEPTH_SHOWN);
+    let depth = spec.depth.min(MAX_HOT_SPOT_DEPTH_SHOWN);
     TreeDoc {
         inverted,
         path,

@@ -14,10 +14,8 @@ use crate::capture::{
     capture_file, default_threshold, CaptureError, CaptureRequest, CaptureResult, Progress,
     RunOptions,
 };
+use leanscope::limits::MAX_MCP_TIMEOUT_SECONDS;
 pub use leanscope::protocol::mcp_tools::How;
-
-/// The largest `timeoutSeconds`.
-pub const MAX_TIMEOUT_SECONDS: u64 = 24 * 3600;
 
 /// The Lean file and the request, checked before Lean runs.
 pub fn request(call: &Call, file: &str, how: &How) -> Result<CaptureRequest, ToolError> {
@@ -37,9 +35,9 @@ pub fn request(call: &Call, file: &str, how: &How) -> Result<CaptureRequest, Too
         )));
     }
     if let Some(t) = how.timeout_seconds {
-        if !(1..=MAX_TIMEOUT_SECONDS).contains(&t) {
+        if !(1..=MAX_MCP_TIMEOUT_SECONDS).contains(&t) {
             return Err(ToolError::new(format!(
-                "timeoutSeconds {t} is out of range: give 1 to {MAX_TIMEOUT_SECONDS}"
+                "timeoutSeconds {t} is out of range: give 1 to {MAX_MCP_TIMEOUT_SECONDS}"
             )));
         }
     }

@@ -2,7 +2,7 @@
 //! recording (`.lsrec`), `leanscope://session/<absolute path>` a session directory (the
 //! path percent-encoded where it is not plain). The list holds the recordings and sessions
 //! this server's tools wrote and those under `<root>/.leanscope/`, newest first, at most
-//! [`MAX_LISTED`]; reading one gives its report as JSON (bounded as tool results are).
+//! [`MAX_MCP_RESOURCES_LISTED`]; reading one gives its report as JSON (bounded as tool results are).
 //! Tools accept these URIs wherever they take a recording or session.
 
 use std::path::{Path, PathBuf};
@@ -15,11 +15,10 @@ use super::state::State;
 use super::{bounds, query, report, ToolError};
 use crate::capture::PROJECT_DIR;
 use crate::viewer::server::route::percent_decode;
+use leanscope::limits::MAX_MCP_RESOURCES_LISTED;
 
 pub const RECORDING: &str = "leanscope://recording";
 pub const SESSION: &str = "leanscope://session";
-/// Resources listed at most.
-pub const MAX_LISTED: usize = 200;
 
 pub fn uri_of_recording(path: &Path) -> String {
     format!("{RECORDING}{}", encode(path))
@@ -89,7 +88,7 @@ pub fn list(state: &State) -> Vec<Resource> {
         let Ok(entries) = std::fs::read_dir(base.join(dir)) else {
             continue;
         };
-        for e in entries.flatten().take(10 * MAX_LISTED) {
+        for e in entries.flatten().take(10 * MAX_MCP_RESOURCES_LISTED) {
             let p = e.path();
             let ok = if want_dir {
                 is_session(&p)
@@ -107,7 +106,7 @@ pub fn list(state: &State) -> Vec<Resource> {
     dated
         .into_iter()
         .filter(|(_, p)| p.exists())
-        .take(MAX_LISTED)
+        .take(MAX_MCP_RESOURCES_LISTED)
         .map(|(_, p)| {
             let name = p
                 .file_name()

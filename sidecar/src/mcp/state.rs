@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use crate::capture::CancelToken;
-
-/// At most this many paths are remembered; the oldest go first.
-pub const MAX_REMEMBERED: usize = 1000;
+use leanscope::limits::MAX_MCP_REMEMBERED;
 
 pub struct State {
     /// Relative paths in arguments are resolved against this folder (the server's working
@@ -47,8 +45,8 @@ impl State {
         let mut w = self.written.lock().unwrap_or_else(|e| e.into_inner());
         w.retain(|p| p != path);
         w.push(path.to_path_buf());
-        if w.len() > MAX_REMEMBERED {
-            let extra = w.len() - MAX_REMEMBERED;
+        if w.len() > MAX_MCP_REMEMBERED {
+            let extra = w.len() - MAX_MCP_REMEMBERED;
             w.drain(..extra);
         }
     }

@@ -1,31 +1,26 @@
 //! How big a reply may be. Every tool's structured result goes through [`fit`]: rows are
-//! limited first by the tool's `limit` (default [`DEFAULT_LIMIT`], at most [`MAX_LIMIT`]),
-//! long strings are cut at [`MAX_STRING_CHARS`], and if the JSON is still over
-//! [`MAX_REPLY_BYTES`] the longest arrays lose their tail until it fits. What was cut is
+//! limited first by the tool's `limit` (default [`DEFAULT_LIMIT`], at most [`MAX_MCP_ROWS`]),
+//! long strings are cut at [`MAX_MCP_STRING_CHARS`], and if the JSON is still over
+//! [`MAX_MCP_REPLY_BYTES`] the longest arrays lose their tail until it fits. What was cut is
 //! counted in the result's `leftOut` (JSON pointer of the array → items left out), so an
 //! agent knows to ask for more with a narrower query.
 
 use serde_json::{Map, Value};
 
+pub use crate::limits::{
+    MAX_MCP_REPLY_BYTES, MAX_MCP_ROWS, MAX_MCP_STRING_CHARS, MAX_MCP_SUMMARY_BYTES,
+};
+
 /// Rows of each list a tool returns unless `limit` says otherwise.
 pub const DEFAULT_LIMIT: usize = 10;
-/// The largest `limit` a tool accepts.
-pub const MAX_LIMIT: usize = 200;
-/// The structured result's size, in bytes of compact JSON, at most (the text summary is
-/// separate and under 2 KiB).
-pub const MAX_REPLY_BYTES: usize = 32 * 1024;
-/// The text summary beside the structured result, at most (cut at a line's end).
-pub const MAX_SUMMARY_BYTES: usize = 2048;
-/// A string (a tactic's text, a message) longer than this many characters is cut, with `…`.
-pub const MAX_STRING_CHARS: usize = 300;
 
 /// `limit` checked: the default when absent; an error naming the range otherwise.
 pub fn limit(given: Option<usize>) -> Result<usize, String> {
     match given {
         None => Ok(DEFAULT_LIMIT),
-        Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
+        Some(n) if (1..=MAX_MCP_ROWS).contains(&n) => Ok(n),
         Some(n) => Err(format!(
-            "limit {n} is out of range: give 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT})"
+            "limit {n} is out of range: give 1 to {MAX_MCP_ROWS} (default {DEFAULT_LIMIT})"
         )),
     }
 }
@@ -34,7 +29,7 @@ pub fn limit(given: Option<usize>) -> Result<usize, String> {
 pub fn fit(value: &mut Value) {
     cut_strings(value);
     let mut left_out = Map::new();
-    while size(value) > MAX_REPLY_BYTES {
+    while size(value) > MAX_MCP_REPLY_BYTES {
         let mut best = None;
         longest_array(value, "", &mut best);
         let Some((pointer, len, _)) = best else {
@@ -54,20 +49,20 @@ pub fn fit(value: &mut Value) {
     }
 }
 
-/// `text` cut to [`MAX_SUMMARY_BYTES`] at a line's end, saying so.
+/// `text` cut to [`MAX_MCP_SUMMARY_BYTES`] at a line's end, saying so.
 pub fn summary(text: String) -> String {
-    if text.len() <= MAX_SUMMARY_BYTES {
+    if text.len() <= MAX_MCP_SUMMARY_BYTES {
         return text;
     }
     let mut end = 0;
     for (i, _) in text.match_indices('\n') {
-        if i + 64 > MAX_SUMMARY_BYTES {
+        if i + 64 > MAX_MCP_SUMMARY_BYTES {
             break;
         }
         end = i;
     }
     if end == 0 {
-        end = MAX_SUMMARY_BYTES - 64;
+        end = MAX_MCP_SUMMARY_BYTES - 64;
         while !text.is_char_boundary(end) {
             end -= 1;
         }
@@ -85,7 +80,7 @@ fn size(v: &Value) -> usize {
 fn cut_strings(v: &mut Value) {
     match v {
         Value::String(s) => {
-            if let Some((at, _)) = s.char_indices().nth(MAX_STRING_CHARS) {
+            if let Some((at, _)) = s.char_indices().nth(MAX_MCP_STRING_CHARS) {
                 s.truncate(at);
                 s.push('…');
             }
@@ -128,7 +123,7 @@ mod tests {
             .collect();
         let mut v = json!({"kept": {"rows": rows}, "small": [1, 2, 3]});
         fit(&mut v);
-        assert!(size(&v) <= MAX_REPLY_BYTES, "{}", size(&v));
+        assert!(size(&v) <= MAX_MCP_REPLY_BYTES, "{}", size(&v));
         let kept = v["kept"]["rows"].as_array().unwrap().len();
         assert_eq!(v["leftOut"]["/kept/rows"], json!(5000 - kept));
         assert_eq!(v["small"], json!([1, 2, 3]));
@@ -142,7 +137,7 @@ mod tests {
         assert_eq!(v["rows"], json!([1, 2]));
         assert_eq!(
             v["label"].as_str().unwrap().chars().count(),
-            MAX_STRING_CHARS + 1
+            MAX_MCP_STRING_CHARS + 1
         );
     }
 
@@ -151,12 +146,12 @@ mod tests {
         let lines = "a line of text\n".repeat(500);
         let cut = summary(lines);
         assert!(
-            cut.len() <= MAX_SUMMARY_BYTES && cut.ends_with("the rest)"),
+            cut.len() <= MAX_MCP_SUMMARY_BYTES && cut.ends_with("the rest)"),
             "{cut}"
         );
         assert!(cut.contains("text\n… (cut"));
         let one = summary("é".repeat(3000));
-        assert!(one.len() <= MAX_SUMMARY_BYTES && one.starts_with("éé"));
+        assert!(one.len() <= MAX_MCP_SUMMARY_BYTES && one.starts_with("éé"));
         assert_eq!(summary("short".into()), "short");
     }
 
@@ -165,6 +160,6 @@ mod tests {
         assert_eq!(limit(None), Ok(DEFAULT_LIMIT));
         assert_eq!(limit(Some(3)), Ok(3));
         assert!(limit(Some(0)).unwrap_err().contains("give 1 to 200"));
-        assert!(limit(Some(MAX_LIMIT + 1)).is_err());
+        assert!(limit(Some(MAX_MCP_ROWS + 1)).is_err());
     }
 }
