@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The action's first step: find leanscope (the `leanscope` input, else PATH,
 # else build it from the action's own source with cargo) and check the host
-# tools `revisions run` needs (git, GNU time, bubblewrap). Output: leanscope.
+# tools `revisions run` needs (git, GNU time, bubblewrap; git alone with
+# measure heartbeats). Output: leanscope.
 set -euo pipefail
 
 bin=${INPUT_LEANSCOPE:-}
@@ -17,6 +18,15 @@ else
   echo "building leanscope from $GITHUB_ACTION_PATH (cargo install --locked)"
   cargo install --locked --quiet --root "$root" --path "$GITHUB_ACTION_PATH/sidecar"
   bin="$root/bin/leanscope"
+fi
+
+# The heartbeat mode runs no sample: it needs no sandbox and no GNU time.
+if [ "${INPUT_MEASURE:-time}" = heartbeats ]; then
+  command -v git >/dev/null || { echo "::error::the heartbeat mode needs git on the runner"; exit 1; }
+  echo "leanscope at $bin"
+  "$bin" --version
+  echo "leanscope=$bin" >>"$GITHUB_OUTPUT"
+  exit 0
 fi
 
 missing=()

@@ -2,7 +2,8 @@
 # The action's second step: `leanscope revisions run --profile` of the pull
 # request's base against its head, in a new workspace under RUNNER_TEMP
 # (with shard-count over 1, of one shard of the changed files), or, with
-# merge-from, `leanscope revisions merge` of the shards' workspaces.
+# merge-from, `leanscope revisions merge` of the shards' workspaces. With
+# measure heartbeats, heartbeats.sh instead.
 # leanscope itself appends the job summary ($GITHUB_STEP_SUMMARY) and the
 # outputs state, regressions, report ($GITHUB_OUTPUT) whatever the outcome;
 # this step adds `workspace` and `exit-code` and never fails, so that the
@@ -10,16 +11,26 @@
 set -euo pipefail
 
 repo="$GITHUB_WORKSPACE/${INPUT_PATH:-.}"
-if [ -z "${INPUT_MERGE_FROM:-}" ] && { [ -z "${INPUT_BASE:-}" ] || [ -z "${INPUT_HEAD:-}" ]; }; then
-  reason="no base or head revision: run on a pull_request event, or give the base and head inputs"
+
+not_run() {
   {
     echo "## leanscope: not measured"
     echo
-    echo "**leanscope could not measure this change:** $reason."
+    echo "**leanscope could not measure this change:** $1."
   } >>"$GITHUB_STEP_SUMMARY"
   printf 'state=not_run\nregressions=0\nreport=\nworkspace=\nexit-code=2\n' >>"$GITHUB_OUTPUT"
-  echo "::error::$reason"
+  echo "::error::$1"
   exit 0
+}
+
+case "${INPUT_MEASURE:-time}" in
+  time) ;;
+  heartbeats) exec "$GITHUB_ACTION_PATH/ci/github/heartbeats.sh" ;;
+  *) not_run "the measure input is '$INPUT_MEASURE'; give time or heartbeats" ;;
+esac
+
+if [ -z "${INPUT_MERGE_FROM:-}" ] && { [ -z "${INPUT_BASE:-}" ] || [ -z "${INPUT_HEAD:-}" ]; }; then
+  not_run "no base or head revision: run on a pull_request event, or give the base and head inputs"
 fi
 
 # A new folder for each run of the action in this job.

@@ -3,7 +3,9 @@
 # session with the base as its baseline: the Diff tab) and list what the
 # artifact holds (output `files`, one path a line): the reports, both
 # sessions, the site and raw/ (each sample's counters, output and recording:
-# what `revisions merge` of a shard needs). Not the two source trees.
+# what `revisions merge` of a shard needs); with measure heartbeats,
+# comparison.json and logs/ (each build's and session's log). Not the two
+# source trees.
 set -euo pipefail
 
 if [ -z "${WORKSPACE:-}" ]; then
@@ -11,7 +13,7 @@ if [ -z "${WORKSPACE:-}" ]; then
   exit 0
 fi
 files=()
-for f in report.json report.md plan.json raw; do
+for f in report.json report.md plan.json raw comparison.json logs; do
   [ -e "$WORKSPACE/$f" ] && files+=("$WORKSPACE/$f")
 done
 if [ -d "$WORKSPACE/profiles/head" ] && [ -d "$WORKSPACE/profiles/base" ]; then

@@ -256,6 +256,65 @@ fn two_builds_compare_exactly() {
     assert!(from_build(&w, &root, &again).status.success());
     let same = w.run(&["compare", head.to_str().unwrap(), again.to_str().unwrap()]);
     assert!(same.status.success(), "{}", text(&same.stderr));
+
+    // For CI: the summary names the declaration with both counts (elab + kernel, as the
+    // files say), the outputs count it and point at the JSON; both files are appended to.
+    let summary = w.path("summary.md");
+    let outputs = w.path("outputs.txt");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let json = w.path("cmp.json");
+    let ci = |extra: &[&str]| {
+        let mut args = vec![
+            "compare",
+            base.to_str().unwrap(),
+            head.to_str().unwrap(),
+            "--summary",
+            summary.to_str().unwrap(),
+            "--outputs",
+            outputs.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        w.command(&args).output().unwrap()
+    };
+    let o = ci(&[
+        "--json",
+        json.to_str().unwrap(),
+        "--baseline-label",
+        "base b1",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a regression: {}",
+        text(&o.stderr)
+    );
+    let s = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        s.starts_with("earlier step\n## leanscope: heartbeats of base b1 → "),
+        "{s}"
+    );
+    assert!(
+        s.contains("| `Build.Deep.Other.t` | `Build/Deep/Other.lean` | 43,000 | 43,001 | +1 | +0.00 % | **flagged** |"),
+        "{s}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&outputs).unwrap(),
+        format!("state=complete\nregressions=1\nreport={}\n", json.display())
+    );
+    assert!(json.is_file());
+    // A comparison that cannot be made still says so, in both files.
+    std::fs::remove_file(&outputs).unwrap();
+    let o = ci(&["--metric", "mean_ns"]);
+    assert_eq!(o.status.code(), Some(2));
+    let s = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        s.contains("**The comparison failed:** --summary and --outputs report total heartbeats"),
+        "{s}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&outputs).unwrap(),
+        "state=error\nregressions=0\nreport=\n"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 workflows=(
   docs/recipes/github-action-pull-request.yml
   docs/recipes/github-action-pull-request-sharded.yml
+  docs/recipes/github-action-heartbeats.yml
   docs/recipes/github-actions.yml
   tests/action/uses-the-action.yml
   .github/workflows/release.yml

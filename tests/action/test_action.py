@@ -45,6 +45,32 @@ def decls(theorems):
     )
 
 
+def hb_decls(theorems):
+    """Theorems `(name, elab, kernel)` whose `.hb.json` entries (written by
+    the fake `lake build` with LEANSCOPE_FAKE_HB_JSON=1, as a Lean that
+    writes them) give those heartbeats."""
+    return "".join(
+        f"theorem {n} : True := trivial\n"
+        f"-- leanscope-fake: hb-entry {n} {n} elab {e}\n"
+        f"-- leanscope-fake: hb-entry {n} {n} kernel {k}\n\n"
+        for n, e, k in theorems
+    )
+
+
+def hb_totals(build):
+    """Each declaration's heartbeats (its entries summed) in the `.hb.json`
+    files of the project built in `build`, read here independently of
+    leanscope: {(file, declaration): heartbeats}."""
+    lib = Path(build) / ".lake/build/lib/lean"
+    totals = {}
+    for f in sorted(lib.rglob("*.hb.json")):
+        source = str(f.relative_to(lib)).removesuffix(".hb.json") + ".lean"
+        for e in json.loads(f.read_text())["entries"]:
+            key = (source, e["owner"])
+            totals[key] = totals.get(key, 0) + e["heartbeats"]
+    return totals
+
+
 def render(markdown):
     """GitHub-flavoured Markdown to HTML, raw HTML kept (as GitHub keeps
     <details> and <summary>)."""
@@ -62,11 +88,13 @@ class Project:
     """A Git repository holding the demo project: `main` (the base) and
     `feature` (the pull request's head), and the fake toolchain."""
 
-    def __init__(self, head_changes):
+    def __init__(self, head_changes, base_files=None):
         self.tmp = Path(tempfile.mkdtemp(prefix="action-test-"))
         self.repo = self.tmp / "repo"
         shutil.copytree(REPO / "fixtures/projects/demo", self.repo)
         (self.repo / "Demo/Slow.lean").write_text(decls([("slow", 50), ("same", 30)]))
+        for rel, text in (base_files or {}).items():
+            (self.repo / rel).write_text(text)
         self.git("init", "-q", "-b", "main")
         self.base = self.commit("base")
         self.git("checkout", "-q", "-b", "feature")
@@ -108,36 +136,60 @@ class Project:
             },
         }
 
-    def env(self, with_lake=True):
+    def env(self, with_lake=True, hb_json=False):
         path = "/usr/bin:/bin"
         if with_lake:
             path = f"{self.toolchain / 'bin'}:{path}"
-        return {
+        env = {
             "PATH": path,
             "HOME": str(self.tmp),
             "LANG": "C.UTF-8",
             "LEANSCOPE_FAKE_FIXTURES": str(REPO / "fixtures/lean-output"),
         }
+        if hb_json:
+            # The fake `lake build` acts as a Lean that writes `.hb.json`.
+            env["LEANSCOPE_FAKE_HB_JSON"] = "1"
+        return env
 
-    def run(self, with_lake=True, event=None, **inputs):
+    def run(self, with_lake=True, event=None, hb_json=False, **inputs):
         inputs = {"leanscope": str(LEANSCOPE), "repeat": "2", **SMALL_FLAGS, **inputs}
-        return run_action(
-            self.repo, event or self.event(), inputs, env=self.env(with_lake), temp_root=self.tmp
+        env = self.env(with_lake, hb_json)
+        return run_action(self.repo, event or self.event(), inputs, env=env, temp_root=self.tmp)
+
+    def build_of(self, rev, hb_json=True):
+        """A built copy of `rev` (what a workflow's own build step leaves):
+        `git archive` of the commit, then the fake `lake build`."""
+        out = self.tmp / f"built-{rev}"
+        out.mkdir()
+        archive = subprocess.run(
+            ["git", "archive", rev], cwd=self.repo, check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+        subprocess.run(
+            [str(self.toolchain / "bin/lake"), "build"],
+            cwd=out,
+            env=self.env(hb_json=hb_json),
+            check=True,
+            capture_output=True,
         )
+        return out
 
     def cleanup(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-class ActionTest(unittest.TestCase):
+class ActionCase(unittest.TestCase):
+    """What every case of the action needs: the binaries, a project, the
+    summary rendered."""
+
     @classmethod
     def setUpClass(cls):
         for tool in [LEANSCOPE, FAKE_LEAN]:
             if not tool.exists():
                 raise unittest.SkipTest(f"{tool} missing: cargo build -p leanscope -p fake-toolchain")
 
-    def project(self, head_changes):
-        p = Project(head_changes)
+    def project(self, head_changes, base_files=None):
+        p = Project(head_changes, base_files)
         self.addCleanup(p.cleanup)
         return p
 
@@ -148,6 +200,8 @@ class ActionTest(unittest.TestCase):
             self.assertIn(n, html, job.summary + job.logs)
         return html
 
+
+class ActionTest(ActionCase):
     def test_a_regression_is_reported_per_file_and_declaration(self):
         p = self.project(
             {
@@ -305,6 +359,175 @@ class ActionTest(unittest.TestCase):
         # Given as inputs, they win over the event.
         job = p.run(event=event, base="main", head="feature")
         self.assertEqual(job.outputs["state"], "complete", job.logs)
+
+
+# A nightly after v4.35.0: a Lean that writes `.hb.json` (fixtures/README.md).
+HB_TOOLCHAIN = "leanprover/lean4:nightly-2026-12-01\n"
+HB_BASE = {
+    "lean-toolchain": HB_TOOLCHAIN,
+    "Demo/Slow.lean": hb_decls([("slow", 5_000, 700), ("same", 300, 20), ("gone", 90, 1)]),
+}
+
+
+class HeartbeatModeTest(ActionCase):
+    """`measure: heartbeats`: base and head built (or given built), their
+    `.hb.json` files compared exactly."""
+
+    def changed_rows(self, html):
+        """The rows of the first table (the changed declarations), as lists
+        of cell texts."""
+        table = re.search(r"(?s)Declarations whose heartbeats changed.*?<tbody>(.*?)</tbody>", html)
+        self.assertIsNotNone(table, html)
+        rows = re.findall(r"(?s)<tr>(.*?)</tr>", table.group(1))
+        return [
+            [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"(?s)<td[^>]*>(.*?)</td>", r)]
+            for r in rows
+        ]
+
+    def test_a_declaration_that_needs_more_heartbeats_is_named_with_exact_counts(self):
+        p = self.project(
+            {
+                "Demo/Slow.lean": hb_decls([("slow", 9_000, 1_700), ("same", 300, 20), ("fresh", 40, 2)]),
+            },
+            base_files=HB_BASE,
+        )
+        job = p.run(hb_json=True, measure="heartbeats")
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "complete", job.summary + job.logs)
+        self.assertEqual(job.outputs["regressions"], "1", job.summary)
+        self.assertIn("lake build of base", job.logs)
+        self.assertIn("lake build of head", job.logs)
+
+        # The counts, read from the two builds' own .hb.json files.
+        temp = Path(job.outputs["report"]).parent.parent
+        [base_wt] = temp.glob("leanscope-heartbeats-base-*")
+        [head_wt] = temp.glob("leanscope-heartbeats-head-*")
+        base, head = hb_totals(base_wt), hb_totals(head_wt)
+        key = ("Demo/Slow.lean", "slow")
+        self.assertEqual((base[key], head[key]), (5_700, 10_700))
+        html = render(job.summary)
+        self.assertIn(f"heartbeats of base {p.base[:7]} → head {p.head[:7]}", html)
+        rows = self.changed_rows(html)
+        self.assertEqual(
+            rows,
+            [["slow", "Demo/Slow.lean", f"{base[key]:,}", f"{head[key]:,}", "+5,000", "+87.71 %", "flagged"]],
+            html,
+        )
+        self.assertIn("Declarations whose heartbeats changed: 1 (1 flagged)", html)
+        # The new and the removed declaration, collapsed, with their counts.
+        self.assertRegex(html, r"(?s)<summary>New declarations \(head only\): 1</summary>.*?<code>fresh</code>.*?<td[^>]*>42</td>")
+        self.assertRegex(html, r"(?s)<summary>Removed declarations \(base only\): 1</summary>.*?<code>gone</code>.*?<td[^>]*>91</td>")
+        self.assertRegex(html, r"(?s)<summary>Files: 1 of \d+ changed</summary>.*?<code>Demo/Slow.lean</code>")
+        self.assertIn("The counts are exact.", html)
+        self.assertIn("grew at all (no tolerance)", html)
+        self.assertNotIn("|---", html)
+
+        # The artifact: both sessions, the comparison, the summary, the logs, the viewer.
+        names = {Path(f).name for f in job.artifact}
+        self.assertTrue({"comparison.json", "report.md", "profiles", "logs", "site"} <= names, job.artifact)
+        self.assertEqual(Path(job.outputs["report"]).name, "comparison.json")
+        profiles = next(Path(f) for f in job.artifact if Path(f).name == "profiles")
+        for side in ["base", "head"]:
+            self.assertTrue((profiles / side / "session.json").is_file())
+
+        # A tolerance above the change flags nothing; asked to fail, the job fails only on a flag.
+        job = p.run(hb_json=True, measure="heartbeats", **{"flag-heartbeats-bps": "9000", "fail-on-regression": "true"})
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["regressions"], "0", job.summary)
+        self.assertIn("within the tolerance", render(job.summary))
+        job = p.run(hb_json=True, measure="heartbeats", **{"fail-on-regression": "true"})
+        self.assertEqual(job.failed_step, "verdict", job.logs)
+
+    def test_given_builds_are_compared_without_building(self):
+        p = self.project(
+            {"Demo/Slow.lean": hb_decls([("slow", 5_000, 700), ("same", 299, 20), ("gone", 90, 1)])},
+            base_files=HB_BASE,
+        )
+        base_build, head_build = p.build_of(p.base), p.build_of(p.head)
+        # No lake on PATH: a build would fail, so none was run.
+        job = p.run(
+            with_lake=False,
+            measure="heartbeats",
+            **{"base-build": str(base_build), "head-build": str(head_build)},
+        )
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "complete", job.summary + job.logs)
+        self.assertNotIn("lake build of", job.logs)
+        key = ("Demo/Slow.lean", "same")
+        b, h = hb_totals(base_build)[key], hb_totals(head_build)[key]
+        html = render(job.summary)
+        self.assertIn(f"heartbeats of base (the build in {base_build}) → head (the build in {head_build})", html)
+        # One heartbeat fewer: a change all the same (exact counts), not a flag.
+        self.assertEqual(
+            self.changed_rows(html), [["same", "Demo/Slow.lean", f"{b:,}", f"{h:,}", "−1", "−0.31 %", "fewer"]]
+        )
+        self.assertEqual(job.outputs["regressions"], "0")
+
+    def test_the_checkouts_dependencies_are_linked_only_for_the_same_manifest(self):
+        manifest = '{"version": "1.1.0", "packagesDir": ".lake/packages", "packages": []}\n'
+        p = self.project(
+            {"lake-manifest.json": manifest.replace("[]", '[{"name": "dep"}]')},
+            base_files={**HB_BASE, "lake-manifest.json": manifest},
+        )
+        # What `lake exe cache get` leaves in the checkout (the head).
+        (p.repo / ".lake/packages/dep").mkdir(parents=True)
+        job = p.run(hb_json=True, measure="heartbeats")
+        self.assertEqual(job.outputs["state"], "complete", job.summary + job.logs)
+        temp = Path(job.outputs["report"]).parent.parent
+        [base_wt] = temp.glob("leanscope-heartbeats-base-*")
+        [head_wt] = temp.glob("leanscope-heartbeats-head-*")
+        # The head pins the checkout's dependencies: linked; the base pins others: not.
+        self.assertTrue((head_wt / ".lake/packages").is_symlink())
+        self.assertEqual((head_wt / ".lake/packages").resolve(), (p.repo / ".lake/packages").resolve())
+        self.assertFalse((base_wt / ".lake/packages").exists())
+
+    def test_a_toolchain_without_hb_json_is_named(self):
+        p = self.project({"Demo/Slow.lean": hb_decls([("slow", 6_000, 700)])})
+        job = p.run(hb_json=False, measure="heartbeats")
+        self.assertTrue(job.ok, "advisory by default: " + job.logs)
+        self.assertEqual(job.outputs["state"], "not_run", job.summary + job.logs)
+        self.assertEqual(job.outputs["regressions"], "0")
+        html = self.assert_summary_says(
+            job, "heartbeats not compared", "no .hb.json file", "leanprover/lean4:v4.31.0", "v4.35.0"
+        )
+        self.assertIn("<pre>", html)
+        job = p.run(hb_json=False, measure="heartbeats", **{"fail-on-regression": "true"})
+        self.assertEqual(job.failed_step, "verdict", job.logs)
+
+    def test_a_failed_build_says_which_side(self):
+        p = self.project(
+            {"Demo/Slow.lean": "-- leanscope-fake: build-error\n" + hb_decls([("slow", 1, 1)])},
+            base_files=HB_BASE,
+        )
+        job = p.run(hb_json=True, measure="heartbeats")
+        self.assertEqual(job.outputs["state"], "error", job.summary + job.logs)
+        self.assert_summary_says(job, "The build of head", "failed")
+        self.assertIn("logs", {Path(f).name for f in job.artifact})
+
+    def test_a_build_past_timeout_build_says_so(self):
+        p = self.project({"Demo/Slow.lean": hb_decls([("slow", 1, 1)])}, base_files=HB_BASE)
+        # A lake whose build never ends (the fake toolchain's always does).
+        slow = p.tmp / "slow-lake"
+        slow.mkdir()
+        (slow / "lake").write_text("#!/bin/sh\nexec sleep 60\n")
+        (slow / "lake").chmod(0o755)
+        env = p.env(hb_json=True)
+        env["PATH"] = f"{slow}:{env['PATH']}"
+        inputs = {"leanscope": str(LEANSCOPE), "measure": "heartbeats", "timeout-build": "1"}
+        job = run_action(p.repo, p.event(), inputs, env=env, temp_root=p.tmp)
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "error", job.summary + job.logs)
+        self.assert_summary_says(job, "The build of base", "did not finish within 1 s (timeout-build)")
+
+    def test_an_unknown_measure_or_flag_is_refused(self):
+        p = self.project({"Demo/Slow.lean": decls([("slow", 60)])})
+        job = p.run(measure="instructions")
+        self.assertEqual(job.outputs["state"], "not_run", job.logs)
+        self.assert_summary_says(job, "give time or heartbeats")
+        job = p.run(measure="heartbeats", **{"flag-heartbeats-bps": "1.5"})
+        self.assertTrue(job.ok, job.logs)
+        self.assertEqual(job.outputs["state"], "not_run", job.logs)
+        self.assert_summary_says(job, "flag-heartbeats-bps input is", "1.5", "whole number")
 
 
 if __name__ == "__main__":

@@ -14,10 +14,12 @@ use recording::summary::{GroupBy, Summary};
 use recording::AtomicFile;
 use serde_json::json;
 
+use super::compare_summary::{self, HeartbeatComparison, Labels};
 use super::export::parse_group_by;
 use super::inputs::{
     default_grouping, incremental_flags, repeated_session, run_summaries, summarize, Input,
 };
+use super::revisions::{append, CiFiles};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -28,8 +30,9 @@ pub struct Args {
     /// The statistic compared: total_ns, self_ns, mean_ns, median_ns, p95_ns,
     /// max_ns, min_ns, calls (and, for LeanProfiler summaries,
     /// total_heartbeats, self_heartbeats, alloc_bytes, peak_live_bytes).
-    #[arg(long, value_parser = parse_metric, default_value = "mean_ns")]
-    metric: Metric,
+    /// Default mean_ns; total_ns, the only one, with --summary or --outputs.
+    #[arg(long, value_parser = parse_metric)]
+    metric: Option<Metric>,
     /// Allowed increase in the metric's unit (nanoseconds for *_ns).
     #[arg(long, default_value_t = 0)]
     absolute_tolerance: u64,
@@ -59,6 +62,34 @@ pub struct Args {
     /// same seed and inputs give the same answer).
     #[arg(long, default_value_t = noise::DEFAULT_SEED)]
     seed: u64,
+    /// For CI, of two heartbeat sessions (`profile --from-build` of two
+    /// builds): the job summary (changed declarations first, by absolute
+    /// change) and the outputs (`regressions`: declarations grown past the
+    /// tolerances; `report`: the --json file).
+    #[command(flatten)]
+    ci: CiFiles,
+    /// What the summary calls the baseline (default: its path).
+    #[arg(long, value_name = "TEXT")]
+    baseline_label: Option<String>,
+    /// What the summary calls the candidate (default: its path).
+    #[arg(long, value_name = "TEXT")]
+    candidate_label: Option<String>,
+}
+
+impl Args {
+    /// The metric compared: as given, else `total_ns` for CI (what the summary
+    /// reports), else `mean_ns`.
+    fn metric(&self) -> Result<Metric> {
+        let ci = self.ci.summary.is_some() || self.ci.outputs.is_some();
+        match (self.metric, ci) {
+            (Some(m), true) if m != Metric::TotalNs => anyhow::bail!(
+                "--summary and --outputs report total heartbeats: give --metric total_ns or none, not {m}"
+            ),
+            (Some(m), _) => Ok(m),
+            (None, true) => Ok(Metric::TotalNs),
+            (None, false) => Ok(Metric::MeanNs),
+        }
+    }
 }
 
 /// `view` and `publish`: a diff view against a baseline.
@@ -207,6 +238,57 @@ pub fn diff_document(
 }
 
 pub fn run(a: Args) -> Result<u8> {
+    if a.ci.summary.is_none() && a.ci.outputs.is_none() {
+        return run_comparison(&a);
+    }
+    let labels = (
+        a.baseline_label
+            .clone()
+            .unwrap_or_else(|| a.baseline.display().to_string()),
+        a.candidate_label
+            .clone()
+            .unwrap_or_else(|| a.candidate.display().to_string()),
+    );
+    let labels = Labels {
+        baseline: &labels.0,
+        candidate: &labels.1,
+    };
+    // The summary and the outputs are written whatever the outcome: CI reads them.
+    let (summary, outputs, result) = match ci_comparison(&a) {
+        Ok((c, code)) => (
+            compare_summary::summary(&c, &labels),
+            compare_summary::outputs(&c, a.json.as_deref().filter(|p| p.as_os_str() != "-")),
+            Ok(code),
+        ),
+        Err(e) => (
+            compare_summary::failed_summary(&labels, &format!("{e:#}")),
+            compare_summary::failed_outputs(),
+            Err(e),
+        ),
+    };
+    for (file, text) in [(&a.ci.summary, summary), (&a.ci.outputs, outputs)] {
+        if let Some(file) = file {
+            append(file, &text).with_context(|| format!("appending to {}", file.display()))?;
+        }
+    }
+    result
+}
+
+/// The comparison for CI: the heartbeat comparison the summary reports, then the
+/// comparison `compare` always makes (printed, `--json`), whose exit status it returns.
+fn ci_comparison(a: &Args) -> Result<(HeartbeatComparison, u8)> {
+    let tolerance = Tolerance {
+        absolute: a.absolute_tolerance,
+        relative_bps: a.relative_tolerance_bps,
+    };
+    a.metric()?;
+    let c = HeartbeatComparison::of(&a.baseline, &a.candidate, tolerance)?;
+    let code = run_comparison(a)?;
+    Ok((c, code))
+}
+
+fn run_comparison(a: &Args) -> Result<u8> {
+    let metric = a.metric()?;
     let tolerance = Tolerance {
         absolute: a.absolute_tolerance,
         relative_bps: a.relative_tolerance_bps,
@@ -228,7 +310,7 @@ pub fn run(a: Args) -> Result<u8> {
         }
         let (base_runs, cand_runs, group_by) = (n.base_runs.len(), n.cand_runs.len(), n.group_by);
         let ((cmp, verdicts), doc) =
-            n.compare(a.metric, tolerance, a.seed, &policy, a.allow_incomplete)?;
+            n.compare(metric, tolerance, a.seed, &policy, a.allow_incomplete)?;
         let print = || {
             println!(
                 "Both inputs are repeated captures ({} and {} runs): a change beyond the tolerances counts when the two sides' spreads separate, or when a bootstrap interval ({} resamples, {:.0} %, seed {}) of the difference of medians excludes zero.",
@@ -247,7 +329,7 @@ pub fn run(a: Args) -> Result<u8> {
                 "Within the noise (beyond the tolerances, but neither rule holds): {noisy} row(s)."
             );
         };
-        return write_comparison(&a, &doc, print, cmp.policy_failed(&policy));
+        return write_comparison(a, &doc, print, cmp.policy_failed(&policy));
     }
     let opts = ImportOptions { unit_ns: a.unit_ns };
     let (baseline, candidate) = summarize_pair(&a.baseline, &a.candidate, a.group_by, opts)?;
@@ -255,11 +337,11 @@ pub fn run(a: Args) -> Result<u8> {
         ensure_complete("baseline", &baseline)?;
         ensure_complete("candidate", &candidate)?;
     }
-    let c = compare(&baseline, &candidate, a.metric, tolerance)?;
+    let c = compare(&baseline, &candidate, metric, tolerance)?;
     let failed = c.policy_failed(&policy);
     let doc = comparison_json(&c, &policy, a.allow_incomplete, baseline.group_by);
     write_comparison(
-        &a,
+        a,
         &doc,
         || print_comparison(&c, &policy, baseline.group_by),
         failed,

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod compare;
+pub mod compare_summary;
 pub mod export;
 pub mod from_build;
 pub mod headroom;

@@ -57,18 +57,19 @@ pub struct MergeArgs {
     ci: CiFiles,
 }
 
-/// What CI reads: the job summary and the step's outputs.
+/// What CI reads: the job summary and the step's outputs (`revisions run`,
+/// `revisions merge`, `compare`).
 #[derive(clap::Args)]
-struct CiFiles {
-    /// Append the job summary (Markdown: regressions first, details per
-    /// file, the rule) to FILE, whatever the outcome, also when nothing
-    /// was measured; for CI (GitHub Actions: $GITHUB_STEP_SUMMARY).
+pub(crate) struct CiFiles {
+    /// Append the job summary (Markdown: regressions first, then the
+    /// details, the rule) to FILE, whatever the outcome, also when nothing
+    /// was measured or compared; for CI (GitHub Actions: $GITHUB_STEP_SUMMARY).
     #[arg(long, value_name = "FILE")]
-    summary: Option<PathBuf>,
+    pub(crate) summary: Option<PathBuf>,
     /// Append `state=`, `regressions=` and `report=` lines to FILE (GitHub
     /// Actions: $GITHUB_OUTPUT), whatever the outcome.
     #[arg(long, value_name = "FILE")]
-    outputs: Option<PathBuf>,
+    pub(crate) outputs: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -229,7 +230,8 @@ fn write_ci_files(ci: &CiFiles, workspace: &std::path::Path, outcome: &Outcome) 
     Ok(())
 }
 
-fn append(file: &std::path::Path, text: &str) -> std::io::Result<()> {
+/// Appends `text` to `file` (made when missing), as CI's summary and output files expect.
+pub(crate) fn append(file: &std::path::Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut f = std::fs::OpenOptions::new()
         .create(true)

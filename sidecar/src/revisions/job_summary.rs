@@ -54,7 +54,7 @@ pub fn outputs(outcome: &Outcome, report_path: &Path) -> String {
     }
 }
 
-fn state_name(s: State) -> &'static str {
+pub(crate) fn state_name(s: State) -> &'static str {
     match s {
         State::Complete => "complete",
         State::NoChanges => "no_changes",
@@ -63,7 +63,7 @@ fn state_name(s: State) -> &'static str {
 }
 
 /// Text on one line, safe inside Markdown prose (no HTML, no table bars).
-fn inline(text: &str) -> String {
+pub(crate) fn inline(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")

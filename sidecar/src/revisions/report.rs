@@ -552,7 +552,7 @@ const MARKDOWN_NAME_CHARS: usize = 60;
 
 /// A name as one line of a Markdown table cell: code, `|` escaped, new
 /// lines as spaces, cut to [`MARKDOWN_NAME_CHARS`].
-pub(super) fn cell(name: &str) -> String {
+pub(crate) fn cell(name: &str) -> String {
     let one_line: String = name.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut short: String = one_line.chars().take(MARKDOWN_NAME_CHARS).collect();
     if short.len() < one_line.len() {
