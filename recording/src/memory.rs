@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RecordingError;
 use crate::limits::MAX_COUNTER_SAMPLES;
-use crate::types::SourceRange;
+use crate::source_range::SourceRange;
 use crate::varint::{put_i64, put_u64, unzigzag, Column};
 
 /// The memory a command's run added.

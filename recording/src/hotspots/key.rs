@@ -335,7 +335,7 @@ fn without_declaration(text: &str) -> String {
 
 /// At most [`MAX_KEY_CHARS`] characters, ending in `…` when cut.
 fn cut(text: &str) -> String {
-    crate::session::cap_chars(text, MAX_KEY_CHARS)
+    crate::text::cap_chars(text, MAX_KEY_CHARS)
 }
 
 #[cfg(test)]

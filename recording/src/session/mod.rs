@@ -580,16 +580,6 @@ pub fn ms_to_ns(ms: f64) -> Option<u64> {
     (ms.is_finite() && ms >= 0.0).then(|| (ms * 1e6).round() as u64)
 }
 
-/// Cuts a text to at most `max` characters, marking the cut.
-pub fn cap_chars(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-    s.push('…');
-    s
-}
-
 /// A new session's manifest over `files`, of a project at `/p`, for tests.
 #[cfg(test)]
 pub(crate) fn test_manifest(files: Vec<FileEntry>) -> Manifest {
@@ -610,7 +600,6 @@ pub(crate) fn test_manifest(files: Vec<FileEntry>) -> Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::limits::MAX_ERROR_CHARS;
 
     #[test]
     fn counts_moved_agrees_with_a_recount() {
@@ -635,16 +624,6 @@ mod tests {
                 assert_eq!(counts, m.counts, "{from:?} -> {to:?}");
             }
         }
-    }
-
-    #[test]
-    fn cap_chars_at_the_edge() {
-        let at = "x".repeat(MAX_ERROR_CHARS);
-        assert_eq!(cap_chars(&at, MAX_ERROR_CHARS), at);
-        let over = "𝔽".repeat(MAX_ERROR_CHARS + 1);
-        let capped = cap_chars(&over, MAX_ERROR_CHARS);
-        assert_eq!(capped.chars().count(), MAX_ERROR_CHARS);
-        assert!(capped.ends_with('…'));
     }
 
     #[test]

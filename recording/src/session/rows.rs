@@ -154,7 +154,7 @@ pub fn write_row(row: &IndexRow, out: &mut Vec<u8>) {
 /// to one space, at most [`MAX_TACTIC_NAME_CHARS`] characters.
 pub fn tactic_name(text: &str) -> String {
     let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    super::cap_chars(&folded, MAX_TACTIC_NAME_CHARS)
+    crate::text::cap_chars(&folded, MAX_TACTIC_NAME_CHARS)
 }
 
 /// The index rows of a recording captured as file `file` of a session by

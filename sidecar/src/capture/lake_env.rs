@@ -164,10 +164,7 @@ impl LakeEnvironment {
         if !f.status.success() {
             return Err(CaptureError::LeanFailed {
                 status: format!("`lake env` {}", f.status),
-                stderr: super::stock::tail(
-                    &String::from_utf8_lossy(&f.stderr),
-                    STDERR_QUOTED_LINES,
-                ),
+                stderr: tail(&String::from_utf8_lossy(&f.stderr), STDERR_QUOTED_LINES),
             });
         }
         let vars = LakeVars::parse(&f.stdout).map_err(CaptureError::BadOutput)?;
@@ -191,10 +188,7 @@ impl LakeEnvironment {
         if !f.status.success() {
             return Err(CaptureError::LeanFailed {
                 status: format!("`{} --version` {}", env.lean.display(), f.status),
-                stderr: super::stock::tail(
-                    &String::from_utf8_lossy(&f.stderr),
-                    STDERR_QUOTED_LINES,
-                ),
+                stderr: tail(&String::from_utf8_lossy(&f.stderr), STDERR_QUOTED_LINES),
             });
         }
         env.version = LeanVersion::parse(&out).ok_or_else(|| {
@@ -307,6 +301,14 @@ impl SharedLakeEnv {
     pub fn record(&self, earlier: u64) -> Option<LakeEnvRecord> {
         self.last().map(|e| e.record(earlier + self.taken()))
     }
+}
+
+/// The last `lines` lines of `text`, at most 4000 characters: what an error quotes of a
+/// program's output.
+pub(super) fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let tail = all[all.len().saturating_sub(lines)..].join("\n");
+    tail.chars().take(4000).collect()
 }
 
 #[cfg(test)]

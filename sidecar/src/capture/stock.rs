@@ -13,7 +13,7 @@ use super::declarations;
 use super::events::{Event, EventSink};
 use super::from_messages;
 use super::from_profile;
-use super::lake_env::LakeEnvironment;
+use super::lake_env::{tail, LakeEnvironment};
 use super::lean_output::lean_profile::parse_firefox_profile_file;
 use super::lean_output::messages::MessageReader;
 use super::lean_output::profiler_lines::parse_stderr;
@@ -469,12 +469,6 @@ impl EventSink<'_> for Writer {
     fn upcoming(&mut self, label: &str) {
         self.0.upcoming(label);
     }
-}
-
-pub(super) fn tail(text: &str, lines: usize) -> String {
-    let all: Vec<&str> = text.lines().collect();
-    let tail = all[all.len().saturating_sub(lines)..].join("\n");
-    tail.chars().take(4000).collect()
 }
 
 fn unique() -> u64 {

@@ -12,10 +12,11 @@ use anyhow::{bail, Context, Result};
 use recording::limits::MAX_ERROR_CHARS;
 use recording::model::file_time;
 use recording::session::{
-    cap_chars, index_rows, ns_to_ms, write_row, FileEntry, FileStatus, Manifest, NewSession,
-    SessionStatus, Target, TargetKind, FILES_DIR,
+    index_rows, ns_to_ms, write_row, FileEntry, FileStatus, Manifest, NewSession, SessionStatus,
+    Target, TargetKind, FILES_DIR,
 };
 use recording::synth::{synthetic_bytes, SynthParams};
+use recording::text::cap_chars;
 use recording::writer::{AtomicFile, Encoder, NewEvent};
 use recording::{CaptureStatus, Diagnostic, Recording, Severity, SourceRange};
 

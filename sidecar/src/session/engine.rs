@@ -14,9 +14,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use recording::limits::MAX_ERROR_CHARS;
 use recording::session::{
-    cap_chars, Counts, FileEntry, FileStatus, Manifest, NewSession, Repeats, RunEntry,
-    SessionStatus, Target, TargetKind, FILES_DIR,
+    Counts, FileEntry, FileStatus, Manifest, NewSession, Repeats, RunEntry, SessionStatus, Target,
+    TargetKind, FILES_DIR,
 };
+use recording::text::cap_chars;
 use recording::{CaptureStatus, Recording};
 
 use super::discover::{discover, PlannedFile};
