@@ -9,6 +9,7 @@ pub mod headroom;
 pub mod import;
 pub mod info;
 pub mod inputs;
+pub mod interrupts;
 pub mod mcp;
 pub mod profile;
 pub mod profile_session;

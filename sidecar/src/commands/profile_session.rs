@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use recording::session::SessionStatus;
 
-use super::profile::Interrupts;
+use super::interrupts::Interrupts;
 use crate::capture::{timestamp, CancelToken, PROJECT_DIR};
 use crate::exit;
 use crate::session::engine::{
