@@ -1,8 +1,21 @@
 // What was captured in this window: the last recording, the last session,
 // the newest of either, and the source file of each recording.
 import * as vscode from 'vscode';
-import type { CaptureResult } from './protocol';
-import type { SessionCapture } from './sessionCapture';
+import type { CaptureFolderResult, CaptureResult, SessionManifestStatus } from './protocol';
+
+/** The outcome of Profile Folder / Profile Project (and of Profile File
+ * with `leanscope.profile.repeat` over 1): the session directory,
+ * its final status and counts as its manifest says, and the sidecar's
+ * answer (none when the capture was cancelled). */
+export interface SessionCapture {
+  session: string;
+  status: SessionManifestStatus;
+  counts: { planned: number; completed: number; failed: number };
+  cancelled: boolean;
+  result?: CaptureFolderResult;
+  /** What the progress notification showed, in order. */
+  progress: string[];
+}
 
 /** The outcome of Profile File (one capture): its recording, the file, and
  * the sidecar's answer. */

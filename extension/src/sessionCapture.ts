@@ -10,21 +10,10 @@ import { describeLake, lakeFor } from './leanExtension';
 import { formatValue, runCount } from './format';
 import { requestWithProgress } from './progress';
 import { Services } from './services';
+import type { SessionCapture } from './history';
 import { isInside } from './paths';
 
-/** The outcome of Profile Folder / Profile Project (and of Profile File
- * with `leanscope.profile.repeat` over 1): the session directory,
- * its final status and counts as its manifest says, and the sidecar's
- * answer (none when the capture was cancelled). */
-export interface SessionCapture {
-  session: string;
-  status: SessionManifestStatus;
-  counts: { planned: number; completed: number; failed: number };
-  cancelled: boolean;
-  result?: CaptureFolderResult;
-  /** What the progress notification showed, in order. */
-  progress: string[];
-}
+export type { SessionCapture } from './history';
 
 /** How long to wait, after a cancelled folder capture, for its manifest to
  * leave `running` (the sidecar answers before it writes the last state). */
