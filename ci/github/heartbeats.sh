@@ -16,12 +16,9 @@ set -euo pipefail
 
 repo="$GITHUB_WORKSPACE/${INPUT_PATH:-.}"
 
-n=1
-ws="$RUNNER_TEMP/leanscope-heartbeats"
-while [ -e "$ws" ]; do
-  n=$((n + 1))
-  ws="$RUNNER_TEMP/leanscope-heartbeats-$n"
-done
+# shellcheck source=new-workspace.sh
+. "$(dirname "$0")/new-workspace.sh"
+ws=$(new_workspace leanscope-heartbeats)
 mkdir -p "$ws/profiles" "$ws/logs"
 
 # Says why nothing was compared: the summary (a heading, the reason, and

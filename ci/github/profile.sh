@@ -34,12 +34,9 @@ if [ -z "${INPUT_MERGE_FROM:-}" ] && { [ -z "${INPUT_BASE:-}" ] || [ -z "${INPUT
 fi
 
 # A new folder for each run of the action in this job.
-n=1
-ws="$RUNNER_TEMP/leanscope-revisions"
-while [ -e "$ws" ]; do
-  n=$((n + 1))
-  ws="$RUNNER_TEMP/leanscope-revisions-$n"
-done
+# shellcheck source=new-workspace.sh
+. "$(dirname "$0")/new-workspace.sh"
+ws=$(new_workspace leanscope-revisions)
 
 ci=(--summary "$GITHUB_STEP_SUMMARY" --outputs "$GITHUB_OUTPUT")
 code=0
